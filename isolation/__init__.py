@@ -1,0 +1,2 @@
+"""Record-level isolation (PerfDebug) on stock PySpark: traced execution, lineage stores,
+latency propagation and culprit queries."""

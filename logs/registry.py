@@ -1,0 +1,172 @@
+"""The feature registry: every raw feature of every entity kind, named once.
+
+The registry is what keeps explanations honest. Each feature has a *role*:
+
+* ``feature`` — a candidate for DESPITE and BECAUSE predicates (the parts of the time, sizes,
+  placement, configuration, derived rates);
+* ``outcome`` — restates the duration (duration, executor run time, finish time): explaining
+  "slower" by "longer run time" explains nothing, so these are never candidates;
+* ``identity`` — names an execution (ids, launch timestamps): never candidates either.
+
+Users may still write any registered feature in a query; roles only restrict what the search
+proposes. Names are snake_case; ``aliases`` hold the paper's spellings (``inputsize``,
+``hostname``, ``jobID``) and older names, matched case-insensitively.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Iterable, Literal
+
+Entity = Literal["app", "job", "stage", "task"]
+Kind = Literal["numeric", "nominal"]
+Unit = Literal["ms", "bytes", "count", "ratio", "none"]
+Role = Literal["feature", "outcome", "identity"]
+
+ENTITIES: tuple[Entity, ...] = ("app", "job", "stage", "task")
+
+
+@dataclass(frozen=True)
+class FeatureSpec:
+    name: str
+    kind: Kind
+    unit: Unit
+    role: Role
+    description: str
+    source: str = ""
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def is_candidate(self) -> bool:
+        """May the explanation search propose predicates on this feature?"""
+        return self.role == "feature"
+
+
+@dataclass
+class FeatureRegistry:
+    """Feature specs per entity kind, with case-insensitive lookup by name or alias."""
+
+    _specs: dict[str, dict[str, FeatureSpec]] = field(default_factory=lambda: {e: {} for e in ENTITIES})
+
+    def register(self, entity: str, spec: FeatureSpec, *, replace: bool = False) -> None:
+        table = self._specs.setdefault(entity, {})
+        if spec.name in table and not replace:
+            raise ValueError(f"feature {spec.name!r} is already registered for {entity}")
+        table[spec.name] = spec
+
+    def register_all(self, entity: str, specs: Iterable[FeatureSpec], *, replace: bool = False) -> None:
+        for spec in specs:
+            self.register(entity, spec, replace=replace)
+
+    def specs(self, entity: str) -> list[FeatureSpec]:
+        return list(self._specs.get(entity, {}).values())
+
+    def names(self, entity: str) -> list[str]:
+        return list(self._specs.get(entity, {}))
+
+    def candidates(self, entity: str, kind: Kind | None = None) -> list[FeatureSpec]:
+        """Features the explanation search may use (role ``feature``), optionally of one kind."""
+        return [s for s in self.specs(entity) if s.is_candidate and (kind is None or s.kind == kind)]
+
+    def resolve(self, entity: str, name: str) -> FeatureSpec | None:
+        """The spec a user-written name refers to (exact name, alias, any case), or None."""
+        wanted = name.lower()
+        for spec in self._specs.get(entity, {}).values():
+            if spec.name.lower() == wanted or wanted in (a.lower() for a in spec.aliases):
+                return spec
+        return None
+
+    def suggest(self, entity: str, name: str, n: int = 3) -> list[str]:
+        """The closest registered names to a misspelled one, for "did you mean" messages."""
+        spellings: dict[str, str] = {}
+        for spec in self._specs.get(entity, {}).values():
+            spellings[spec.name.lower()] = spec.name
+            for alias in spec.aliases:
+                spellings.setdefault(alias.lower(), spec.name)
+        close = difflib.get_close_matches(name.lower(), list(spellings), n=n * 2, cutoff=0.6)
+        return list(dict.fromkeys(spellings[c] for c in close))[:n]
+
+    def copy(self) -> "FeatureRegistry":
+        return FeatureRegistry({e: dict(t) for e, t in self._specs.items()})
+
+
+def spec(name: str, kind: Kind, unit: Unit, role: Role, description: str, source: str = "", *aliases: str) -> FeatureSpec:
+    """Terse constructor for the tables of specs below and in the readers."""
+    return FeatureSpec(name, kind, unit, role, description, source, tuple(aliases))
+
+
+N, C = "numeric", "nominal"
+
+# Columns every entity table has. ``id`` is unique within the table and is what PXQL ids
+# resolve to (see logs.model.Log.find).
+COMMON = [
+    spec("id", C, "none", "identity", "Unique id of the execution within its table."),
+    spec("duration", N, "ms", "outcome", "Wall-clock duration of the execution.", "", "runtime", "elapsed"),
+]
+
+# Spark tasks: one row per task attempt. Spark field names in ``source``; nanosecond fields
+# (CPU times, shuffle write time) are converted to ms by the reader.
+SPARK_TASK = COMMON + [
+    spec("app_id", C, "none", "identity", "Spark application id.", "App ID", "appID"),
+    spec("app_attempt_id", C, "none", "identity", "Application attempt id (YARN), '' if none.", "App Attempt ID"),
+    spec("job_id", C, "none", "identity", "Id of the job the task's stage belongs to (first job).", "Job ID", "jobID"),
+    spec("stage_id", N, "none", "identity", "Stage id within the app.", "Stage ID", "stageID"),
+    spec("stage_attempt_id", N, "none", "identity", "Stage attempt.", "Stage Attempt ID"),
+    spec("stage_key", C, "none", "identity", "app_id/stage_id/stage_attempt_id: one stage attempt.", ""),
+    spec("task_id", N, "none", "identity", "Spark task id (unique within an app).", "Task ID", "taskID"),
+    spec("task_index", N, "none", "identity", "Index of the task within its stage.", "Index"),
+    spec("attempt", N, "none", "identity", "Task attempt number.", "Attempt"),
+    spec("partition_id", N, "none", "identity", "RDD partition the task computed (-1 if not logged).", "Partition ID"),
+    spec("launch_time", N, "ms", "identity", "Epoch ms the task was launched.", "Launch Time"),
+    spec("finish_time", N, "ms", "outcome", "Epoch ms the task finished.", "Finish Time"),
+    spec("executor_id", C, "none", "feature", "Executor that ran the task.", "Executor ID", "executor"),
+    spec("host", C, "none", "feature", "Host that ran the task.", "Host", "hostname", "tracker"),
+    spec("locality", C, "none", "feature", "Task locality (PROCESS_LOCAL, NODE_LOCAL, ...).", "Locality"),
+    spec("speculative", C, "none", "feature", "Whether the attempt is a speculative copy.", "Speculative"),
+    spec("task_type", C, "none", "feature", "ShuffleMapTask or ResultTask.", "Task Type"),
+    spec("status", C, "none", "outcome", "SUCCESS, FAILED, KILLED or UNKNOWN (no end event).", ""),
+    spec("end_reason", C, "none", "outcome", "Task end reason (Success, ExceptionFailure, ...).", "Task End Reason/Reason"),
+    spec("executor_run_time", N, "ms", "outcome", "Time the executor spent running the task.", "Executor Run Time", "runtime_ms"),
+    spec("executor_cpu_time", N, "ms", "feature", "JVM CPU time of the task (ns in the log).", "Executor CPU Time", "cpu_time"),
+    spec("deserialize_time", N, "ms", "feature", "Time deserializing the task.", "Executor Deserialize Time"),
+    spec("deserialize_cpu_time", N, "ms", "feature", "CPU time deserializing the task (ns in the log).", "Executor Deserialize CPU Time"),
+    spec("result_serialization_time", N, "ms", "feature", "Time serializing the task result.", "Result Serialization Time"),
+    spec("getting_result_time", N, "ms", "feature", "Time the driver spent fetching the result.", "Getting Result Time"),
+    spec("scheduler_delay", N, "ms", "feature", "duration - run - deserialize - serialize - getting result, floored at 0 (as Spark computes it).", ""),
+    spec("gc_time", N, "ms", "feature", "JVM garbage collection time.", "JVM GC Time", "gc"),
+    spec("result_size", N, "bytes", "feature", "Size of the serialized task result.", "Result Size"),
+    spec("peak_execution_memory", N, "bytes", "feature", "Peak execution memory.", "Peak Execution Memory"),
+    spec("memory_bytes_spilled", N, "bytes", "feature", "Bytes spilled from memory.", "Memory Bytes Spilled"),
+    spec("disk_bytes_spilled", N, "bytes", "feature", "Bytes spilled to disk.", "Disk Bytes Spilled"),
+    spec("input_bytes", N, "bytes", "feature", "Bytes read from the input source.", "Input Metrics/Bytes Read", "inputsize", "input_size"),
+    spec("input_records", N, "count", "feature", "Records read from the input source.", "Input Metrics/Records Read"),
+    spec("output_bytes", N, "bytes", "feature", "Bytes written to the output.", "Output Metrics/Bytes Written", "outputsize"),
+    spec("output_records", N, "count", "feature", "Records written to the output.", "Output Metrics/Records Written"),
+    spec("shuffle_read_bytes", N, "bytes", "feature", "Remote + local shuffle bytes read.", "Shuffle Read Metrics"),
+    spec("shuffle_remote_bytes_read", N, "bytes", "feature", "Shuffle bytes read from other executors.", "Shuffle Read Metrics/Remote Bytes Read"),
+    spec("shuffle_remote_bytes_read_to_disk", N, "bytes", "feature", "Remote shuffle bytes fetched to disk.", "Shuffle Read Metrics/Remote Bytes Read To Disk"),
+    spec("shuffle_local_bytes_read", N, "bytes", "feature", "Shuffle bytes read locally.", "Shuffle Read Metrics/Local Bytes Read"),
+    spec("shuffle_read_records", N, "count", "feature", "Shuffle records read.", "Shuffle Read Metrics/Total Records Read"),
+    spec("shuffle_remote_blocks_fetched", N, "count", "feature", "Remote shuffle blocks fetched.", "Shuffle Read Metrics/Remote Blocks Fetched"),
+    spec("shuffle_local_blocks_fetched", N, "count", "feature", "Local shuffle blocks fetched.", "Shuffle Read Metrics/Local Blocks Fetched"),
+    spec("shuffle_fetch_wait_time", N, "ms", "feature", "Time blocked waiting for shuffle fetches.", "Shuffle Read Metrics/Fetch Wait Time", "fetch_wait_time"),
+    spec("shuffle_remote_reqs_duration", N, "ms", "feature", "Duration of remote shuffle requests.", "Shuffle Read Metrics/Remote Requests Duration"),
+    spec("shuffle_write_bytes", N, "bytes", "feature", "Shuffle bytes written.", "Shuffle Write Metrics/Shuffle Bytes Written"),
+    spec("shuffle_write_records", N, "count", "feature", "Shuffle records written.", "Shuffle Write Metrics/Shuffle Records Written"),
+    spec("shuffle_write_time", N, "ms", "feature", "Time blocked writing shuffle data (ns in the log).", "Shuffle Write Metrics/Shuffle Write Time"),
+    # Derived (logs.derive): what makes explanations on Spark logs precise.
+    spec("records_in", N, "count", "feature", "input_records + shuffle_read_records: records the task consumed.", "derived"),
+    spec("bytes_in", N, "bytes", "feature", "input_bytes + shuffle_read_bytes: bytes the task consumed.", "derived"),
+    spec("time_per_record", N, "ratio", "feature", "Inverse progress rate: duration / records_in (ms per record).", "derived"),
+    spec("time_per_mb", N, "ratio", "feature", "Inverse progress rate: duration / (bytes_in in MB).", "derived"),
+    spec("gc_fraction", N, "ratio", "feature", "gc_time / executor_run_time.", "derived"),
+    spec("blocked_network_time", N, "ms", "feature", "Time blocked on the network (shuffle fetch wait).", "derived"),
+    spec("blocked_disk_time", N, "ms", "feature", "Time blocked on disk (shuffle write time, input read time where logged).", "derived"),
+    spec("concurrent_tasks_executor", N, "count", "feature", "Other tasks running on the same executor while this one ran.", "derived"),
+    spec("concurrent_tasks_host", N, "count", "feature", "Other tasks running on the same host while this one ran.", "derived"),
+    spec("first_task_on_executor", C, "none", "feature", "T if this was its stage's first task on its executor (cold JIT / caches).", "derived"),
+    spec("wave", N, "count", "feature", "Scheduling wave of the task within its stage (0-based).", "derived"),
+]
+"""The Spark task table's fixed columns. Readers add app configuration (``spark_*`` settings
+that vary between apps) and host metrics (``host_*``) at load time, registering them too."""

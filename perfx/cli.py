@@ -1,0 +1,90 @@
+"""The ``perfx`` command line: a thin click group over the library.
+
+Each command lives in its own module under ``perfx/commands`` and is imported only when it
+is used (or listed by ``--help``), so that a quick ``perfx parse`` never starts pandas or a
+JVM. Errors that are the user's to fix are printed as one readable message on stderr with a
+non-zero exit code, never as a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import click
+
+COMMANDS: dict[str, str] = {
+    "parse": "perfx.commands.parse:parse",
+}
+"""Command name -> ``module:attribute`` of its click command."""
+
+USER_ERRORS: tuple[str, ...] = (
+    "perfx.grammar.errors:PxqlError",
+)
+"""Exception classes whose message is meant for the user; each may set ``exit_code``."""
+
+
+class LazyGroup(click.Group):
+    """A click group that imports a command's module only when the command is needed."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        module, attr = target.split(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="perfx")
+def cli() -> None:
+    """Explain the performance of Spark and MapReduce jobs.
+
+    Ask why a task or job was slower (or faster, or no faster) than another in PXQL, find
+    the input records that cost the time, and see where the time went.
+    """
+
+
+def _user_error_types() -> tuple[type[BaseException], ...]:
+    types = []
+    for target in USER_ERRORS:
+        module, attr = target.split(":")
+        types.append(getattr(importlib.import_module(module), attr))
+    return tuple(types)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the console script: runs the group and turns errors into exit codes."""
+    try:
+        cli.main(args=argv, prog_name="perfx", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("perfx: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(err.exit_code)
+    except click.exceptions.Exit as err:
+        sys.exit(err.exit_code)
+    except KeyboardInterrupt:
+        click.echo("perfx: interrupted", err=True)
+        sys.exit(130)
+    except Exception as err:  # noqa: BLE001 - the one place that turns errors into exit codes
+        if isinstance(err, _user_error_types()):
+            click.echo(f"perfx: {err}", err=True)
+            sys.exit(getattr(err, "exit_code", 1))
+        if os.environ.get("PERFX_DEBUG"):
+            raise
+        click.echo(
+            f"perfx: internal error: {type(err).__name__}: {err} (set PERFX_DEBUG=1 for the traceback)",
+            err=True,
+        )
+        sys.exit(70)
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

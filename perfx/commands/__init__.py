@@ -1,0 +1,1 @@
+"""One module per ``perfx`` subcommand; perfx.cli imports a module only when its command runs."""

@@ -1,0 +1,49 @@
+"""Shared fixtures: paths to the real logs in ../shared/data, and one SparkSession per test
+session (a JVM start costs seconds; every PySpark test shares it)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = Path(os.environ.get("PERFX_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """../shared/data: real Spark and Hadoop logs with Spark's own expected answers."""
+    if not SHARED_DATA.is_dir():
+        pytest.fail(f"test data not found at {SHARED_DATA} (set PERFX_SHARED_DATA)")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def spark_event_dir(tmp_path_factory) -> Path:
+    """Where the shared SparkSession writes its (plain, uncompressed, single-file) event log."""
+    return tmp_path_factory.mktemp("spark-events")
+
+
+@pytest.fixture(scope="session")
+def spark(spark_event_dir):
+    """One local[2] SparkSession for the whole run, logging events as plain JSON lines so
+    that tests can read the log of the jobs they ran while the app is still running."""
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("perfx-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.eventLog.enabled", "true")
+        .config("spark.eventLog.dir", spark_event_dir.as_uri())
+        .config("spark.eventLog.compress", "false")
+        .config("spark.eventLog.rolling.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

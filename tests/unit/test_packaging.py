@@ -1,0 +1,58 @@
+"""The package layout of DESIGN.md: top-level folders mapped into one ``perfx`` namespace."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _setuptools_config() -> dict:
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+
+
+def test_every_subpackage_is_listed():
+    config = _setuptools_config()
+    listed = set(config["packages"])
+    found = set()
+    for package, folder in config["package-dir"].items():
+        root = REPO / folder
+        for init in root.rglob("__init__.py"):
+            relative = init.parent.relative_to(root)
+            found.add(".".join([package, *relative.parts]))
+    assert found - listed == set(), "sub-packages missing from pyproject's packages list"
+    assert listed - found == set(), "listed packages with no __init__.py"
+
+
+def test_namespace_maps_to_top_level_folders():
+    import perfx.explain
+    import perfx.grammar
+    import perfx.isolation
+    import perfx.logs
+
+    for module, folder in [(perfx.grammar, "grammar"), (perfx.logs, "logs"),
+                           (perfx.explain, "explain"), (perfx.isolation, "isolation")]:
+        assert Path(module.__file__).parent == REPO / folder
+
+
+def test_lower_layers_never_import_the_front():
+    """Imports flow one way: nothing below imports perfx's front (perfx/*.py, perfx.commands)."""
+    front = sorted({p.stem for p in (REPO / "perfx").glob("*.py")} - {"__init__"} | {"commands"})
+    pattern = re.compile(rf"\bperfx\.({'|'.join(front)})\b|^\s*from perfx import|^\s*import perfx\s*$", re.M)
+    offenders = [
+        f"{path.relative_to(REPO)}: {match.group(0).strip()}"
+        for folder in ("grammar", "logs", "explain", "isolation")
+        for path in (REPO / folder).rglob("*.py")
+        for match in pattern.finditer(path.read_text())
+    ]
+    assert offenders == []
+
+
+def test_import_perfx_grammar_stays_light():
+    code = "import sys, perfx.grammar; print('pandas' in sys.modules, 'pyspark' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
