@@ -16,6 +16,7 @@ import click
 
 COMMANDS: dict[str, str] = {
     "parse": "perfx.commands.parse:parse",
+    "repl": "perfx.commands.repl:repl",
 }
 """Command name -> ``module:attribute`` of its click command."""
 
@@ -49,7 +50,7 @@ def cli() -> None:
     """
 
 
-def _user_error_types() -> tuple[type[BaseException], ...]:
+def user_error_types() -> tuple[type[BaseException], ...]:
     types = []
     for target in USER_ERRORS:
         module, attr = target.split(":")
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("perfx: interrupted", err=True)
         sys.exit(130)
     except Exception as err:  # noqa: BLE001 - the one place that turns errors into exit codes
-        if isinstance(err, _user_error_types()):
+        if isinstance(err, user_error_types()):
             click.echo(f"perfx: {err}", err=True)
             sys.exit(getattr(err, "exit_code", 1))
         if os.environ.get("PERFX_DEBUG"):

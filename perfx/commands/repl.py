@@ -1,0 +1,26 @@
+"""``perfx repl``: an interactive PXQL prompt over a loaded log."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command()
+@click.option("--log", "logs", multiple=True, type=click.Path(exists=True), help="Event log file or folder (repeatable).")
+@click.option("--width", type=int, default=3, show_default=True, help="Width of BECAUSE clauses.")
+@click.option("--sample", type=int, default=2000, show_default=True, help="Training pairs sampled per query.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the pair sampling.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def repl(logs: tuple[str, ...], width: int, sample: int, seed: int, fmt: str) -> None:
+    """Ask many PXQL questions of one log, interactively.
+
+    Enter submits a complete query (an unfinished one continues on the next line); Tab
+    completes keywords, feature names and \\commands; \\help lists the commands. History is
+    kept in $XDG_STATE_HOME/perfx/history.
+    """
+    from perfx.repl import ReplSession, run
+
+    session = ReplSession(width=width, sample=sample, seed=seed, format=fmt)
+    if logs:
+        session.load(logs)
+    run(session)

@@ -1,0 +1,113 @@
+"""The REPL's backslash commands (``\\log``, ``\\features``, ``\\set``, ...), in a registry.
+
+Each command is a function registered with :func:`special`; the REPL looks commands up here,
+``\\help`` lists them, and the completer offers their names. Handlers receive the REPL session
+and the rest of the line, and print through the session's console.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from .repl import ReplSession
+
+Handler = Callable[["ReplSession", str], None]
+
+
+class QuitRepl(Exception):
+    """Raised by ``\\quit`` to end the session."""
+
+
+@dataclass(frozen=True)
+class SpecialCommand:
+    name: str
+    usage: str
+    description: str
+    handler: Handler
+    aliases: tuple[str, ...] = ()
+
+
+REGISTRY: dict[str, SpecialCommand] = {}
+
+
+def special(name: str, usage: str, description: str, aliases: tuple[str, ...] = ()) -> Callable[[Handler], Handler]:
+    """Register the decorated function as the backslash command ``name`` (and its aliases)."""
+
+    def register(handler: Handler) -> Handler:
+        command = SpecialCommand(name, usage, description, handler, aliases)
+        for key in (name, *aliases):
+            REGISTRY[key] = command
+        return handler
+
+    return register
+
+
+def names() -> list[str]:
+    """Every spelling a user may type, for completion."""
+    return sorted(REGISTRY)
+
+
+def run(session: "ReplSession", line: str) -> None:
+    """Run one ``\\command args`` line; an unknown command gets a did-you-mean."""
+    word, _, rest = line.strip().partition(" ")
+    command = REGISTRY.get(word)
+    if command is None:
+        import difflib
+
+        close = difflib.get_close_matches(word, names(), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ValueError(f"unknown command {word}{hint}; \\help lists the commands")
+    command.handler(session, rest.strip())
+
+
+@special("\\help", "\\help", "List these commands.", aliases=("\\?",))
+def _help(session: "ReplSession", arg: str) -> None:
+    from rich.table import Table
+
+    table = Table(title="commands (anything else is a PXQL query)", show_header=True)
+    for column in ("command", "usage", "does"):
+        table.add_column(column)
+    for command in sorted({c.name: c for c in REGISTRY.values()}.values(), key=lambda c: c.name):
+        spelled = ", ".join((command.name, *command.aliases))
+        table.add_row(spelled, command.usage, command.description)
+    session.console.print(table)
+
+
+@special("\\quit", "\\quit", "Leave the REPL (Ctrl-D does too).", aliases=("\\q",))
+def _quit(session: "ReplSession", arg: str) -> None:
+    raise QuitRepl
+
+
+@special("\\log", "\\log PATH [PATH ...]", "Load event logs (replacing the loaded ones).")
+def _log(session: "ReplSession", arg: str) -> None:
+    paths = shlex.split(arg)
+    if not paths:
+        raise ValueError("\\log needs at least one path")
+    session.load(paths)
+
+
+@special("\\features", "\\features [task|stage|job|app]", "List the loaded log's features.")
+def _features(session: "ReplSession", arg: str) -> None:
+    from rich.table import Table
+
+    entity = arg or "task"
+    log = session.require_log()
+    table = Table(title=f"{entity} features")
+    for column in ("name", "kind", "unit", "role", "description"):
+        table.add_column(column)
+    for spec in log.features(entity):
+        table.add_row(spec.name, spec.kind, spec.unit, spec.role, spec.description)
+    session.console.print(table)
+
+
+@special("\\set", "\\set [OPTION VALUE]", "Show or change an option (width, despite_width, sample, seed, method, format).")
+def _set(session: "ReplSession", arg: str) -> None:
+    if not arg:
+        for key, value in session.options.items():
+            session.console.print(f"{key} = {value}")
+        return
+    key, _, value = arg.partition(" ")
+    session.set_option(key.strip(), value.strip())

@@ -1,0 +1,85 @@
+"""What may come next at the cursor of a half-typed PXQL query.
+
+This is the suggestion logic of the REPL, kept apart from prompt_toolkit (perfx.completer turns
+suggestions into completions) so that it can be tested on plain strings. It does not parse:
+a query being typed is almost never valid, so it looks only at the last few tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+SuggestionKind = Literal["keyword", "feature", "value", "special"]
+
+_TOKEN = re.compile(r"""\s*(?:(?P<string>'[^']*'?|"[^"]*"?)|(?P<op><=|>=|!=|[=<>≠≤≥∧(),?])|(?P<word>[^\s=<>!≠≤≥∧(),'"]+))""")
+
+ENTITIES = ("TASK", "JOB", "STAGE", "APP")
+CLAUSES = ("DESPITE", "OBSERVED", "EXPECTED")
+PAIR_OPS = ("isSame", "compare", "diff")
+OPERATORS = ("=", "!=", "<", "<=", ">", ">=")
+ORDERINGS = ("LT", "SIM", "GT")
+BOOLEANS = ("T", "F")
+_CONJUNCTIONS = {"and", "∧"}
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """One kind of thing that fits at the cursor: literal ``options`` for keywords and values,
+    or a category (``feature``, ``special``) that the completer fills from its own lists."""
+
+    kind: SuggestionKind
+    options: tuple[str, ...] = ()
+
+
+def _tokens(text: str) -> list[str]:
+    return [m.group(m.lastgroup) for m in _TOKEN.finditer(text) if m.lastgroup]
+
+
+def _after_value() -> list[Suggestion]:
+    return [Suggestion("keyword", ("AND", *CLAUSES, "WITH"))]
+
+
+def suggest(text_before_cursor: str) -> list[Suggestion]:
+    """Suggestions for the word being typed at the end of ``text_before_cursor``."""
+    stripped = text_before_cursor.lstrip()
+    if stripped.startswith("\\"):
+        return [Suggestion("special")] if " " not in stripped else []
+    tokens = _tokens(text_before_cursor)
+    if tokens and not text_before_cursor[-1:].isspace() and tokens[-1] not in OPERATORS + ("(", ",", "∧"):
+        tokens = tokens[:-1]  # the word under the cursor is what we complete
+    if not tokens:
+        return [Suggestion("keyword", ("WHY", "FOR")), Suggestion("special")]
+    last = tokens[-1]
+    low = last.lower()
+    before = tokens[-2].lower() if len(tokens) > 1 else ""
+
+    if low == "why" or low in {"than", "as"}:
+        return [Suggestion("keyword", ENTITIES)]
+    if last.upper() in ENTITIES and before in {"why", "than", "as"}:
+        return []  # an id comes next: nothing to complete
+    if before in {"task", "job", "stage", "app"} and len(tokens) > 2 and tokens[-3].lower() == "why":
+        return [Suggestion("keyword", ("SLOWER", "FASTER", "SAME"))]
+    if low in {"slower", "faster"}:
+        return [Suggestion("keyword", ("THAN", "DESPITE", "WITH"))]
+    if low == "same":
+        return [Suggestion("keyword", ("AS",))]
+    if low == "with":
+        return [Suggestion("keyword", ("WIDTH", "DESPITE"))]
+    if low == "despite" and before == "with":
+        return [Suggestion("keyword", ("WIDTH",))]
+    if low in {c.lower() for c in CLAUSES} or low in _CONJUNCTIONS:
+        return [Suggestion("feature")]
+    if before in {c.lower() for c in CLAUSES} or before in _CONJUNCTIONS:
+        # `feature` was just typed: a pair-feature suffix or an operator follows.
+        return [Suggestion("keyword", PAIR_OPS), Suggestion("keyword", OPERATORS)]
+    if low in {p.lower() for p in PAIR_OPS}:
+        return [Suggestion("keyword", OPERATORS)]
+    if last in OPERATORS or last in {"≠", "≤", "≥"}:
+        if before == "compare":
+            return [Suggestion("value", ORDERINGS)]
+        if before == "issame":
+            return [Suggestion("value", BOOLEANS)]
+        return []
+    return _after_value()
