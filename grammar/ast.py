@@ -91,6 +91,8 @@ class Atom:
     op: CompareOp
     value: Value
     span: Span | None = _span()
+    feature_span: Span | None = _span()
+    """Where the feature name (and its pair suffix) was written: error carets point there."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,9 @@ class Query:
     width: int | None = None
     despite_width: int | None = None
     span: Span | None = _span()
+    source: str | None = field(default=None, compare=False, repr=False)
+    """The text the query was parsed from, so that later checks (grammar.semantics) can
+    show a caret under the clause they reject."""
 
     @property
     def placeholders(self) -> int:
@@ -151,12 +156,18 @@ class Query:
         return sum(1 for e in (self.first, self.second) if e is not None and e.is_placeholder)
 
     def bind(self, *values: object) -> "Query":
-        """Fill ``?`` placeholders in order (first, then second) with ``values``."""
+        """Fill ``?`` placeholders in order (first, then second) with ``values``.
+
+        Raises PxqlError (a user's mistake, e.g. ``--bind`` given once for two ``?``)."""
+        from .errors import PxqlError
+
         if len(values) != self.placeholders:
-            raise ValueError(
+            raise PxqlError(
                 f"the query has {self.placeholders} placeholder(s) but {len(values)} value(s) were given"
             )
         remaining = [str(v) for v in values]
+        if any(v is None or not str(v) for v in values):
+            raise PxqlError("an id bound to a placeholder cannot be empty")
         first, second = self.first, self.second
         if first.is_placeholder:
             first = EntityId(remaining.pop(0))

@@ -17,6 +17,11 @@ __version__ = "0.1.0"
 _API = {
     "parse": "perfx.grammar.parser:parse",
     "PxqlError": "perfx.grammar.errors:PxqlError",
+    "load_log": "perfx.logs.loader:load_log",
+    "Log": "perfx.logs.model:Log",
+    "explain": "perfx.explain.engine:explain",
+    "Explanation": "perfx.explain.explanation:Explanation",
+    "ExplainError": "perfx.explain.errors:ExplainError",
 }
 
 

@@ -15,13 +15,22 @@ import sys
 import click
 
 COMMANDS: dict[str, str] = {
+    "stragglers": "perfx.commands.stragglers:stragglers",
+    "whatif": "perfx.commands.whatif:whatif",
     "parse": "perfx.commands.parse:parse",
+    "logs": "perfx.commands.logs:logs",
+    "features": "perfx.commands.features:features",
     "repl": "perfx.commands.repl:repl",
+    "explain": "perfx.commands.explain:explain",
+    "fixtures": "perfx.commands.fixtures:fixtures",
+    "evaluate": "perfx.commands.evaluate:evaluate",
 }
 """Command name -> ``module:attribute`` of its click command."""
 
 USER_ERRORS: tuple[str, ...] = (
     "perfx.grammar.errors:PxqlError",
+    "perfx.logs.errors:LogError",
+    "perfx.explain.errors:ExplainError",
 )
 """Exception classes whose message is meant for the user; each may set ``exit_code``."""
 

@@ -1,0 +1,11 @@
+"""Where the time went: blocked-time analysis after Ousterhout et al., NSDI 2015.
+
+* ``components`` — the parts of a task's time it was blocked on (GC, shuffle read wait, shuffle
+  write, input read, scheduler delay, (de)serialization) and how to remove them.
+* ``progress`` — inverse progress rates, the yardstick stragglers are measured with.
+* ``stragglers`` — stragglers per stage and their causes by the paper's counterfactual rule,
+  plus output skew and first task on an executor.
+* ``replay`` — replays the scheduling of stages, jobs and apps with changed task durations.
+* ``whatif`` — job and app completion times without a blocked-time component or stragglers.
+* ``features`` — straggler flags and time shares as task features for explanations.
+"""

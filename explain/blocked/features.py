@@ -1,0 +1,75 @@
+"""Straggler flags, causes and blocked-time shares as task features, for explanations.
+
+With these columns the explanation search can answer "why was task 33 slower?" with
+``straggler_cause = first_task`` or ``gc_share > 0.3`` instead of restating the duration.
+Shares are fractions of the task's duration (finish - launch), so they compare across tasks
+of different lengths; a share is added only when the log records that component.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from perfx.logs.model import Log
+from perfx.logs.registry import FeatureSpec, spec
+
+from . import components
+from .stragglers import find_stragglers
+
+SHARES: dict[str, tuple[str, ...]] = {
+    "gc_share": ("gc",),
+    "fetch_wait_share": ("shuffle_read",),
+    "shuffle_write_share": ("shuffle_write",),
+    "input_read_share": ("input_read",),
+    "scheduler_delay_share": ("scheduler_delay",),
+    "serialization_share": ("task_deserialization", "result_serialization"),
+}
+"""Share column -> the blocked-time causes whose time it divides by the duration."""
+
+_WHAT = {
+    "gc_share": "JVM garbage collection",
+    "fetch_wait_share": "waiting for shuffle fetches (network)",
+    "shuffle_write_share": "writing shuffle data (disk)",
+    "input_read_share": "reading input (disk)",
+    "scheduler_delay_share": "scheduler delay",
+    "serialization_share": "deserializing the task and serializing its result",
+}
+
+STRAGGLER_SPECS = [
+    spec("straggler", "nominal", "none", "feature",
+         "T if its inverse progress rate exceeds 1.5x its stage's median (successful attempts only).", "derived"),
+    spec("straggler_cause", "nominal", "none", "feature",
+         "Primary cause of a straggler (gc, shuffle_read, shuffle_write, input_read, scheduler_delay, "
+         "task_deserialization, result_serialization, output_skew, first_task), 'unexplained', or 'none'.", "derived"),
+    spec("progress_ratio", "numeric", "ratio", "feature",
+         "Inverse progress rate / its stage's median: above 1.5 it is a straggler.", "derived"),
+]
+
+
+def _share_specs(names: list[str]) -> list[FeatureSpec]:
+    return [spec(n, "numeric", "ratio", "feature", f"Share of its duration spent {_WHAT[n]}.", "derived") for n in names]
+
+
+def add_straggler_features(log: Log) -> Log:
+    """A copy of ``log`` whose task table has ``straggler``, ``straggler_cause``,
+    ``progress_ratio`` and the available ``*_share`` columns, registered as task features
+    (calling it twice replaces them). Attempts that did not succeed are not judged: their
+    straggler columns are missing."""
+    tasks = log.tasks.copy()
+    report = find_stragglers(tasks)
+    judged = report.tasks
+    tasks["straggler"] = pd.Series(np.where(judged["straggler"], "T", "F"), index=judged.index).reindex(tasks.index)
+    tasks["straggler_cause"] = judged["primary_cause"].reindex(tasks.index)
+    tasks["progress_ratio"] = judged["progress_ratio"].reindex(tasks.index)
+
+    duration = (pd.to_numeric(tasks["finish_time"], errors="coerce") - pd.to_numeric(tasks["launch_time"], errors="coerce"))
+    shares = [n for n, causes in SHARES.items() if components.available(tasks, causes)]
+    for name in shares:
+        tasks[name] = components.blocked_ms(tasks, SHARES[name]) / duration.where(duration > 0)
+
+    registry = log.registry.copy()
+    registry.register_all("task", STRAGGLER_SPECS + _share_specs(shares), replace=True)
+    return replace(log, tasks=tasks, registry=registry)

@@ -1,0 +1,59 @@
+"""Inverse progress rates: time per unit of work, the yardstick for stragglers.
+
+The paper (after Dolly and Mantri) divides a task's time by the data it read, so a task that
+is slow only because it had more to do is not a straggler. Rates are compared within a stage,
+so one stage must use one basis for all its tasks: bytes read (input + shuffle read) when
+every task read some, else records read when every task read some, else the duration itself
+(stages that read nothing, such as ``parallelize``, have nothing better to divide by).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+THRESHOLD = 1.5
+"""A task straggles when its inverse progress rate exceeds this multiple of its stage's median."""
+
+
+def _column(tasks: pd.DataFrame, name: str) -> pd.Series:
+    if name not in tasks.columns:
+        return pd.Series(np.nan, index=tasks.index)
+    return pd.to_numeric(tasks[name], errors="coerce")
+
+
+def bytes_read(tasks: pd.DataFrame) -> pd.Series:
+    """Bytes each task consumed: ``bytes_in`` when the reader derived it, else input + shuffle read."""
+    if "bytes_in" in tasks.columns:
+        return _column(tasks, "bytes_in")
+    return _column(tasks, "input_bytes").fillna(0) + _column(tasks, "shuffle_read_bytes").fillna(0)
+
+
+def records_read(tasks: pd.DataFrame) -> pd.Series:
+    """Records each task consumed: ``records_in``, else input + shuffle read records."""
+    if "records_in" in tasks.columns:
+        return _column(tasks, "records_in")
+    return _column(tasks, "input_records").fillna(0) + _column(tasks, "shuffle_read_records").fillna(0)
+
+
+def work(tasks: pd.DataFrame) -> pd.DataFrame:
+    """Per task: ``size`` (the work its time is divided by) and ``basis`` (bytes/records/duration),
+    with one basis per ``stage_key``."""
+    stage = tasks["stage_key"]
+    nbytes, nrecords = bytes_read(tasks), records_read(tasks)
+    all_bytes = (nbytes > 0).groupby(stage).transform("all")
+    all_records = (nrecords > 0).groupby(stage).transform("all")
+    basis = np.where(all_bytes, "bytes", np.where(all_records, "records", "duration"))
+    size = np.where(all_bytes, nbytes, np.where(all_records, nrecords, 1.0))
+    return pd.DataFrame({"size": size.astype(float), "basis": basis}, index=tasks.index)
+
+
+def stage_median(values: pd.Series, stage: pd.Series) -> pd.Series:
+    """Each task's stage median of ``values`` (NaNs ignored), aligned to the tasks."""
+    return values.groupby(stage).transform("median")
+
+
+def straggles(rate: pd.Series, stage: pd.Series, among: pd.Series | None = None) -> pd.Series:
+    """rate > THRESHOLD x the stage median rate, the median taken over ``among`` (default: all)."""
+    reference = rate if among is None else rate.where(among)
+    return rate > THRESHOLD * stage_median(reference, stage)

@@ -1,0 +1,174 @@
+"""Stragglers per stage and their causes, by the rules of the NSDI 2015 paper (section 5.3).
+
+A straggler is a successful task whose inverse progress rate exceeds 1.5x its stage's median.
+Its causes:
+
+* **blocked-time causes** (GC, shuffle read wait, shuffle write, input read, scheduler delay,
+  task deserialization, result serialization): caused by X if it would not be a straggler had
+  X taken zero time *in every task of the stage* — X is removed from all durations, the median
+  is recomputed, and the task is tested again. A cause whose column the log lacks is not
+  evaluated (``input_read`` exists only in instrumented traces).
+* **output skew**: a straggler by its input progress rate that is not one by its *output*
+  progress rate (time per byte of shuffle + output data written).
+* **first task**: it began before any other task of its stage finished on the same executor
+  (a cold JVM: JIT, class loading, caches), and it is not a straggler when compared only with
+  the other such first tasks of the stage. The paper says "machine"; its deployment ran one
+  executor per machine, and JIT state lives in the executor's JVM, so the executor is used
+  (the host when the executor is unknown). A stage needs two first tasks for the comparison.
+
+A straggler may have several causes; its *primary* cause (for explanations) is the attributed
+blocked-time cause with the most time, else output skew, else first task.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import components
+from .progress import THRESHOLD, stage_median, straggles, work
+
+SPECIAL_CAUSES = ("output_skew", "first_task")
+ALL_CAUSES = (*components.CAUSES, *SPECIAL_CAUSES)
+_IDENTITY = ("id", "app_id", "job_id", "stage_id", "stage_key", "task_id", "executor_id", "host")
+
+
+@dataclass(frozen=True)
+class StragglerReport:
+    """``tasks``: one row per analysed (successful) task with its rate, straggler flag and
+    causes; ``stages``: one row per stage with counts per cause; ``causes``: the causes the log
+    allowed to evaluate."""
+
+    tasks: pd.DataFrame
+    stages: pd.DataFrame
+    causes: tuple[str, ...]
+
+    @property
+    def stragglers(self) -> int:
+        return int(self.tasks["straggler"].sum())
+
+    @property
+    def explained(self) -> int:
+        return int(self.tasks["explained"].sum())
+
+    @property
+    def explained_share(self) -> float:
+        """Share of all stragglers with at least one cause (NaN when there are none)."""
+        return self.explained / self.stragglers if self.stragglers else float("nan")
+
+
+def analysed_tasks(tasks: pd.DataFrame) -> pd.DataFrame:
+    """The tasks stragglers are judged among: successful attempts with a positive duration."""
+    if not {"duration", "stage_key"} <= set(tasks.columns):
+        return pd.DataFrame({c: pd.Series(dtype=float) for c in ("duration", "stage_key")})
+    ok = pd.to_numeric(tasks["duration"], errors="coerce") > 0
+    if "status" in tasks.columns:
+        ok &= tasks["status"].astype(str).eq("SUCCESS")
+    return tasks[ok]
+
+
+def _numeric(tasks: pd.DataFrame, name: str) -> pd.Series:
+    return pd.to_numeric(tasks[name], errors="coerce") if name in tasks.columns else pd.Series(np.nan, index=tasks.index)
+
+
+def _output_bytes(tasks: pd.DataFrame) -> pd.Series | None:
+    columns = [c for c in ("shuffle_write_bytes", "output_bytes") if c in tasks.columns]
+    if not columns:
+        return None
+    return tasks[columns].apply(pd.to_numeric, errors="coerce").fillna(0).sum(axis=1)
+
+
+def first_tasks(tasks: pd.DataFrame) -> pd.Series | None:
+    """Tasks that began before any task of their stage finished on the same executor (host)."""
+    machine = next((c for c in ("executor_id", "host") if c in tasks.columns), None)
+    if machine is None:
+        return None
+    launch, finish = _numeric(tasks, "launch_time"), _numeric(tasks, "finish_time")
+    first_finish = finish.groupby([tasks["stage_key"], tasks[machine]]).transform("min")
+    return launch < first_finish
+
+
+def find_stragglers(tasks: pd.DataFrame) -> StragglerReport:
+    """Stragglers of every stage of ``tasks`` (a canonical task table) and their causes."""
+    t = analysed_tasks(tasks)
+    stage = t["stage_key"]
+    duration = _numeric(t, "duration").astype(float)
+    w = work(t)
+    rate = duration / w["size"]
+    median = stage_median(rate, stage)
+    straggler = rate > THRESHOLD * median
+
+    flags: dict[str, pd.Series] = {}
+    blocked: dict[str, pd.Series] = {}
+    for cause in components.available(t, components.CAUSES):
+        blocked[cause] = components.blocked_ms(t, [cause])
+        without = (duration - blocked[cause]).clip(lower=0) / w["size"]
+        flags[cause] = straggler & ~straggles(without, stage)
+
+    output = _output_bytes(t)
+    if output is not None:
+        has_output = output > 0
+        output_rate = (duration / output).where(has_output)
+        flags["output_skew"] = straggler & has_output & ~straggles(output_rate, stage, among=has_output)
+
+    first = first_tasks(t)
+    if first is not None:
+        enough = first.groupby(stage).transform("sum") >= 2
+        flags["first_task"] = straggler & first & enough & ~straggles(rate, stage, among=first)
+
+    out = t[[c for c in _IDENTITY if c in t.columns]].copy()
+    out["duration"] = duration
+    out["basis"] = w["basis"]
+    out["rate"] = rate
+    out["stage_median_rate"] = median
+    out["progress_ratio"] = rate / median
+    out["straggler"] = straggler
+    out["first_task"] = first if first is not None else False
+    for cause, flag in flags.items():
+        out[f"cause_{cause}"] = flag
+    causes = tuple(flags)
+    out["explained"] = pd.DataFrame(flags, index=t.index).any(axis=1) if flags else False
+    out["causes"] = _cause_lists(out, causes)
+    out["primary_cause"] = _primary(out, blocked, causes)
+    return StragglerReport(out, _per_stage(out, causes), causes)
+
+
+def _cause_lists(out: pd.DataFrame, causes: tuple[str, ...]) -> pd.Series:
+    if not causes:
+        return pd.Series("", index=out.index)
+    names = np.array(causes, dtype=object)
+    matrix = out[[f"cause_{c}" for c in causes]].to_numpy(dtype=bool)
+    return pd.Series([",".join(names[row]) for row in matrix], index=out.index)
+
+
+def _primary(out: pd.DataFrame, blocked: dict[str, pd.Series], causes: tuple[str, ...]) -> pd.Series:
+    """The primary cause of each straggler; ``none`` for non-stragglers, ``unexplained`` else."""
+    primary = pd.Series(np.where(out["straggler"], "unexplained", "none"), index=out.index, dtype=object)
+    for special in reversed(SPECIAL_CAUSES):  # output skew outranks first task
+        if special in causes:
+            primary = primary.mask(out[f"cause_{special}"], special)
+    timed = [c for c in causes if c in blocked]
+    if timed:
+        time = pd.DataFrame({c: blocked[c].where(out[f"cause_{c}"]) for c in timed})
+        has_time = time.notna().any(axis=1)
+        primary = primary.mask(has_time, time.fillna(-1.0).idxmax(axis=1))
+    return primary
+
+
+def _per_stage(out: pd.DataFrame, causes: tuple[str, ...]) -> pd.DataFrame:
+    keys = [c for c in ("app_id", "job_id", "stage_id") if c in out.columns]
+    agg = {
+        **{k: (k, "first") for k in keys},
+        "tasks": ("straggler", "size"),
+        "basis": ("basis", "first"),
+        "median_rate": ("stage_median_rate", "first"),
+        "stragglers": ("straggler", "sum"),
+        "explained": ("explained", "sum"),
+        **{c: (f"cause_{c}", "sum") for c in causes},
+    }
+    stages = out.groupby("stage_key", sort=False).agg(**agg).reset_index()
+    stages["explained_share"] = stages["explained"] / stages["stragglers"].where(stages["stragglers"] > 0)
+    order = [k for k in ("app_id", "stage_id") if k in stages.columns] or ["stage_key"]
+    return stages.sort_values(order, kind="stable").reset_index(drop=True)

@@ -1,0 +1,136 @@
+"""Typed, cached access to one entity table's columns for the pair computations.
+
+Pair features and atom checks read the same few columns again and again (every query blocks
+on the stage key, every check reads duration), so each column is converted once per log —
+numeric to float64 with NaN for missing, nominal to integer codes with -1 for missing — and
+kept on the ``Log`` object. Feature names are resolved here too, with did-you-mean errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from perfx.grammar.ast import Bool, Number, String
+from perfx.logs.model import Log
+from perfx.logs.registry import FeatureSpec
+
+from .errors import ExplainError
+
+_CACHE_ATTR = "_perfx_explain_columns"
+
+
+@dataclass
+class Columns:
+    """The columns of ``log.table(entity)`` as arrays; build with ``columns_for``."""
+
+    log: Log
+    entity: str
+    table: pd.DataFrame
+    _numeric: dict[str, np.ndarray] = field(default_factory=dict)
+    _codes: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.table)
+
+    def spec(self, name: str) -> FeatureSpec:
+        """The registered feature a user-written name refers to, present in this table."""
+        spec = self.log.registry.resolve(self.entity, name) or self._loose(name)
+        if spec is None and name in self.table.columns:
+            spec = FeatureSpec(name, "numeric" if _is_numeric(self.table[name]) else "nominal", "none", "feature", "")
+        if spec is None:
+            hint = self.log.registry.suggest(self.entity, name)
+            did = f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
+            raise ExplainError(f"unknown {self.entity} feature {name!r}{did}")
+        if spec.name not in self.table.columns:
+            raise ExplainError(f"{self.entity} feature {spec.name!r} is not in this log (no such column)")
+        return spec
+
+    def _loose(self, name: str) -> FeatureSpec | None:
+        """The paper writes names loosely (``pig script``, ``jobID``): match them as the
+        parser does, ignoring case, spaces, underscores, dots and dashes."""
+        from perfx.grammar.checks import resolve_feature
+
+        spellings = {s: spec for spec in self.log.registry.specs(self.entity) for s in (spec.name, *spec.aliases)}
+        found = resolve_feature(name, spellings)
+        return spellings[found] if found is not None else None
+
+    def candidates(self) -> list[FeatureSpec]:
+        """Features the search may propose: role ``feature`` and present in the table.
+        Outcome and identity features are never candidates (they restate or name the run)."""
+        columns = set(self.table.columns)
+        return [s for s in self.log.registry.candidates(self.entity) if s.name in columns]
+
+    def numeric(self, name: str) -> np.ndarray:
+        values = self._numeric.get(name)
+        if values is None:
+            values = pd.to_numeric(self.table[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+            self._numeric[name] = values
+        return values
+
+    def codes(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(codes, categories) of a nominal column; code -1 is missing."""
+        cached = self._codes.get(name)
+        if cached is None:
+            codes, categories = pd.factorize(self.table[name], use_na_sentinel=True)
+            cached = (codes.astype(np.int64), np.asarray(categories, dtype=object))
+            self._codes[name] = cached
+        return cached
+
+    def key(self, name: str, spec: FeatureSpec | None = None) -> np.ndarray:
+        """Integer codes for equality tests on any column (numeric values factorised too);
+        -1 for missing. Used to block pairs on isSame atoms."""
+        spec = spec or self.spec(name)
+        if spec.kind == "nominal":
+            return self.codes(spec.name)[0]
+        cached = self._codes.get(spec.name)
+        if cached is None:
+            codes, uniques = pd.factorize(self.numeric(spec.name), use_na_sentinel=True)
+            cached = (codes.astype(np.int64), np.asarray(uniques, dtype=object))
+            self._codes[spec.name] = cached
+        return cached[0]
+
+
+def columns_for(log: Log, entity: str) -> Columns:
+    """The cached ``Columns`` of ``log.table(entity)`` (rebuilt if the table was replaced)."""
+    cache = log.__dict__.setdefault(_CACHE_ATTR, {})
+    table = log.table(entity)
+    cols = cache.get(entity)
+    if cols is None or cols.table is not table or len(table) != cols.n:
+        cols = Columns(log, entity, table)
+        cache[entity] = cols
+    return cols
+
+
+def _is_numeric(series: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
+def value_matches(categories: np.ndarray, value) -> np.ndarray:
+    """Which categories of a nominal column a PXQL literal denotes (as a boolean mask).
+
+    Strings match by text (case-insensitively when no exact match exists); ``T``/``F``
+    match booleans and their usual spellings; numbers match numerically."""
+    if isinstance(value, Bool):
+        spellings = {"true", "t", "1", "yes"} if value.value else {"false", "f", "0", "no"}
+        return np.array(
+            [(c is value.value) or (isinstance(c, (bool, np.bool_)) and bool(c) == value.value) or str(c).lower() in spellings for c in categories],
+            dtype=bool,
+        )
+    if isinstance(value, Number):
+        return np.array([_as_float(c) == value.value for c in categories], dtype=bool)
+    if isinstance(value, String):
+        text = np.array([str(c) for c in categories], dtype=object)
+        exact = text == value.value
+        return exact if exact.any() else np.array([t.lower() == value.value.lower() for t in text], dtype=bool)
+    raise ExplainError(f"a nominal feature cannot be compared with {value!r}")
+
+
+def _as_float(x) -> float:
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return float("nan")

@@ -1,0 +1,116 @@
+"""``perfx.explain(log, query, **options)``: from PXQL text to an ``Explanation``.
+
+The engine owns everything that is the same for every method: parsing, binding ``?``
+placeholders, resolving ids, picking the reference when the query names only one execution,
+and checking the pair of interest against its own clauses. Methods live in ``METHODS``
+(name -> callable taking a ``Request``); the baselines register theirs there.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from perfx.grammar.ast import Query
+from perfx.logs.model import Log
+
+from .errors import ExplainError
+from .explanation import Explanation
+from .request import Request
+
+Method = Callable[[Request], Explanation]
+
+METHODS: dict[str, Method] = {}
+"""Method name (``--method``) -> the function answering a validated request."""
+
+
+def register_method(name: str) -> Callable[[Method], Method]:
+    """Decorator: make ``fn`` answer ``explain(..., method=name)``."""
+
+    def wrap(fn: Method) -> Method:
+        METHODS[name] = fn
+        return fn
+
+    return wrap
+
+
+def explain(
+    log: Log,
+    query: str | Query,
+    *,
+    width: int | None = None,
+    despite_width: int | None = None,
+    sample: int = 2000,
+    seed: int = 0,
+    method: str = "perfxplain",
+    bind: Sequence[object] = (),
+    level: int = 3,
+    precision_weight: float = 0.8,
+    relevance_threshold: float = 0.9,
+) -> Explanation:
+    """Explain why the query's pair of executions behaved as OBSERVED rather than EXPECTED.
+
+    ``width`` (default: the query's ``WITH WIDTH``, else 3) bounds the BECAUSE clause;
+    ``despite_width`` (default: the query's ``WITH DESPITE WIDTH``) asks for a generated
+    DESPITE extension — one is also generated, up to width 2, when the query has no DESPITE.
+    ``sample`` is the balanced training-sample size (section 4.3) and ``seed`` makes it
+    repeatable. ``level`` selects pair features as in section 6.8 (1: isSame; 2: + compare,
+    diff; 3: + base features)."""
+    _load_methods()
+    if method not in METHODS:
+        raise ExplainError(f"unknown method {method!r}; available: {', '.join(sorted(METHODS))}")
+    if level not in (1, 2, 3):
+        raise ExplainError(f"feature level must be 1, 2 or 3, not {level}")
+    if sample < 2:
+        raise ExplainError(f"the sample size must be at least 2, not {sample}")
+    from .reference import resolve_request
+
+    parsed = _parse(query, log)
+    if bind or parsed.placeholders:
+        parsed = parsed.bind(*bind)
+    request = resolve_request(
+        log,
+        parsed,
+        width=width if width is not None else (parsed.width if parsed.width is not None else 3),
+        despite_width=despite_width if despite_width is not None else parsed.despite_width,
+        sample=sample,
+        seed=seed,
+        level=level,
+        precision_weight=precision_weight,
+        relevance_threshold=relevance_threshold,
+    )
+    answer = METHODS[method](request)
+    answer.method = method
+    return answer
+
+
+def _parse(query: str | Query, log: Log) -> Query:
+    if isinstance(query, Query):
+        return query
+    from perfx.grammar.parser import parse
+
+    return parse(query, features=_spellings(log))
+
+
+def _spellings(log: Log) -> list[str]:
+    """Every feature name and alias the log knows, for the parser's did-you-mean."""
+    from perfx.logs.registry import ENTITIES
+
+    names: list[str] = []
+    for entity in ENTITIES:
+        for spec in log.registry.specs(entity):
+            names += [spec.name, *spec.aliases]
+        names += [str(c) for c in log.table(entity).columns]
+    return list(dict.fromkeys(names))
+
+
+def _load_methods() -> None:
+    """Import the modules that register methods (here, not at import time, to keep
+    ``import perfx.explain.engine`` light and free of import cycles)."""
+    import importlib
+
+    for module in ("perfx.explain.perfxplain", "perfx.explain.baselines"):
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as err:
+            if err.name != module:
+                raise

@@ -1,0 +1,213 @@
+"""The result of an explanation request, shared by PerfXplain and the baselines.
+
+An ``Explanation`` is plain data (what the engine found and its figures) plus three views of
+it: ``to_dict`` (the stable JSON form of ``perfx explain --format json``), ``render_text``
+(reads like the paper: "Despite ..., task 33 was slower most likely because ...", with a
+figures table) and ``_repr_html_`` for notebooks.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+from perfx.grammar.ast import Atom, Predicate, Query
+from perfx.grammar.printer import atom_to_pxql, predicate_to_pxql
+
+ClauseKind = Literal["despite", "because"]
+
+
+def format_atom(atom: Atom) -> str:
+    """``feature pair_op op value`` in the paper's style (the grammar's canonical printer)."""
+    return atom_to_pxql(atom)
+
+
+def format_conjunction(atoms) -> str:
+    return predicate_to_pxql(Predicate(tuple(atoms))) or "true"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One predicate of a clause with the clause's figures *up to and including* it.
+
+    ``score`` is relevance for a DESPITE step and precision for a BECAUSE step; both figures
+    are cumulative over the clause so far (the paper orders by marginal contribution)."""
+
+    atom: Atom
+    kind: ClauseKind
+    score: float
+    generality: float
+
+    @property
+    def predicate(self) -> str:
+        return format_atom(self.atom)
+
+    def to_dict(self) -> dict:
+        name = "relevance" if self.kind == "despite" else "precision"
+        return {"predicate": self.predicate, name: _num(self.score), "generality": _num(self.generality)}
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Figures of a whole explanation (section 3.3), estimated over the related pairs.
+
+    ``related_pairs`` is exact when ``related_exact`` (all candidate pairs were checked),
+    otherwise estimated from a uniform sample of candidate pairs; ``sampled`` is the size of
+    the balanced training sample; ``observed``/``expected`` count its two labels."""
+
+    relevance: float
+    precision: float
+    generality: float
+    related_pairs: int
+    sampled: int
+    observed: int
+    expected: int
+    related_exact: bool = True
+
+    def to_dict(self) -> dict:
+        return {
+            "relevance": _num(self.relevance),
+            "precision": _num(self.precision),
+            "generality": _num(self.generality),
+            "related_pairs": int(self.related_pairs),
+            "related_pairs_exact": bool(self.related_exact),
+            "sampled": int(self.sampled),
+            "observed": int(self.observed),
+            "expected": int(self.expected),
+        }
+
+
+_VERBS = {"GT": "slower than", "LT": "faster than", "SIM": "about as fast as"}
+
+
+@dataclass
+class Explanation:
+    """An answer to one PXQL query: (des′, bec) for the pair of interest, with figures.
+
+    ``query`` is the canonical PXQL of the query actually answered (reference picked,
+    placeholders bound); ``despite`` holds only the *generated* extension des′ (the user's own
+    DESPITE is in the query); ``notes`` say what perfx decided on the user's behalf."""
+
+    query: str
+    entity: str
+    pair: tuple[str, str]
+    despite: list[Step]
+    because: list[Step]
+    metrics: Metrics
+    notes: list[str] = field(default_factory=list)
+    method: str = "perfxplain"
+    query_ast: Query | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def despite_atoms(self) -> tuple[Atom, ...]:
+        return tuple(s.atom for s in self.despite)
+
+    @property
+    def because_atoms(self) -> tuple[Atom, ...]:
+        return tuple(s.atom for s in self.because)
+
+    def to_dict(self) -> dict:
+        return {
+            "query": self.query,
+            "method": self.method,
+            "entity": self.entity,
+            "pair": list(self.pair),
+            "despite": [s.to_dict() for s in self.despite],
+            "because": [s.to_dict() for s in self.because],
+            "metrics": self.metrics.to_dict(),
+            "notes": list(self.notes),
+        }
+
+    def sentence(self) -> str:
+        """The explanation as one sentence, in the paper's words."""
+        first, second = self.pair
+        user_despite = tuple(self.query_ast.despite.atoms) if self.query_ast is not None else ()
+        despite = user_despite + self.despite_atoms
+        verb = self._verb()
+        head = f"Despite {format_conjunction(despite)}, " if despite else ""
+        subject = f"{self.entity} {first} was {verb} {self.entity} {second}"
+        if not self.because:
+            return f"{head}{subject}; no predicate separates the pairs that behaved as observed from the others."
+        return f"{head}{subject} most likely because {format_conjunction(self.because_atoms)}."
+
+    def _verb(self) -> str:
+        """"slower than" for OBSERVED duration compare = GT etc.; a generic verb otherwise."""
+        if self.query_ast is not None:
+            for atom in self.query_ast.observed.atoms:
+                if atom.feature.lower() == "duration" and atom.pair_op == "compare" and atom.op == "=":
+                    return _VERBS.get(getattr(atom.value, "value", ""), "different from")
+            if self.query_ast.observed.atoms:
+                return f"({format_conjunction(self.query_ast.observed.atoms)}) compared with"
+        return "different from"
+
+    def _figures_table(self):
+        from rich.table import Table
+
+        table = Table(title="figures (cumulative)", show_lines=False)
+        for col in ("clause", "predicate", "relevance", "precision", "generality"):
+            table.add_column(col, justify="right" if col in ("relevance", "precision", "generality") else "left")
+        for s in self.despite:
+            table.add_row("DESPITE", s.predicate, f"{s.score:.2f}", "", f"{s.generality:.2f}")
+        for s in self.because:
+            table.add_row("BECAUSE", s.predicate, "", f"{s.score:.2f}", f"{s.generality:.2f}")
+        m = self.metrics
+        table.add_row("overall", "", f"{m.relevance:.2f}", f"{m.precision:.2f}", f"{m.generality:.2f}", style="bold")
+        return table
+
+    def _footer(self) -> list[str]:
+        m = self.metrics
+        related = f"{m.related_pairs:,}" + ("" if m.related_exact else " (estimated)")
+        lines = [
+            f"related pairs: {related}; sampled {m.sampled:,} ({m.observed:,} observed, {m.expected:,} expected); method: {self.method}",
+        ]
+        lines += [f"note: {n}" for n in self.notes]
+        return lines
+
+    def __rich_console__(self, console, options):
+        yield self.sentence()
+        yield ""
+        yield self._figures_table()
+        yield from self._footer()
+
+    def render_text(self, width: int = 100) -> str:
+        """The explanation sentence, the figures table and the notes, as plain text."""
+        from rich.console import Console
+
+        buffer = io.StringIO()
+        Console(file=buffer, width=width, color_system=None, force_terminal=False).print(self)
+        return buffer.getvalue()
+
+    def __str__(self) -> str:
+        return self.render_text()
+
+    def _repr_html_(self) -> str:
+        rows = "".join(
+            f"<tr><td>{kind}</td><td><code>{html.escape(s.predicate)}</code></td>"
+            f"<td>{_cell(s.score if kind == 'DESPITE' else None)}</td>"
+            f"<td>{_cell(s.score if kind == 'BECAUSE' else None)}</td><td>{_cell(s.generality)}</td></tr>"
+            for kind, steps in (("DESPITE", self.despite), ("BECAUSE", self.because))
+            for s in steps
+        )
+        m = self.metrics
+        rows += (
+            f"<tr><th>overall</th><td></td><th>{_cell(m.relevance)}</th><th>{_cell(m.precision)}</th>"
+            f"<th>{_cell(m.generality)}</th></tr>"
+        )
+        footer = "".join(f"<li>{html.escape(line)}</li>" for line in self._footer())
+        return (
+            f"<div><p>{html.escape(self.sentence())}</p>"
+            "<table><tr><th>clause</th><th>predicate</th><th>relevance</th><th>precision</th>"
+            f"<th>generality</th></tr>{rows}</table><ul>{footer}</ul></div>"
+        )
+
+
+def _num(x: float) -> float | None:
+    """JSON-safe figure: NaN (no pair to measure on) becomes null."""
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), 4)
+
+
+def _cell(x: float | None) -> str:
+    return "" if x is None or math.isnan(x) else f"{x:.2f}"

@@ -1,0 +1,189 @@
+"""Pair features (the paper's Table 1) and atom checks, vectorised over index arrays.
+
+A pair is two row positions ``(i, j)`` of one entity table. For a raw feature f:
+
+* ``f isSame``  — T/F, whether both have the same value;
+* ``f compare`` — numeric only: LT / SIM / GT, SIM when |a−b| ≤ 0.1·max(|a|,|b|);
+* ``f diff``    — nominal only: the pair of values (a, b);
+* ``f`` (base)  — the shared value when a = b, missing otherwise.
+
+A missing raw value makes every pair feature of that pair missing, and an atom on a missing
+feature is false (``!=`` included): "we do not know" never explains anything. Feature
+*levels* follow section 6.8: 1 = isSame, 2 = + compare and diff, 3 = + base.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from perfx.grammar.ast import Atom, Bool, Number, Ordering, String, ValuePair
+from perfx.logs.registry import FeatureSpec
+
+from .columns import Columns, value_matches
+from .errors import ExplainError
+
+SIMILARITY = 0.1
+"""Two numbers are SIM when they differ by at most this fraction of the larger magnitude."""
+
+ORDER = {"LT": -1.0, "SIM": 0.0, "GT": 1.0}
+ORDER_NAMES = {v: k for k, v in ORDER.items()}
+
+LEVELS: dict[int, tuple[str, ...]] = {1: ("isSame",), 2: ("isSame", "compare", "diff"), 3: ("isSame", "compare", "diff", "base")}
+
+OPS: dict[str, Callable] = {
+    "=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+}
+
+
+def compare_codes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """LT/SIM/GT as -1/0/1 (NaN when either side is missing), with the 10 % similarity rule."""
+    with np.errstate(invalid="ignore"):
+        sim = np.abs(a - b) <= SIMILARITY * np.maximum(np.abs(a), np.abs(b))
+        out = np.where(sim, 0.0, np.where(a > b, 1.0, -1.0))
+    out[np.isnan(a) | np.isnan(b)] = np.nan
+    return out
+
+
+@dataclass
+class PairColumn:
+    """One pair feature over a set of pairs: ``values`` is float64 with NaN for missing.
+
+    ``numeric`` is True only for base features of numeric raw features (thresholds make
+    sense); every other pair feature is nominal (codes), tested for equality only.
+    ``decode`` turns a value back into the PXQL literal of an atom."""
+
+    spec: FeatureSpec
+    pair_op: str
+    values: np.ndarray
+    numeric: bool
+    decode: Callable[[float], object]
+
+    @property
+    def label(self) -> str:
+        return self.spec.name if self.pair_op == "base" else f"{self.spec.name} {self.pair_op}"
+
+    def atom(self, op: str, value: float) -> Atom:
+        return Atom(self.spec.name, self.pair_op, op, self.decode(value))  # type: ignore[arg-type]
+
+
+def pair_features(cols: Columns, specs: list[FeatureSpec], i: np.ndarray, j: np.ndarray, level: int = 3) -> list[PairColumn]:
+    """Every pair feature of ``specs`` allowed at ``level``, over the pairs ``(i[k], j[k])``."""
+    ops = LEVELS[level]
+    out: list[PairColumn] = []
+    for spec in specs:
+        if spec.kind == "numeric":
+            out += _numeric_features(spec, cols.numeric(spec.name), i, j, ops)
+        else:
+            out += _nominal_features(spec, cols.table[spec.name].to_numpy(), i, j, ops)
+    return out
+
+
+def _numeric_features(spec: FeatureSpec, column: np.ndarray, i, j, ops) -> list[PairColumn]:
+    a, b = column[i], column[j]
+    missing = np.isnan(a) | np.isnan(b)
+    same = np.where(missing, np.nan, (a == b).astype(np.float64))
+    out = []
+    if "isSame" in ops:
+        out.append(PairColumn(spec, "isSame", same, False, lambda v: Bool(bool(v))))
+    if "compare" in ops:
+        out.append(PairColumn(spec, "compare", compare_codes(a, b), False, lambda v: Ordering(ORDER_NAMES[float(v)])))
+    if "base" in ops:
+        out.append(PairColumn(spec, "base", np.where(same == 1.0, a, np.nan), True, lambda v: Number(float(v))))
+    return out
+
+
+def _nominal_features(spec: FeatureSpec, column: np.ndarray, i, j, ops) -> list[PairColumn]:
+    codes, categories = pd.factorize(np.concatenate([column[i], column[j]]), use_na_sentinel=True)
+    ca, cb = codes[: len(i)].astype(np.float64), codes[len(i):].astype(np.float64)
+    missing = (ca < 0) | (cb < 0)
+    same = np.where(missing, np.nan, (ca == cb).astype(np.float64))
+    k = float(max(len(categories), 1))
+    literal = lambda v: _literal(categories[int(v)])  # noqa: E731 - tiny decoder closures
+    out = []
+    if "isSame" in ops:
+        out.append(PairColumn(spec, "isSame", same, False, lambda v: Bool(bool(v))))
+    if "diff" in ops:
+        diff = np.where(missing, np.nan, ca * k + cb)
+        out.append(PairColumn(spec, "diff", diff, False, lambda v: ValuePair(literal(v // k), literal(v % k))))
+    if "base" in ops:
+        out.append(PairColumn(spec, "base", np.where(same == 1.0, ca, np.nan), False, literal))
+    return out
+
+
+def _literal(value) -> object:
+    if isinstance(value, (bool, np.bool_)):
+        return Bool(bool(value))
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return Number(float(value))
+    return String(str(value))
+
+
+def atom_mask(cols: Columns, atom: Atom, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Whether each pair ``(i[k], j[k])`` satisfies ``atom`` (false where it is missing)."""
+    spec = cols.spec(atom.feature)
+    op = OPS[atom.op]
+    if spec.kind == "numeric":
+        column = cols.numeric(spec.name)
+        a, b = column[i], column[j]
+        present = ~(np.isnan(a) | np.isnan(b))
+        if atom.pair_op == "isSame":
+            return present & op(a == b, _bool(atom))
+        if atom.pair_op == "compare":
+            target = _ordering(atom)
+            with np.errstate(invalid="ignore"):
+                return present & op(compare_codes(a, b), target)
+        if atom.pair_op == "base":
+            if not isinstance(atom.value, Number):
+                raise ExplainError(f"{spec.name} is numeric: compare it with a number, not {_show(atom.value)}")
+            with np.errstate(invalid="ignore"):
+                return present & (a == b) & op(a, atom.value.value)
+        raise ExplainError(f"{spec.name} is numeric: use '{spec.name} compare' (diff is for nominal features)")
+    codes, categories = cols.codes(spec.name)
+    ca, cb = codes[i], codes[j]
+    present = (ca >= 0) & (cb >= 0)
+    if atom.pair_op == "isSame":
+        return present & op(ca == cb, _bool(atom))
+    if atom.op not in ("=", "!="):
+        raise ExplainError(f"{spec.name} is nominal: only = and != apply to '{atom.feature} {atom.pair_op}'")
+    if atom.pair_op == "compare":
+        raise ExplainError(f"{spec.name} is nominal: use '{spec.name} isSame' or '{spec.name} diff' (compare is for numbers)")
+    if atom.pair_op == "diff":
+        if not isinstance(atom.value, ValuePair):
+            raise ExplainError(f"'{spec.name} diff' takes a pair of values like (\"a\", \"b\"), not {_show(atom.value)}")
+        hit = (value_matches(categories, atom.value.first)[ca] & value_matches(categories, atom.value.second)[cb]) if len(categories) else np.zeros(len(ca), bool)
+        return present & op(hit, True)
+    hit = value_matches(categories, atom.value)[ca] if len(categories) else np.zeros(len(ca), bool)
+    return present & (ca == cb) & op(hit, True)
+
+
+def conjunction_mask(cols: Columns, atoms, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Whether each pair satisfies every atom (the empty conjunction is true)."""
+    mask = np.ones(len(i), dtype=bool)
+    for atom in atoms:
+        if not mask.any():
+            break
+        mask &= atom_mask(cols, atom, i, j)
+    return mask
+
+
+def _bool(atom: Atom) -> bool:
+    if not isinstance(atom.value, Bool):
+        raise ExplainError(f"'{atom.feature} isSame' takes T or F, not {_show(atom.value)}")
+    return atom.value.value
+
+
+def _ordering(atom: Atom) -> float:
+    if not isinstance(atom.value, Ordering):
+        raise ExplainError(f"'{atom.feature} compare' takes LT, SIM or GT, not {_show(atom.value)}")
+    return ORDER[atom.value.value]
+
+
+def _show(value) -> str:
+    from perfx.grammar.printer import value_to_pxql
+
+    return value_to_pxql(value)

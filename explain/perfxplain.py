@@ -1,0 +1,142 @@
+"""The PerfXplain method: generate (or extend) DESPITE by relevance, then BECAUSE by
+precision, each with Algorithm 1 on a balanced sample of related pairs.
+
+The DESPITE extension is generated when the query asks for it (``WITH DESPITE WIDTH n``) or
+has no DESPITE at all (then up to ``AUTO_DESPITE_WIDTH`` predicates); it grows while the
+relevance P(exp | des′ ∧ des) is below the threshold and still improving. The BECAUSE clause
+is then learnt on a fresh sample drawn under DESPITE ∧ des′, so that it is balanced there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from perfx.grammar.ast import Atom
+from perfx.grammar.printer import to_pxql
+
+from .columns import Columns, columns_for
+from .engine import register_method
+from .errors import ExplainError
+from .explanation import Explanation, Step, format_conjunction
+from .metrics import metrics_on, ordered_steps, share
+from .pairs import pair_features
+from .request import Request
+from .sampling import TrainingSet, training_set
+from .search import grow
+
+AUTO_DESPITE_WIDTH = 2
+"""Width of the DESPITE generated for a query that has none and does not ask for one."""
+
+MIN_RELEVANCE_GAIN = 0.05
+MIN_DESPITE_GENERALITY = 0.1
+"""A DESPITE step must raise relevance by this much and keep this share of the pairs it
+starts from: smaller gains on narrower subsets are the sample's noise, not context."""
+
+MIN_PER_LABEL = 3
+"""Fewer related pairs of either label than this and there is nothing to learn from."""
+
+
+@register_method("perfxplain")
+def perfxplain(request: Request) -> Explanation:
+    cols = columns_for(request.log, request.entity)
+    query = request.query
+    despite = list(query.despite.atoms)
+    observed, expected = list(query.observed.atoms), list(query.expected.atoms)
+    ts = _training(request, cols, despite, observed, expected, seed=request.seed)
+    despite_width = request.despite_width if request.despite_width is not None else (0 if despite else AUTO_DESPITE_WIDTH)
+    des_steps: list[Step] = []
+    if despite_width > 0:
+        des_atoms = generate_despite(request, cols, ts, despite_width)
+        des_steps = ordered_steps(cols, des_atoms, ts, "despite")
+        if des_atoms:
+            request.notes.append(f"generated DESPITE {format_conjunction(des_atoms)} (relevance {des_steps[-1].score:.2f})")
+            ts = _training(request, cols, despite + des_atoms, observed, expected, seed=request.seed + 1)
+    bec_atoms = learn(request, cols, ts, "because", request.width)
+    return Explanation(
+        query=_canonical(query),
+        entity=request.entity,
+        pair=request.pair_ids,
+        despite=des_steps,
+        because=ordered_steps(cols, bec_atoms, ts, "because"),
+        metrics=metrics_on(cols, ts, bec_atoms),
+        notes=request.notes,
+        method="perfxplain",
+        query_ast=query,
+    )
+
+
+def learn(request: Request, cols: Columns, ts: TrainingSet, kind: str, width: int, stop=None) -> list[Atom]:
+    """Algorithm 1 on ``ts`` for one clause: BECAUSE targets observed pairs, DESPITE expected."""
+    specs = cols.candidates()
+    i = np.concatenate([[request.first], ts.i])
+    j = np.concatenate([[request.second], ts.j])
+    columns = pair_features(cols, specs, i, j, request.level)
+    poi = np.array([c.values[0] for c in columns])
+    for c in columns:
+        c.values = c.values[1:]
+    y = ts.observed if kind == "because" else ~ts.observed
+    steps = grow(columns, poi, y, width, weight=request.precision_weight, stop=stop)
+    return [s.candidate.atom for s in steps]
+
+
+def generate_despite(request: Request, cols: Columns, ts: TrainingSet, width: int) -> list[Atom]:
+    """des′ by relevance: grown until relevance reaches the threshold or stops improving."""
+    expected = ~ts.observed
+    everything = np.ones(ts.size, dtype=bool)
+    start = share(ts.weight, expected, everything)
+    if start >= request.relevance_threshold:
+        return []
+    best = [start]
+
+    kept = [float(ts.weight.sum())]
+
+    def stop(steps) -> bool:
+        mask = np.zeros(ts.size, dtype=bool)
+        mask[steps[-1].keep] = True
+        relevance = share(ts.weight, expected, mask)
+        mass = float(ts.weight[mask].sum())
+        if relevance < best[-1] + MIN_RELEVANCE_GAIN or mass < MIN_DESPITE_GENERALITY * kept[-1]:
+            steps.pop()
+            return True
+        best.append(relevance)
+        kept.append(mass)
+        return relevance >= request.relevance_threshold
+
+    return learn(request, cols, ts, "despite", width, stop=stop)
+
+
+def _training(request: Request, cols: Columns, despite, observed, expected, seed: int) -> TrainingSet:
+    """The balanced sample, refusing the query when the log cannot answer it."""
+    ts = training_set(cols, despite, observed, expected, sample=request.sample, seed=seed)
+    ids = cols.table["id"].to_numpy()
+    if ts.overlap is not None:
+        a, b = ts.overlap
+        raise ExplainError(
+            f"OBSERVED ({format_conjunction(observed)}) and EXPECTED ({format_conjunction(expected)}) both hold for "
+            f"the pair ({ids[a]}, {ids[b]}): they must exclude each other"
+        )
+    if ts.n_observed < MIN_PER_LABEL or ts.n_expected < MIN_PER_LABEL:
+        raise ExplainError(_too_few(ts, cols.n, cols.entity, despite, observed, expected))
+    return ts
+
+
+def _too_few(ts: TrainingSet, n: int, entity: str, despite, observed, expected) -> str:
+    """Which clause starves the query: the label with fewer pairs, and DESPITE when it
+    excludes pairs of the log (a DESPITE that holds for every pair cannot be relaxed)."""
+    approx = "" if ts.exact else "about "
+    counts = (
+        f"{approx}{ts.observed_total:,.0f} related pairs behave as OBSERVED and {approx}{ts.expected_total:,.0f} as EXPECTED "
+        f"(of {n * (n - 1):,} {entity} pairs, {approx}{ts.despite_total:,.0f} satisfy DESPITE)"
+    )
+    if ts.expected_total <= ts.observed_total:
+        hint = f"relax EXPECTED ({format_conjunction(expected)})"
+    else:
+        hint = f"relax OBSERVED ({format_conjunction(observed)})"
+    if despite and ts.despite_total < n * (n - 1):
+        hint += f" or DESPITE ({format_conjunction(despite)})"
+    return f"too few related pairs to learn from: {counts}; need at least {MIN_PER_LABEL} of each: {hint}"
+
+
+def _canonical(query) -> str:
+    """The query as canonical PXQL (the grammar's printer); the baselines answer with it too."""
+    return to_pxql(query)

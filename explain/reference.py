@@ -1,0 +1,167 @@
+"""From a parsed query to a validated ``Request``: ids to rows, the reference picked when the
+query names one execution only, and the pair of interest checked against its clauses.
+
+Ids may be the table's unique ``id`` (e.g. ``app-1/33``), the entity's own id column (Spark
+task ids are unique per app only), or ``app/number``; an id matching several rows is an
+error that lists them. ``WHY TASK 33 SLOWER`` compares task 33 with the task of its stage
+(a job: of its app) closest to the median duration among those for which OBSERVED holds and
+EXPECTED does not — and says which it picked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from perfx.grammar.ast import EntityId, Predicate, Query
+from perfx.grammar.semantics import check_pair
+from perfx.logs.model import Log
+
+from .columns import Columns, columns_for
+from .errors import ExplainError
+from .explanation import format_conjunction
+from .pairs import conjunction_mask
+from .request import Request
+from .sampling import EXACT_LIMIT
+
+OWN_ID = {"task": "task_id", "stage": "stage_id", "job": "job_id", "app": "app_id"}
+"""The entity's own id column, which PXQL ids may name instead of the unique ``id``."""
+
+GROUP = {
+    "task": ("stage_key", "stage_id", "job_id"),
+    "stage": ("app_id",),
+    "job": ("app_id", "program", "pig_script", "pigscript"),
+    "app": (),
+}
+"""Where a reference is looked for: the first of these columns present in the table."""
+
+
+def find_row(cols: Columns, entity_id: EntityId) -> int:
+    """The table row an id names; errors name near misses or the ambiguous candidates."""
+    text = entity_id.text
+    if text is None:
+        raise ExplainError("the query still has a '?' placeholder: give its value (--bind VALUE)")
+    table = cols.table
+    ids = table["id"].astype(str).to_numpy()
+    rows = np.flatnonzero(ids == text)
+    if len(rows) == 0:
+        rows = _by_own_id(cols, text)
+    if len(rows) == 1:
+        return int(rows[0])
+    entity = cols.entity
+    if len(rows) > 1:
+        shown = ", ".join(ids[rows[:10]]) + (", ..." if len(rows) > 10 else "")
+        raise ExplainError(f"{entity} id {text!r} is ambiguous: it matches {len(rows)} {entity}s ({shown}); write one of these")
+    sample = ", ".join(ids[:3])
+    raise ExplainError(f"no {entity} with id {text!r} in the log ({len(ids):,} {entity}s, ids like {sample})")
+
+
+def _by_own_id(cols: Columns, text: str) -> np.ndarray:
+    table = cols.table
+    own = OWN_ID[cols.entity]
+    if own not in table.columns:
+        return np.zeros(0, dtype=np.int64)
+    match = _equal_text(table[own].to_numpy(), text)
+    if "/" in text and "app_id" in table.columns:
+        app, rest = text.rsplit("/", 1)
+        match = _equal_text(table[own].to_numpy(), rest) & (table["app_id"].astype(str).to_numpy() == app)
+    return np.flatnonzero(match)
+
+
+def _equal_text(values: np.ndarray, text: str) -> np.ndarray:
+    """Id equality that sees ``33`` in a float column of 33.0 and ``"33"`` in a string one."""
+    try:
+        number = float(text)
+    except ValueError:
+        number = None
+    if number is not None and np.issubdtype(values.dtype, np.number):
+        return values == number
+    return np.array([str(v) == text for v in values], dtype=bool)
+
+
+def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
+    """The reference row for a one-sided query, and the note saying why it was chosen."""
+    entity = cols.entity
+    table = cols.table
+    group = next((g for g in GROUP[entity] if g in table.columns), None)
+    if group is not None:
+        key = table[group].to_numpy()
+        same = np.flatnonzero(key == key[first])
+        where = f"of the same {group.removesuffix('_key').removesuffix('_id')}"
+    else:
+        same = np.arange(cols.n)
+        where = "of the log"
+    same = same[same != first]
+    i = np.full(len(same), first)
+    ok = conjunction_mask(cols, list(query.despite.atoms) + list(query.observed.atoms), i, same)
+    ok &= ~conjunction_mask(cols, list(query.expected.atoms), i, same) if query.expected else True
+    fits = same[ok]
+    first_id = table["id"].iloc[first]
+    if len(fits) == 0:
+        raise ExplainError(
+            f"no {entity} {where} as {entity} {first_id} for which OBSERVED ({format_conjunction(query.observed.atoms)}) "
+            f"holds and EXPECTED does not: name the reference yourself (THAN {entity.upper()} ...)"
+        )
+    duration = cols.numeric("duration")[fits]
+    median = float(np.nanmedian(duration)) if np.isfinite(duration).any() else float("nan")
+    pick = int(fits[int(np.nanargmin(np.abs(duration - median)))]) if np.isfinite(median) else int(fits[0])
+    note = (
+        f"reference: {entity} {table['id'].iloc[pick]}, the {entity} {where} closest to the median duration "
+        f"({median:,.0f} ms) among the {len(fits)} for which OBSERVED holds and EXPECTED does not"
+    )
+    return pick, note
+
+
+OVERLAP_DRAWS = 100_000
+"""Pairs checked for OBSERVED ∧ EXPECTED when the log has too many to check them all."""
+
+
+class LogPairOracle:
+    """``grammar.semantics.PairOracle`` over a log: evaluates clauses on the pair of interest,
+    and counts pairs satisfying two clauses at once (all pairs when few, else an estimate
+    from uniformly drawn pairs, never below 1 when one was seen)."""
+
+    def __init__(self, cols: Columns, first: int, second: int, seed: int = 0) -> None:
+        self.cols, self.first, self.second, self.seed = cols, first, second, seed
+
+    def holds(self, predicate: Predicate) -> bool:
+        return bool(conjunction_mask(self.cols, list(predicate.atoms), np.array([self.first]), np.array([self.second]))[0])
+
+    def overlap(self, a: Predicate, b: Predicate) -> int:
+        n = self.cols.n
+        total = n * (n - 1)
+        if total == 0:
+            return 0
+        if total <= EXACT_LIMIT:
+            i, j = np.divmod(np.arange(n * n), n)
+            i, j = i[i != j], j[i != j]
+        else:
+            rng = np.random.default_rng(self.seed)
+            i = rng.integers(0, n, OVERLAP_DRAWS)
+            j = rng.integers(0, n - 1, OVERLAP_DRAWS)
+            j += j >= i
+        both = int((conjunction_mask(self.cols, list(a.atoms), i, j) & conjunction_mask(self.cols, list(b.atoms), i, j)).sum())
+        return both if total <= EXACT_LIMIT else (max(1, round(both * total / OVERLAP_DRAWS)) if both else 0)
+
+
+def resolve_request(log: Log, query: Query, **options) -> Request:
+    """Resolve ids, pick the reference if needed, validate the pair: a ``Request``."""
+    if len(log.table(query.entity)) == 0:
+        raise ExplainError(f"the log has no {query.entity}s")
+    cols = columns_for(log, query.entity)
+    for atom in (*query.despite.atoms, *query.observed.atoms, *query.expected.atoms):
+        cols.spec(atom.feature)
+    first = find_row(cols, query.first)
+    notes: list[str] = []
+    if query.second is None:
+        second, note = pick_reference(cols, first, query)
+        notes.append(note)
+    else:
+        second = find_row(cols, query.second)
+    if first == second:
+        raise ExplainError(f"the pair of interest names the same {query.entity} twice")
+    check_pair(query, LogPairOracle(cols, first, second, options.get("seed", 0)))
+    ids = cols.table["id"]
+    query = replace(query, first=EntityId(str(ids.iloc[first])), second=EntityId(str(ids.iloc[second])))
+    return Request(log=log, query=query, first=first, second=second, notes=notes, **options)

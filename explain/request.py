@@ -1,0 +1,42 @@
+"""A validated explanation request: what every method (PerfXplain, the baselines) receives.
+
+The engine turns the user's query into a ``Request`` once — parsed, placeholders bound, ids
+resolved to table rows, reference picked, the pair of interest checked against its own
+clauses — so that each method only has to search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from perfx.grammar.ast import Query
+from perfx.logs.model import Log
+
+
+@dataclass
+class Request:
+    """``query`` is fully resolved (both ids set); ``first``/``second`` are row positions of
+    the pair of interest in ``log.table(query.entity)``; ``notes`` collects what the engine
+    decided for the user (picked reference, generated DESPITE) and ends up in the answer."""
+
+    log: Log
+    query: Query
+    first: int
+    second: int
+    width: int = 3
+    despite_width: int | None = None
+    sample: int = 2000
+    seed: int = 0
+    level: int = 3
+    precision_weight: float = 0.8
+    relevance_threshold: float = 0.9
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def entity(self) -> str:
+        return self.query.entity
+
+    @property
+    def pair_ids(self) -> tuple[str, str]:
+        ids = self.log.table(self.entity)["id"].to_numpy()
+        return str(ids[self.first]), str(ids[self.second])

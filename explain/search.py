@@ -1,0 +1,147 @@
+"""Algorithm 1: grow a conjunction of pair-feature predicates, greedily, by information gain
+per feature and a precision/generality score across features.
+
+The same search builds BECAUSE (target = performed as observed, figure = precision) and
+DESPITE (target = performed as expected, figure = relevance). Every proposed predicate holds
+for the pair of interest (the explanation must be applicable). Per feature, thresholds are
+scored in one pass: sort the values, cumulative label counts give every split's entropy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from perfx.grammar.ast import Atom
+
+from .pairs import PairColumn
+
+
+def entropy(p: np.ndarray | float) -> np.ndarray:
+    """Binary entropy in bits, H(p) = −p log2 p − (1−p) log2(1−p), with H(0) = H(1) = 0."""
+    p = np.clip(np.asarray(p, dtype=np.float64), 0.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
+    return np.nan_to_num(h, nan=0.0)
+
+
+def information_gain(pos_in, n_in, pos_total, n_total) -> np.ndarray:
+    """H(P) − H(P | φ) for splits putting ``n_in`` pairs (``pos_in`` of them positive) on the
+    satisfied side; arrays broadcast, so every threshold of a feature is scored at once."""
+    pos_in, n_in = np.asarray(pos_in, np.float64), np.asarray(n_in, np.float64)
+    n_out, pos_out = n_total - n_in, pos_total - pos_in
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h_in = entropy(np.where(n_in > 0, pos_in / n_in, 0.0))
+        h_out = entropy(np.where(n_out > 0, pos_out / n_out, 0.0))
+    return entropy(pos_total / n_total) - (n_in * h_in + n_out * h_out) / n_total
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """The best predicate of one pair feature: ``mask`` marks the training pairs it covers."""
+
+    column: PairColumn
+    op: str
+    value: float
+    gain: float
+    mask: np.ndarray
+
+    @property
+    def atom(self) -> Atom:
+        return self.column.atom(self.op, self.value)
+
+
+def best_predicate(column: PairColumn, poi_value: float, y: np.ndarray) -> Candidate | None:
+    """The predicate of highest information gain on ``column`` that holds for the pair of
+    interest (whose value is ``poi_value``), or None if none separates anything."""
+    if np.isnan(poi_value) or len(y) == 0:
+        return None
+    x = column.values
+    n, pos = len(y), float(y.sum())
+    eq = x == poi_value
+    best = ("=", poi_value, float(information_gain(y[eq].sum(), eq.sum(), pos, n)))
+    if column.numeric and not np.isnan(x).all():
+        finite = ~np.isnan(x)
+        uniq, inverse = np.unique(x[finite], return_inverse=True)
+        cnt = np.bincount(inverse, minlength=len(uniq)).astype(np.float64)
+        cpos = np.bincount(inverse, weights=y[finite].astype(np.float64), minlength=len(uniq))
+        le_n, le_pos = np.cumsum(cnt), np.cumsum(cpos)
+        gt_n, gt_pos = le_n[-1] - le_n, le_pos[-1] - le_pos
+        for op, ok, sat_n, sat_pos in (("<=", uniq >= poi_value, le_n, le_pos), (">", uniq < poi_value, gt_n, gt_pos)):
+            if not ok.any():
+                continue
+            gains = np.where(ok, information_gain(sat_pos, sat_n, pos, n), -np.inf)
+            k = int(np.argmax(gains))
+            if gains[k] > best[2] + 1e-12:
+                best = (op, float(uniq[k]), float(gains[k]))
+    op, value, gain = best
+    if gain <= 1e-12:
+        return None
+    mask = _apply(x, op, value)
+    return Candidate(column, op, value, gain, mask)
+
+
+def _apply(x: np.ndarray, op: str, value: float) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        return {"=": x == value, "<=": x <= value, ">": x > value}[op]
+
+
+def percentile_rank(values: np.ndarray) -> np.ndarray:
+    """Each value's percentile rank among ``values`` (ties share the mean rank), in (0, 1]."""
+    values = np.asarray(values, dtype=np.float64)
+    order = np.sort(values)
+    below = np.searchsorted(order, values, side="left")
+    upto = np.searchsorted(order, values, side="right")
+    return (below + upto) / (2.0 * len(values)) + 0.5 / len(values)
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """One greedy step: the predicate and the training pairs (indices) still covered."""
+
+    candidate: Candidate
+    score: float
+    keep: np.ndarray
+
+
+def grow(
+    columns: list[PairColumn],
+    poi: np.ndarray,
+    y: np.ndarray,
+    width: int,
+    *,
+    weight: float = 0.8,
+    stop=None,
+) -> list[Chosen]:
+    """Algorithm 1 lines 3–18 over training pairs labelled ``y`` (True = target class).
+
+    ``poi[k]`` is the pair of interest's value of ``columns[k]``. Each step keeps only the
+    pairs covered so far; it stops at ``width`` predicates, when no predicate separates the
+    remaining pairs, or when ``stop(chosen_so_far)`` says so (DESPITE's relevance target)."""
+    keep = np.arange(len(y))
+    steps: list[Chosen] = []
+    while len(steps) < width and len(keep):
+        ys = y[keep]
+        found = []
+        for col, v in zip(columns, poi):
+            sub = PairColumn(col.spec, col.pair_op, col.values[keep], col.numeric, col.decode)
+            cand = best_predicate(sub, float(v), ys)
+            if cand is not None:
+                found.append(cand)
+        if not found:
+            break
+        sat = np.array([c.mask.sum() for c in found], dtype=np.float64)
+        precision = np.array([ys[c.mask].sum() for c in found]) / np.maximum(sat, 1)
+        generality = sat / len(ys)
+        score = weight * percentile_rank(precision) + (1 - weight) * percentile_rank(generality)
+        gains = np.array([c.gain for c in found])
+        k = int(np.lexsort((-np.arange(len(found)), gains, score))[-1])
+        chosen = found[k]
+        keep = keep[chosen.mask]
+        full = Candidate(chosen.column, chosen.op, chosen.value, chosen.gain, np.zeros(len(y), bool))
+        full.mask[keep] = True
+        steps.append(Chosen(full, float(score[k]), keep))
+        if stop is not None and stop(steps):
+            break
+    return steps

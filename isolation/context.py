@@ -1,0 +1,214 @@
+"""TracedContext: a traced run of a PySpark program over a SparkSession.
+
+It names the run, opens its lineage store, numbers the run's stages (the ids of the records
+they produce carry that number), creates the source datasets and runs the actions. A run is
+marked complete by ``finish`` (or leaving the ``with`` block) only after checking that every
+partition of every stage the actions computed has its lineage rows in the store.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import sys
+from datetime import datetime, timezone
+
+from pyspark import StorageLevel
+
+from . import sources
+from .dataset import TracedDataset
+from .errors import IsolationError, from_job_failure
+from .ids import MAX_TABLES, NO_LATENCY, partition_base
+from .lineage import PartitionRows
+from .stores import LineageStore, open_store
+
+LINEAGE_MODES = ("impact", "full")
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+_INPUT = re.compile(r"\(input t(\d+)/p(\d+)/#(\d+)\)")
+
+
+def new_run_id() -> str:
+    """``20261122-031500-a1b2c3``: sortable by time, unique without coordination."""
+    return f"{datetime.now(timezone.utc):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class TracedContext:
+    """Write the program against this instead of the SparkContext::
+
+        with TracedContext(spark, lineage="impact") as ctx:
+            counts = ctx.textFile(path).flatMap(parse).reduceByKey(add)
+            for record in counts.collect_traced(): ...
+    """
+
+    def __init__(self, spark, run_id: str | None = None, store: LineageStore | str | None = None,
+                 lineage: str = "impact", meta: dict | None = None):
+        if lineage not in LINEAGE_MODES:
+            raise IsolationError(f"unknown lineage mode {lineage!r}: use impact or full")
+        self.sc = spark.sparkContext if hasattr(spark, "sparkContext") else spark
+        self.lineage = lineage
+        self.full = lineage == "full"
+        self.store = store if isinstance(store, LineageStore) else open_store(store)
+        self.run_id = run_id or new_run_id()
+        if not _RUN_ID.match(self.run_id):
+            raise IsolationError(f"bad run id {self.run_id!r}: letters, digits, '.', '_' and '-' only")
+        self._stages: dict[int, dict] = {}
+        self._sources: dict[int, dict] = {}
+        self._expected: set[int] = set()
+        self._outputs: list[int] = []
+        self._persisted: list = []
+        self._finished = False
+        self._use_driver_python()
+        self.meta = {
+            "run": self.run_id, "created": _now(), "lineage": lineage, "store": self.store.url,
+            "app_id": self.sc.applicationId, "master": self.sc.master, **(meta or {}),
+            "complete": False,
+        }
+        self.store.begin(self.run_id, self.meta)
+
+    def _use_driver_python(self) -> None:
+        """Local workers must import perfx: unless told otherwise, run them on this Python."""
+        if self.sc.master.startswith("local") and not os.environ.get("PYSPARK_PYTHON"):
+            self.sc.pythonExec = sys.executable
+
+    def __enter__(self) -> TracedContext:
+        return self
+
+    def __exit__(self, kind, err, tb) -> None:
+        if kind is None:
+            self.finish()
+        else:
+            self._unpersist()
+
+    # -- sources ---------------------------------------------------------------------------
+
+    def textFile(self, path: str, minPartitions: int | None = None) -> TracedDataset:
+        """Lines of a text file (or directory, or glob); each line's id locates it."""
+        rdd = self.sc.textFile(path, minPartitions)
+        try:
+            partitions = rdd.getNumPartitions()
+        except Exception as err:  # noqa: BLE001 - Hadoop's InvalidInputException via py4j
+            raise IsolationError(f"cannot read input {path}: {_first_line(err)}") from None
+        stage = self._new_stage("source", f"textFile({path})", (), partitions, written=False)
+        self._sources[stage] = {"kind": "text", "name": path, "splits": sources.text_splits(rdd)}
+        traced = rdd.mapPartitionsWithIndex(sources.text_source(stage, self.full))
+        return TracedDataset(self, traced, f"textFile({os.path.basename(path.rstrip('/'))})", (stage,))
+
+    def parallelize(self, c, numSlices: int | None = None) -> TracedDataset:
+        """A local collection; its records' excerpts are stored as a source table."""
+        data = list(c)
+        stage = self._new_stage("source", "parallelize", (), 1, written=True)
+        self._sources[stage] = {"kind": "collection", "name": "parallelize", "size": len(data)}
+        rows = PartitionRows(self.full, output=True)
+        base = partition_base(stage, 0)
+        for index, value in enumerate(data):
+            rows.add(base + index, 0, base + index, NO_LATENCY, 0)
+            rows.add_output(value)
+            if self.full:
+                rows.add_inputs((), ())
+        self.store.write_partition(self.run_id, stage, 0, rows.to_arrow(self.run_id, stage, 0))
+        rdd = self.sc.parallelize(list(enumerate(data)), numSlices)
+        traced = rdd.mapPartitions(sources.collection_source(stage, self.full))
+        return TracedDataset(self, traced, "parallelize", (stage,))
+
+    # -- stages and actions (used by TracedDataset) ----------------------------------------
+
+    def _new_stage(self, kind: str, name: str, inputs: tuple[int, ...], partitions: int,
+                   written: bool = True) -> int:
+        stage = len(self._stages)
+        if stage >= MAX_TABLES:
+            raise IsolationError(f"a traced run has at most {MAX_TABLES} stages")
+        self._stages[stage] = {"kind": kind, "name": name, "inputs": list(inputs),
+                               "partitions": partitions, "written": written}
+        return stage
+
+    def _persist(self, rdd):
+        rdd.persist(StorageLevel.MEMORY_AND_DISK)
+        self._persisted.append(rdd)
+        return rdd
+
+    def _upstream(self, stage: int) -> set[int]:
+        found, todo = set(), [stage]
+        while todo:
+            current = todo.pop()
+            if current not in found:
+                found.add(current)
+                todo.extend(self._stages[current]["inputs"])
+        return {s for s in found if self._stages[s]["written"]}
+
+    def _run_action(self, stage: int, action):
+        if self._finished:
+            raise IsolationError(f"run {self.run_id} is finished: start a new TracedContext")
+        self._expected |= self._upstream(stage)
+        if stage not in self._outputs:
+            self._outputs.append(stage)
+        try:
+            return action()
+        except IsolationError:
+            raise
+        except Exception as err:  # noqa: BLE001 - a failed Spark job, reported in one line
+            found = from_job_failure(err)
+            if found is None:
+                raise IsolationError(f"traced job failed: {_first_line(err)}") from None
+            raise type(found)(self._with_location(str(found))) from None
+
+    def _with_location(self, message: str) -> str:
+        """Adds the file location of the input named by a task's error message."""
+        match = _INPUT.search(message)
+        if not match:
+            return message
+        table, partition, seq = (int(g) for g in match.groups())
+        record_id = partition_base(table, partition) + seq
+        where = sources.locate({"sources": self._source_meta()}, [record_id]).get(record_id, {})
+        location = where.get("location")
+        return message if not location else message.replace(match.group(0), f"(input {location})")
+
+    def _source_meta(self) -> dict:
+        return {str(stage): source for stage, source in self._sources.items()}
+
+    # -- completion ------------------------------------------------------------------------
+
+    def _unpersist(self) -> None:
+        for rdd in self._persisted:
+            rdd.unpersist()
+        self._persisted.clear()
+
+    def finish(self) -> dict:
+        """Checks that every expected partition's lineage is stored, then marks the run
+        complete; returns the run's metadata."""
+        if self._finished:
+            return self.meta
+        self._unpersist()
+        written = self.store.partitions(self.run_id)
+        missing = []
+        stages = {}
+        for stage in sorted(self._expected):
+            info = self._stages[stage]
+            rows = written[written.stage == stage]
+            absent = sorted(set(range(info["partitions"])) - set(rows.partition))
+            if absent:
+                missing.append(f"stage {stage} partition(s) {', '.join(map(str, absent[:10]))}")
+            stages[str(stage)] = {
+                **{k: v for k, v in info.items() if k != "written"},
+                "rows": int(rows["rows"].sum()),
+                "spark_stages": sorted(int(s) for s in set(rows.spark_stage) if s >= 0),
+            }
+        if missing:
+            raise IsolationError(f"run {self.run_id} is incomplete: no lineage for {'; '.join(missing)}")
+        self.meta = {**self.meta, "finished": _now(), "stages": stages, "outputs": self._outputs,
+                     "sources": self._source_meta(), "complete": True}
+        self.store.mark_complete(self.run_id, self.meta)
+        self._finished = True
+        return self.meta
+
+
+def _first_line(err: BaseException) -> str:
+    for line in str(err).splitlines():
+        line = line.strip()
+        if line and not line.startswith(("Traceback", "at ", "File ")):
+            return line[:300]
+    return type(err).__name__

@@ -1,0 +1,37 @@
+"""Errors of record-level isolation: one readable line each, exit code 1.
+
+The CLI registers ``IsolationError`` as a user error, so it prints as ``perfx: <msg>``. A
+failure inside a Spark task reaches the driver wrapped in Java and Python tracebacks;
+``from_job_failure`` digs the one line meant for the user back out of that text."""
+
+from __future__ import annotations
+
+import re
+
+
+class IsolationError(Exception):
+    """A traced run or a query on a stored run could not be done as asked."""
+
+    exit_code = 1
+
+
+class UdfError(IsolationError):
+    """A user function raised on one record; the message names the record and its input."""
+
+
+class StoreError(IsolationError):
+    """A lineage store could not be reached, written or read."""
+
+
+_MARKERS = ("UdfError", "StoreError", "IsolationError")
+_LINE = re.compile(rf"(?:perfx\.isolation\.errors\.)?({'|'.join(_MARKERS)}): (.+)")
+
+
+def from_job_failure(err: BaseException) -> IsolationError | None:
+    """The IsolationError a task raised, recovered from a failed Spark job, or None when the
+    job failed for another reason (then the caller reports the Spark error itself)."""
+    found = _LINE.findall(str(err))
+    if not found:
+        return None
+    kind, message = found[-1]
+    return {"UdfError": UdfError, "StoreError": StoreError}.get(kind, IsolationError)(message.strip())

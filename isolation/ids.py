@@ -1,0 +1,49 @@
+"""Compact record ids: one int64 per record, so that provenance stays a tiny tuple.
+
+An id packs the lineage table that produced the record (source tables included), the Spark
+partition that produced it and its sequence number inside that partition:
+``table << 56 | partition << 32 | seq``. For a text source the sequence number is the line
+number inside the partition's split, which is what locates the line in the file later.
+"""
+
+from __future__ import annotations
+
+TABLE_SHIFT = 56
+PARTITION_SHIFT = 32
+MAX_TABLES = 1 << (63 - TABLE_SHIFT)
+MAX_PARTITIONS = 1 << (TABLE_SHIFT - PARTITION_SHIFT)
+
+NO_LATENCY = -(1 << 62)
+"""Path latency (ns) of "no such input": far below any real latency, so that ``max`` ignores
+it and adding UDF time to it keeps it negative. Written out as remediated latency 0."""
+
+
+def partition_base(table: int, partition: int) -> int:
+    """The id of record 0 of ``partition`` in ``table``; record i has ``base + i``."""
+    if not 0 <= table < MAX_TABLES:
+        raise ValueError(f"a traced run has at most {MAX_TABLES} lineage tables")
+    if not 0 <= partition < MAX_PARTITIONS:
+        raise ValueError(f"a traced dataset has at most {MAX_PARTITIONS} partitions")
+    return (table << TABLE_SHIFT) | (partition << PARTITION_SHIFT)
+
+
+def split_id(record_id: int) -> tuple[int, int, int]:
+    """``(table, partition, seq)`` of an id."""
+    return (
+        record_id >> TABLE_SHIFT,
+        (record_id >> PARTITION_SHIFT) & (MAX_PARTITIONS - 1),
+        record_id & ((1 << PARTITION_SHIFT) - 1),
+    )
+
+
+def describe_id(record_id: int) -> str:
+    """``"t0/p3/#17"``: how an id reads in messages and tables."""
+    table, partition, seq = split_id(record_id)
+    return f"t{table}/p{partition}/#{seq}"
+
+
+def excerpt(value: object, width: int = 80) -> str:
+    """A one-line excerpt of a record for messages and tables."""
+    text = value if isinstance(value, str) else repr(value)
+    text = text.replace("\n", "\\n").replace("\r", "\\r")
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,24 @@
+"""The stage end of an action: every record the action returns (or saves) is a row of the
+run's output table, written by the task that produced it after its last record."""
+
+from __future__ import annotations
+
+from .ids import partition_base
+from .lineage import PartitionRows
+from .tasks import write_rows
+
+
+def finalize(run: str, stage: int, store, full: bool):
+    """Yields ``(value, out_id, total_ns, source, remediated_ns)`` per record."""
+    def run_partition(index, records):
+        rows = PartitionRows(full, output=True)
+        base = partition_base(stage, index)
+        for seq, record in enumerate(records):
+            out_id = base + seq
+            rows.add(out_id, record[1], record[2], record[3], record[4])
+            rows.add_output(record[0])
+            if full:
+                rows.add_inputs(record[6], [record[5]] * len(record[6]))
+            yield record[0], out_id, record[1], record[2], max(record[3], 0)
+        write_rows(store, run, stage, index, rows)
+    return run_partition

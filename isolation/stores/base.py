@@ -1,0 +1,68 @@
+"""The one interface every lineage store implements, and what a run's metadata holds.
+
+A store keeps, per run, one small metadata document (written when the run starts, rewritten
+when it completes) and the lineage rows of every (stage, partition), written by the task that
+computed that partition. Writing a partition again replaces its rows (a retried or
+speculative task), so a partition's rows are always those of exactly one attempt. Queries go
+through DuckDB over whatever ``tables`` returns, so they are the same for every store.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import pandas as pd
+import pyarrow as pa
+
+from ..errors import IsolationError
+
+PARTITION_COLUMNS = ["stage", "partition", "rows", "attempt", "spark_stage"]
+
+
+class LineageStore(ABC):
+    """Where a traced run's lineage goes. Picklable: tasks write through their own copy."""
+
+    url: str
+
+    @abstractmethod
+    def begin(self, run: str, meta: dict) -> None:
+        """Registers a new, incomplete run; raises StoreError if the store cannot be written."""
+
+    @abstractmethod
+    def write_partition(self, run: str, stage: int, partition: int, table: pa.Table,
+                        attempt: int = 0, spark_stage: int = -1) -> None:
+        """Writes (or replaces) the rows of one partition of one stage, atomically."""
+
+    @abstractmethod
+    def partitions(self, run: str) -> pd.DataFrame:
+        """One row per written (stage, partition): ``PARTITION_COLUMNS``."""
+
+    @abstractmethod
+    def mark_complete(self, run: str, meta: dict) -> None:
+        """Rewrites the run's metadata with ``complete: true``."""
+
+    @abstractmethod
+    def run_meta(self, run: str) -> dict:
+        """The run's metadata; raises IsolationError for an unknown run."""
+
+    @abstractmethod
+    def tables(self, run: str) -> dict[int, object]:
+        """Stage -> its lineage rows as an Arrow table or dataset (DuckDB scans either)."""
+
+    @abstractmethod
+    def runs(self) -> list[dict]:
+        """The metadata of every stored run, oldest first."""
+
+    def complete_meta(self, run: str) -> dict:
+        """The metadata of a run that finished; a query on any other run says why it can't."""
+        meta = self.run_meta(run)
+        if not meta.get("complete"):
+            written = len(self.partitions(run))
+            raise IsolationError(
+                f"run {run} is incomplete: its traced job did not finish "
+                f"({written} partition(s) of lineage written); re-run it with perfx isolate"
+            )
+        return meta
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.url!r})"

@@ -1,0 +1,259 @@
+"""One application attempt's event log -> raw app/job/stage/task tables.
+
+The hot path is ``read_app``: it looks at the event name in the first bytes of each line and
+parses only the events perfx uses (task, stage, job, app and environment events), so the
+bulk of a log (accumulator-heavy SQL events, executor metric updates, block manager events)
+costs one ``bytes.startswith`` and one dictionary lookup. Task attempts accumulate as
+tuples and are turned into numpy blocks every few thousand rows: memory follows the number of
+tasks, not the size of the file, and pandas is built once at the end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import orjson
+import pandas as pd
+
+from . import events
+from .open import EventLogSource, iter_lines
+
+EVENT_KEY = b'{"Event":"'
+BLOCK_ROWS = 8192
+PROGRESS_BYTES = 8 << 20
+
+NS_COLUMNS = ("executor_cpu_time", "deserialize_cpu_time", "shuffle_write_time")
+"""Task metrics Spark logs in nanoseconds; the tables hold ms."""
+
+INT_COLUMNS = ("task_id", "task_index", "attempt", "partition_id", "stage_id", "stage_attempt_id")
+
+Skip = Callable[[str, int, str], None]
+
+
+def _is_spark_event(name: str) -> bool:
+    """Events Spark (core, SQL, streaming) defines; perfx ignores the ones it does not use
+    silently and counts only foreign events as skipped."""
+    return name.startswith("SparkListener") or name.startswith("org.apache.spark.")
+
+
+@dataclass
+class AppState:
+    """What one application attempt's events said, accumulated in log order."""
+
+    source: str
+    app_id: str = ""
+    attempt_id: str = ""
+    name: str = ""
+    user: str = ""
+    spark_version: str = ""
+    start_time: int | None = None
+    end_time: int | None = None
+    properties: dict[str, str] = field(default_factory=dict)
+    stages: dict[tuple[int, int], dict] = field(default_factory=dict)
+    jobs: dict[int, dict] = field(default_factory=dict)
+    numeric_blocks: list[np.ndarray] = field(default_factory=list)
+    numeric_rows: list[tuple] = field(default_factory=list)
+    nominal_rows: list[tuple] = field(default_factory=list)
+    running: dict[int, tuple[tuple, tuple]] = field(default_factory=dict)
+    ended: dict[int, int] = field(default_factory=dict)
+    """task id -> row of its TaskEnd, to merge the repeated end Spark logs for a resubmitted task."""
+    repeated_ends: list[tuple[int, tuple, tuple]] = field(default_factory=list)
+
+    # -- event handlers -------------------------------------------------------------------
+
+    def on_log_start(self, event: dict) -> None:
+        self.spark_version = event.get("Spark Version", "")
+
+    def on_app_start(self, event: dict) -> None:
+        self.app_id = event.get("App ID") or self.app_id
+        self.attempt_id = str(event.get("App Attempt ID") or "")
+        self.name = event.get("App Name", "")
+        self.user = event.get("User", "")
+        self.start_time = event.get("Timestamp")
+
+    def on_app_end(self, event: dict) -> None:
+        self.end_time = event.get("Timestamp")
+
+    def on_environment(self, event: dict) -> None:
+        props = event.get("Spark Properties") or {}
+        if isinstance(props, list):  # very old logs wrote [[key, value], ...]
+            props = dict(props)
+        self.properties.update({str(k): str(v) for k, v in props.items()})
+        if not self.app_id:
+            self.app_id = self.properties.get("spark.app.id", "")
+
+    def on_job_start(self, event: dict) -> None:
+        infos = [events.stage_info(i) for i in event.get("Stage Infos") or ()]
+        props = event.get("Properties") or {}
+        last = max(infos, key=lambda i: i["stage_id"], default=None)
+        self.jobs[event["Job ID"]] = {
+            "job_id": event["Job ID"],
+            "submission_time": event.get("Submission Time"),
+            "completion_time": None,
+            "result": None,
+            "failure_reason": "",
+            "stage_ids": tuple(event.get("Stage IDs") or (i["stage_id"] for i in infos)),
+            "stage_infos": infos,
+            "name": last["name"] if last else "",
+            "description": props.get("spark.job.description", ""),
+            "job_group": props.get("spark.jobGroup.id", ""),
+        }
+        for info in infos:
+            self.stages.setdefault((info["stage_id"], info["stage_attempt_id"]), dict(info, submitted=False, completed=False))
+
+    def on_job_end(self, event: dict) -> None:
+        job = self.jobs.get(event["Job ID"])
+        if job is None:  # a JobEnd whose JobStart is not in the log
+            job = self.jobs[event["Job ID"]] = {
+                "job_id": event["Job ID"], "submission_time": None, "stage_ids": (), "stage_infos": [],
+                "name": "", "description": "", "job_group": "", "failure_reason": "",
+            }
+        result = event.get("Job Result") or {}
+        job["completion_time"] = event.get("Completion Time")
+        job["result"] = result.get("Result", "")
+        exception = result.get("Exception") or {}
+        job["failure_reason"] = exception.get("Message", "") if isinstance(exception, dict) else str(exception)
+
+    def _stage(self, event: dict, completed: bool) -> None:
+        info = events.stage_info(event["Stage Info"])
+        key = (info["stage_id"], info["stage_attempt_id"])
+        stage = self.stages.setdefault(key, dict(info, submitted=False, completed=False))
+        stage.update({k: v for k, v in info.items() if v is not None})
+        stage["submitted"] = True
+        stage["completed"] = stage["completed"] or completed
+
+    def on_stage_submitted(self, event: dict) -> None:
+        self._stage(event, completed=False)
+
+    def on_stage_completed(self, event: dict) -> None:
+        self._stage(event, completed=True)
+
+    def on_task_start(self, event: dict) -> None:
+        values = events.task_start(event)
+        self.running[values[0][0]] = values
+
+    def on_task_end(self, event: dict) -> None:
+        numeric, nominal = events.task_end(event)
+        task_id = numeric[0]
+        self.running.pop(task_id, None)
+        if task_id in self.ended:
+            self.repeated_ends.append((task_id, numeric, nominal))
+            return
+        self.ended[task_id] = len(self.ended)
+        self.numeric_rows.append(numeric)
+        self.nominal_rows.append(nominal)
+        if len(self.numeric_rows) >= BLOCK_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.numeric_rows:
+            self.numeric_blocks.append(np.array(self.numeric_rows, dtype=np.float64))
+            self.numeric_rows = []
+
+    # -- tables ---------------------------------------------------------------------------
+
+    def task_table(self) -> pd.DataFrame:
+        """One row per task attempt: every TaskEnd, plus attempts that started and never ended.
+
+        Spark logs a second TaskEnd (reason ``Resubmitted``) for a finished map task whose
+        output was lost; like the history server, perfx keeps one row per task id, counts the
+        resubmissions, and keeps the first end's metrics unless the later one carries some."""
+        for numeric, nominal in self.running.values():
+            self.numeric_rows.append(numeric)
+            self.nominal_rows.append(nominal)
+        self.running.clear()
+        self._flush()
+        if self.numeric_blocks:
+            values = np.concatenate(self.numeric_blocks)
+        else:
+            values = np.empty((0, len(events.TASK_NUMERIC)))
+        tasks = pd.DataFrame(values, columns=list(events.TASK_NUMERIC))
+        nominal = pd.DataFrame(self.nominal_rows, columns=list(events.TASK_NOMINAL), dtype=object)
+        tasks = pd.concat([tasks, nominal], axis=1)
+        tasks["resubmitted"] = 0
+        for task_id, numeric, nominal_values in self.repeated_ends:
+            row = self.ended[task_id]
+            if nominal_values[6] == "Resubmitted":
+                tasks.loc[row, "resubmitted"] += 1
+            if numeric[9]:  # the later end carries metrics: they replace the first ones
+                tasks.loc[row, list(events.TASK_NUMERIC)] = np.array(numeric, dtype=np.float64)
+        for column in NS_COLUMNS:
+            tasks[column] = tasks[column] / 1e6
+        for column in INT_COLUMNS:
+            tasks[column] = tasks[column].astype(np.int64)
+        tasks["launch_time"] = tasks["launch_time"].astype(np.int64)
+        return tasks
+
+
+HANDLERS: dict[str, Callable[[AppState, dict], None]] = {
+    "SparkListenerTaskEnd": AppState.on_task_end,
+    "SparkListenerTaskStart": AppState.on_task_start,
+    "SparkListenerStageSubmitted": AppState.on_stage_submitted,
+    "SparkListenerStageCompleted": AppState.on_stage_completed,
+    "SparkListenerJobStart": AppState.on_job_start,
+    "SparkListenerJobEnd": AppState.on_job_end,
+    "SparkListenerApplicationStart": AppState.on_app_start,
+    "SparkListenerApplicationEnd": AppState.on_app_end,
+    "SparkListenerEnvironmentUpdate": AppState.on_environment,
+    "SparkListenerLogStart": AppState.on_log_start,
+}
+"""Event name -> handler; every other event is ignored (Spark's) or counted as skipped."""
+
+_HANDLERS_BY_BYTES = {name.encode(): handler for name, handler in HANDLERS.items()}
+
+
+def read_app(source: EventLogSource, skip: Skip, progress: Callable[[int], None] | None = None) -> AppState:
+    """Read one application attempt's event log into an ``AppState``.
+
+    ``progress`` is called now and then with the number of bytes read since its last call
+    (on-disk bytes: decompressed line bytes for plain logs, whole parts for compressed ones).
+    Bad lines (malformed JSON, a truncated last line, an event without the fields it must
+    have, a foreign event) are reported through ``skip`` and the reading goes on."""
+    state = AppState(str(source.path))
+    handlers = _HANDLERS_BY_BYTES
+    loads = orjson.loads
+    key_len = len(EVENT_KEY)
+    ignored: set[bytes] = set()
+    plain = source.codec is None
+    unreported = 0
+    for path, number, line in iter_lines(source, skip):
+        if progress is not None and plain:
+            unreported += len(line)
+            if unreported > PROGRESS_BYTES:
+                progress(unreported)
+                unreported = 0
+        if line.startswith(EVENT_KEY):
+            name = line[key_len : line.find(b'"', key_len)]
+            handler = handlers.get(name)
+            if handler is None:
+                if name in ignored:
+                    continue
+                if _is_spark_event(name.decode("utf-8", "replace")):
+                    ignored.add(name)
+                    continue
+        elif not line.strip():
+            continue
+        else:
+            handler = None
+        try:
+            event = loads(line)
+        except orjson.JSONDecodeError as err:
+            truncated = not line.endswith(b"\n")
+            skip(path, number, "truncated last line" if truncated else f"malformed JSON: {err}")
+            continue
+        if handler is None:
+            name = event.get("Event") if isinstance(event, dict) else None
+            handler = HANDLERS.get(name) if isinstance(name, str) else None
+            if handler is None:
+                if not (isinstance(name, str) and _is_spark_event(name)):
+                    skip(path, number, f"unknown event {name!r}" if name else "not an event")
+                continue
+        try:
+            handler(state, event)
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            skip(path, number, f"{event.get('Event')} without usable {err}")
+    if progress is not None:
+        progress(unreported if plain else source.size)
+    return state

@@ -1,0 +1,166 @@
+"""Decoders for the compressed streams Spark writes event logs with.
+
+Spark does not use the standard lz4-frame or snappy-framing formats: it wraps each codec in a
+Java stream (lz4-java ``LZ4BlockOutputStream``, snappy-java ``SnappyOutputStream``, Ning
+``LZFOutputStream``). Each decoder here takes a binary file object and yields decompressed
+chunks, so a log of any size streams through bounded memory. A stream that ends mid-block
+raises ``CorruptStream`` after yielding everything before the bad block: the reader counts
+that as a truncated tail instead of losing the whole log.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import BinaryIO, Callable, Iterator
+
+from ..errors import CorruptStream
+
+CHUNK = 1 << 20
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+LZ4_MAGIC = b"LZ4Block"
+SNAPPY_MAGIC = b"\x82SNAPPY\x00"
+LZF_MAGIC = b"ZV"
+
+
+def _read_exact(stream: BinaryIO, size: int, what: str) -> bytes:
+    data = stream.read(size)
+    if len(data) != size:
+        raise CorruptStream(f"stream ends inside {what} ({len(data)} of {size} bytes)")
+    return data
+
+
+def zstd_chunks(stream: BinaryIO) -> Iterator[bytes]:
+    """Zstandard: Spark writes several frames without a content size, so read across frames."""
+    import zstandard
+
+    reader = zstandard.ZstdDecompressor().stream_reader(stream, read_across_frames=True)
+    try:
+        while chunk := reader.read(CHUNK):
+            yield chunk
+    except zstandard.ZstdError as err:
+        raise CorruptStream(f"zstd: {err}") from err
+
+
+def lz4_chunks(stream: BinaryIO) -> Iterator[bytes]:
+    """lz4-java LZ4BlockOutputStream: per block the magic ``LZ4Block``, a token byte (method in
+    the high nibble: 0x10 raw, 0x20 lz4), little-endian compressed length, decompressed length
+    and xxhash32 checksum, then the data. A block with length 0 ends one stream; streams may
+    follow each other."""
+    import lz4.block
+
+    while True:
+        magic = stream.read(len(LZ4_MAGIC))
+        if not magic:
+            return
+        if magic != LZ4_MAGIC:
+            raise CorruptStream("lz4: block does not start with the LZ4Block magic")
+        token, compressed_len, decompressed_len, _checksum = struct.unpack("<BIII", _read_exact(stream, 13, "an lz4 block header"))
+        data = _read_exact(stream, compressed_len, "an lz4 block")
+        if decompressed_len == 0:
+            continue
+        method = token & 0xF0
+        if method == 0x10:
+            yield data
+        elif method == 0x20:
+            try:
+                yield lz4.block.decompress(data, uncompressed_size=decompressed_len)
+            except lz4.block.LZ4BlockError as err:
+                raise CorruptStream(f"lz4: {err}") from err
+        else:
+            raise CorruptStream(f"lz4: unknown compression method {method:#x}")
+
+
+def snappy_chunks(stream: BinaryIO) -> Iterator[bytes]:
+    """snappy-java SnappyOutputStream: the 8-byte magic, two 4-byte versions, then blocks of a
+    4-byte big-endian length and one raw snappy block. Concatenated streams repeat the header."""
+    import cramjam
+
+    while True:
+        head = stream.read(4)
+        if not head:
+            return
+        if head == SNAPPY_MAGIC[:4]:
+            _read_exact(stream, 12, "a snappy stream header")
+            continue
+        if len(head) != 4:
+            raise CorruptStream("snappy: stream ends inside a block length")
+        (length,) = struct.unpack(">I", head)
+        data = _read_exact(stream, length, "a snappy block")
+        try:
+            yield bytes(cramjam.snappy.decompress_raw(data))
+        except cramjam.DecompressionError as err:
+            raise CorruptStream(f"snappy: {err}") from err
+
+
+def lzf_decompress(data: bytes, expected_len: int) -> bytes:
+    """One LZF block (liblzf's format, as Ning's encoder writes it).
+
+    Control byte < 32: a literal run of ctrl+1 bytes. Otherwise a back reference: length
+    ctrl>>5 (7 means "add the next byte"), plus 2; offset ((ctrl & 31) << 8) + next byte + 1."""
+    out = bytearray()
+    pos, end = 0, len(data)
+    while pos < end:
+        ctrl = data[pos]
+        pos += 1
+        if ctrl < 32:
+            out += data[pos : pos + ctrl + 1]
+            pos += ctrl + 1
+            continue
+        length = ctrl >> 5
+        if length == 7:
+            length += data[pos]
+            pos += 1
+        start = len(out) - ((ctrl & 0x1F) << 8) - data[pos] - 1
+        pos += 1
+        length += 2
+        if start < 0:
+            raise CorruptStream("lzf: back reference before the start of the block")
+        if start + length <= len(out):
+            out += out[start : start + length]
+        else:
+            for i in range(length):  # overlapping copy repeats the last bytes
+                out.append(out[start + i])
+    if len(out) != expected_len:
+        raise CorruptStream(f"lzf: block decodes to {len(out)} bytes, header says {expected_len}")
+    return bytes(out)
+
+
+def lzf_chunks(stream: BinaryIO) -> Iterator[bytes]:
+    """Ning LZFOutputStream: chunks of ``ZV``, a type byte (0 stored, 1 compressed), a 2-byte
+    big-endian length (compressed chunks add the 2-byte decompressed length), then the data."""
+    while True:
+        magic = stream.read(2)
+        if not magic:
+            return
+        if magic != LZF_MAGIC:
+            raise CorruptStream("lzf: chunk does not start with ZV")
+        kind = _read_exact(stream, 1, "an lzf chunk header")[0]
+        if kind == 0:
+            (length,) = struct.unpack(">H", _read_exact(stream, 2, "an lzf chunk header"))
+            yield _read_exact(stream, length, "an lzf chunk")
+        elif kind == 1:
+            compressed_len, decompressed_len = struct.unpack(">HH", _read_exact(stream, 4, "an lzf chunk header"))
+            yield lzf_decompress(_read_exact(stream, compressed_len, "an lzf chunk"), decompressed_len)
+        else:
+            raise CorruptStream(f"lzf: unknown chunk type {kind}")
+
+
+Decoder = Callable[[BinaryIO], Iterator[bytes]]
+
+CODECS: dict[str, Decoder] = {"zstd": zstd_chunks, "lz4": lz4_chunks, "snappy": snappy_chunks, "lzf": lzf_chunks}
+"""Codec name (as in ``spark.eventLog.compression.codec``) -> decoder."""
+
+
+def sniff_codec(head: bytes) -> str | None:
+    """The codec a file is compressed with, from its first bytes (file names lie: tools rename
+    logs), or None for plain text."""
+    if head.startswith(ZSTD_MAGIC):
+        return "zstd"
+    if head.startswith(LZ4_MAGIC):
+        return "lz4"
+    if head.startswith(SNAPPY_MAGIC):
+        return "snappy"
+    if head.startswith(LZF_MAGIC):
+        return "lzf"
+    return None

@@ -1,0 +1,83 @@
+"""Spark event-log sources -> one ``Log``: read each application attempt, then build the
+tables, the history server's counters, the derived task features, the aggregates and the
+varying configuration, and register every column."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import pandas as pd
+
+from ..aggregate import add_task_aggregates, aggregate_specs
+from ..config import varying_settings
+from ..derive import add_task_features
+from ..model import Log, SkippedLine
+from ..registry import SPARK_TASK, FeatureRegistry
+from .build import AppState, read_app
+from .counts import add_app_counts, add_job_counts, add_stage_counts
+from .open import EventLogSource
+from .specs import SPARK_APP, SPARK_JOB, SPARK_STAGE, SPARK_TASK_EXTRA
+from .tables import build_tables
+
+Progress = Callable[[int], None]
+
+
+def _distinct_attempts(states: list[AppState], skipped: list[SkippedLine]) -> list[AppState]:
+    """One state per (app id, attempt): the same attempt found twice (copied logs, an
+    incomplete and a complete copy) is read once, from the first path, and the other reported."""
+    seen: dict[tuple[str, str], str] = {}
+    kept = []
+    for state in states:
+        key = (state.app_id, state.attempt_id)
+        if key in seen:
+            attempt = f" attempt {state.attempt_id}" if state.attempt_id else ""
+            skipped.append(SkippedLine(state.source, 0, f"duplicate of {state.app_id}{attempt} already read from {seen[key]}"))
+            continue
+        seen[key] = state.source
+        kept.append(state)
+    return kept
+
+
+def read_event_logs(sources: list[EventLogSource], skipped: list[SkippedLine], progress: Progress | None = None) -> Log:
+    """All the sources as one Log; bad lines and unreadable files go to ``skipped``."""
+
+    def skip(path: str, line: int, reason: str) -> None:
+        skipped.append(SkippedLine(path, line, reason))
+
+    states = []
+    for source in sources:
+        state = read_app(source, skip, progress)
+        if not state.app_id:
+            state.app_id = source.path.name.removesuffix(".inprogress")
+        states.append(state)
+    states = _distinct_attempts(states, skipped)
+    tasks, stages, jobs, apps = build_tables(states)
+
+    stages = add_stage_counts(stages, tasks)
+    jobs = add_job_counts(jobs, stages, tasks)
+    apps = add_app_counts(apps, jobs, stages)
+    tasks = add_task_features(tasks)
+    stages = add_task_aggregates(stages, tasks, "stage_key")
+    jobs = add_task_aggregates(jobs, tasks.assign(job_key=tasks["app_key"] + "/" + tasks["job_id"]), "job_key")
+    apps = add_task_aggregates(apps, tasks, "app_key")
+
+    registry = FeatureRegistry()
+    registry.register_all("task", SPARK_TASK + SPARK_TASK_EXTRA)
+    task_specs = registry.specs("task")
+    for entity, own, table in (("stage", SPARK_STAGE, stages), ("job", SPARK_JOB, jobs), ("app", SPARK_APP, apps)):
+        registry.register_all(entity, own)
+        registry.register_all(entity, aggregate_specs(task_specs, set(table.columns)))
+
+    settings, setting_specs = varying_settings({k: s.properties for k, s in zip(apps["app_key"], states)})
+    tables = {"task": tasks, "stage": stages, "job": jobs, "app": apps}
+    for entity, table in tables.items():
+        fresh = [s for s in setting_specs if s.name not in table.columns]
+        if fresh:
+            values = settings[[s.name for s in fresh]].reindex(table["app_key"].to_numpy())
+            values.index = table.index
+            tables[entity] = pd.concat([table, values], axis=1)
+            registry.register_all(entity, fresh)
+    return Log(
+        tasks=tables["task"], stages=tables["stage"], jobs=tables["job"], apps=tables["app"],
+        registry=registry, skipped=skipped, sources=[str(s.path) for s in sources],
+    )

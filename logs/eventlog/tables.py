@@ -1,0 +1,191 @@
+"""AppStates -> the canonical app/job/stage/task tables (before derived features, aggregates
+and configuration, which logs.derive, logs.aggregate and logs.config add for every format).
+
+Ids carry the application, and its attempt when more than one attempt of the same
+application is loaded (``app/attempt/...``): task ids are unique within an attempt only.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+
+from .build import AppState
+
+TASK_COLUMNS = (
+    "id", "duration", "app_id", "app_attempt_id", "app_key", "job_id", "stage_id", "stage_attempt_id",
+    "stage_key", "task_id", "task_index", "attempt", "partition_id", "launch_time", "finish_time",
+    "executor_id", "host", "locality", "speculative", "task_type", "status", "end_reason", "failure",
+    "resubmitted", "executor_run_time", "executor_cpu_time", "deserialize_time", "deserialize_cpu_time",
+    "result_serialization_time", "getting_result_time", "scheduler_delay", "gc_time", "result_size",
+    "peak_execution_memory", "memory_bytes_spilled", "disk_bytes_spilled", "input_bytes", "input_records",
+    "output_bytes", "output_records", "shuffle_read_bytes", "shuffle_remote_bytes_read",
+    "shuffle_remote_bytes_read_to_disk", "shuffle_local_bytes_read", "shuffle_read_records",
+    "shuffle_remote_blocks_fetched", "shuffle_local_blocks_fetched", "shuffle_fetch_wait_time",
+    "shuffle_remote_reqs_duration", "shuffle_write_bytes", "shuffle_write_records", "shuffle_write_time",
+)
+
+
+def app_keys(states: list[AppState]) -> list[str]:
+    """``app_id``, or ``app_id/attempt`` for apps loaded with several attempts."""
+    attempts = Counter(s.app_id for s in states)
+    return [f"{s.app_id}/{s.attempt_id}" if attempts[s.app_id] > 1 else s.app_id for s in states]
+
+
+def _stage_jobs(state: AppState) -> dict[int, int]:
+    """stage id -> the first job that lists it."""
+    first: dict[int, int] = {}
+    for job_id in sorted(state.jobs):
+        for stage_id in state.jobs[job_id]["stage_ids"]:
+            first.setdefault(stage_id, job_id)
+    return first
+
+
+def _identity(frame: pd.DataFrame, state: AppState, key: str) -> None:
+    frame.insert(0, "app_key", key)
+    frame.insert(0, "app_attempt_id", state.attempt_id)
+    frame.insert(0, "app_id", state.app_id)
+
+
+def task_table(state: AppState, key: str) -> pd.DataFrame:
+    """The task attempts of one app, with Spark's derived times (duration, getting-result
+    time, scheduler delay) computed as the history server computes them."""
+    tasks = state.task_table()
+    _identity(tasks, state, key)
+    stage_jobs = _stage_jobs(state)
+    tasks["job_id"] = [str(stage_jobs[s]) if s in stage_jobs else "" for s in tasks["stage_id"].tolist()]
+    tasks["stage_key"] = key + "/" + tasks["stage_id"].astype(str) + "/" + tasks["stage_attempt_id"].astype(str)
+    tasks["id"] = key + "/" + tasks["task_id"].astype(str)
+    tasks["duration"] = tasks["finish_time"] - tasks["launch_time"]
+    fetch = tasks.pop("result_fetch_start")
+    # "Getting Result Time" in the log is when the driver began fetching the result (epoch
+    # ms, 0 if the result came with the status update), not a duration.
+    tasks["getting_result_time"] = np.where((fetch > 0) & tasks["finish_time"].notna(), tasks["finish_time"] - fetch, 0.0)
+    has_metrics = tasks.pop("has_metrics") > 0
+    delay = (
+        tasks["duration"] - tasks["executor_run_time"] - tasks["deserialize_time"]
+        - tasks["result_serialization_time"] - tasks["getting_result_time"]
+    ).clip(lower=0)
+    tasks["scheduler_delay"] = delay.where(has_metrics)
+    tasks["shuffle_read_bytes"] = tasks["shuffle_remote_bytes_read"] + tasks["shuffle_local_bytes_read"]
+    return tasks[list(TASK_COLUMNS)]
+
+
+def stage_table(state: AppState, key: str, jobs_ended: set[int]) -> pd.DataFrame:
+    """One row per stage attempt, submitted or only announced by a job (then PENDING, or
+    SKIPPED once every job that listed it has ended, as in the history server)."""
+    stage_jobs = _stage_jobs(state)
+    listing_jobs: dict[int, list[int]] = {}
+    for job_id, job in state.jobs.items():
+        for stage_id in job["stage_ids"]:
+            listing_jobs.setdefault(stage_id, []).append(job_id)
+    rows = []
+    for (stage_id, attempt), stage in sorted(state.stages.items()):
+        if stage["completed"]:
+            status = "FAILED" if stage.get("failure_reason") else "COMPLETE"
+        elif stage["submitted"]:
+            status = "ACTIVE"
+        elif all(j in jobs_ended for j in listing_jobs.get(stage_id, [])):
+            status = "SKIPPED"
+        else:
+            status = "PENDING"
+        rows.append({
+            "id": f"{key}/{stage_id}/{attempt}",
+            "stage_id": stage_id,
+            "stage_attempt_id": attempt,
+            "job_id": str(stage_jobs.get(stage_id, "")),
+            "name": stage["name"],
+            "status": status,
+            "num_tasks": stage["num_tasks"],
+            "submission_time": stage["submission_time"] if stage["submitted"] else None,
+            "completion_time": stage["completion_time"] if stage["completed"] else None,
+            "failure_reason": stage.get("failure_reason") or "",
+            "parent_ids": ",".join(map(str, stage["parent_ids"])),
+            "details": stage.get("details") or "",
+        })
+    stages = pd.DataFrame(rows, columns=[
+        "id", "stage_id", "stage_attempt_id", "job_id", "name", "status", "num_tasks", "submission_time",
+        "completion_time", "failure_reason", "parent_ids", "details",
+    ])
+    _identity(stages, state, key)
+    for column in ("submission_time", "completion_time"):
+        stages[column] = pd.to_numeric(stages[column]).astype(float)
+    stages["duration"] = stages["completion_time"] - stages["submission_time"]
+    return stages
+
+
+JOB_STATUS = {"JobSucceeded": "SUCCEEDED", "JobFailed": "FAILED"}
+
+
+def job_table(state: AppState, key: str) -> pd.DataFrame:
+    """One row per job. ``num_tasks`` counts, as Spark does, the tasks of the stages that had
+    not already completed when the job started (stages reused from earlier jobs are skipped)."""
+    rows = []
+    for job_id, job in sorted(state.jobs.items()):
+        result = job.get("result")
+        rows.append({
+            "id": f"{key}/{job_id}",
+            "job_id": str(job_id),
+            "name": job["name"],
+            "description": job["description"],
+            "job_group": job["job_group"],
+            "status": JOB_STATUS.get(result, "UNKNOWN") if result is not None else "RUNNING",
+            "submission_time": job["submission_time"],
+            "completion_time": job.get("completion_time"),
+            "failure_reason": job["failure_reason"],
+            "stage_ids": ",".join(map(str, job["stage_ids"])),
+            "num_stages": len(job["stage_ids"]),
+            "num_tasks": sum(i["num_tasks"] for i in job["stage_infos"] if i["completion_time"] is None),
+        })
+    jobs = pd.DataFrame(rows, columns=[
+        "id", "job_id", "name", "description", "job_group", "status", "submission_time", "completion_time",
+        "failure_reason", "stage_ids", "num_stages", "num_tasks",
+    ])
+    _identity(jobs, state, key)
+    for column in ("submission_time", "completion_time"):
+        jobs[column] = pd.to_numeric(jobs[column]).astype(float)
+    jobs["duration"] = jobs["completion_time"] - jobs["submission_time"]
+    return jobs
+
+
+def app_row(state: AppState, key: str) -> dict:
+    duration = state.end_time - state.start_time if state.end_time and state.start_time else None
+    return {
+        "id": key,
+        "app_id": state.app_id,
+        "app_attempt_id": state.attempt_id,
+        "app_key": key,
+        "name": state.name,
+        "user": state.user,
+        "spark_version": state.spark_version,
+        "start_time": state.start_time,
+        "end_time": state.end_time,
+        "duration": duration,
+        "completed": "T" if state.end_time else "F",
+        "source": state.source,
+    }
+
+
+def build_tables(states: list[AppState]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(tasks, stages, jobs, apps) of all the loaded application attempts."""
+    keys = app_keys(states)
+    tasks, stages, jobs, apps = [], [], [], []
+    for state, key in zip(states, keys):
+        ended = {j for j, job in state.jobs.items() if job.get("result") is not None}
+        tasks.append(task_table(state, key))
+        stages.append(stage_table(state, key, ended))
+        jobs.append(job_table(state, key))
+        apps.append(app_row(state, key))
+    app_frame = pd.DataFrame(apps, columns=list(app_row(AppState(""), "")))
+    for column in ("start_time", "end_time", "duration"):
+        app_frame[column] = pd.to_numeric(app_frame[column]).astype(float)
+    return _concat(tasks, TASK_COLUMNS), _concat(stages), _concat(jobs), app_frame
+
+
+def _concat(frames: list[pd.DataFrame], columns: tuple[str, ...] = ()) -> pd.DataFrame:
+    frames = [f for f in frames if len(f)] or frames[:1]
+    if not frames:
+        return pd.DataFrame(columns=list(columns))
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0].reset_index(drop=True)

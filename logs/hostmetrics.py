@@ -1,0 +1,137 @@
+"""Host metrics (Ganglia-style time series) joined onto tasks, and percolated to jobs.
+
+PerfXplain's most useful task features were not in the MapReduce log at all: they were the
+load, CPU and network of the instance while the task ran, sampled by Ganglia every few
+seconds. A task gets, for each metric, the time-weighted mean of the metric over its run on
+its host; a job gets the mean over its tasks.
+
+A sample's value holds from its timestamp until the next sample on the same host (the last
+one holds onwards, the first one also covers the time before it). The mean over a task's run
+``[launch, finish]`` is then an exact integral of that step function, computed for all tasks of
+a host at once from the host's cumulative integral and ``searchsorted`` — never a loop over
+tasks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .model import Log
+from .registry import spec
+from .tabular import infer_unit
+
+PREFIX = "host_"
+"""Joined metric ``m`` becomes the task and job feature ``host_m``."""
+
+SECONDS_BEFORE = 1e11
+"""Epoch timestamps below this are seconds (Ganglia's unit), at or above it milliseconds."""
+
+
+def join_host_metrics(log: Log, metrics: pd.DataFrame) -> Log:
+    """A copy of ``log`` with every numeric metric of ``metrics`` joined onto its tasks as
+    ``host_<metric>`` (time-weighted mean over the task's run on its host) and onto its jobs
+    as the mean over their tasks. ``metrics`` has columns ``host``, ``timestamp`` (epoch s or
+    ms, or datetimes) and one column per metric; tasks need ``host``, ``launch_time`` and
+    ``finish_time`` (epoch ms). Tasks on hosts without samples get missing values."""
+    missing = {"host", "launch_time", "finish_time"} - set(log.tasks.columns)
+    if missing:
+        raise ValueError(f"joining host metrics needs task columns {', '.join(sorted(missing))}")
+    if not {"host", "timestamp"} <= set(metrics.columns):
+        raise ValueError("host metrics need 'host' and 'timestamp' columns")
+    names = [c for c in metrics.columns if c not in ("host", "timestamp") and pd.api.types.is_numeric_dtype(metrics[c])]
+    samples = metrics.assign(timestamp=_epoch_ms(metrics["timestamp"]))
+
+    tasks = log.tasks.copy()
+    joined = task_means(tasks, samples, names)
+    for name in names:
+        tasks[PREFIX + name] = joined[name]
+
+    registry = log.registry.copy()
+    for name in names:
+        registry.register("task", _spec(name, "Time-weighted mean while the task ran on its host"), replace=True)
+    jobs = _percolate(tasks, log.jobs, [PREFIX + n for n in names])
+    if jobs is not log.jobs:
+        for name in names:
+            registry.register("job", _spec(name, "Mean over the job's tasks of the task's host mean"), replace=True)
+    return Log(tasks=tasks, stages=log.stages, jobs=jobs, apps=log.apps, registry=registry,
+               skipped=list(log.skipped), sources=list(log.sources))
+
+
+def task_means(tasks: pd.DataFrame, samples: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """For every task row, the time-weighted mean of each metric over [launch_time,
+    finish_time] on its host (index aligned with ``tasks``). Vectorised per host."""
+    out = pd.DataFrame(np.nan, index=tasks.index, columns=names, dtype=float)
+    launch = pd.to_numeric(tasks["launch_time"], errors="coerce").to_numpy(float)
+    finish = pd.to_numeric(tasks["finish_time"], errors="coerce").to_numpy(float)
+    hosts = tasks["host"].astype(str).to_numpy()
+    by_host = {h: g for h, g in samples.groupby(samples["host"].astype(str), sort=False)}
+    for host, rows in _positions(hosts).items():
+        group = by_host.get(host)
+        if group is None:
+            continue
+        group = group.sort_values("timestamp", kind="stable")
+        a, b = launch[rows], finish[rows]
+        for name in names:
+            values = group[name].to_numpy(float)
+            keep = ~np.isnan(values)
+            if keep.any():
+                out.iloc[rows, out.columns.get_loc(name)] = step_mean(group["timestamp"].to_numpy(float)[keep], values[keep], a, b)
+    return out
+
+
+def step_mean(times: np.ndarray, values: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Mean of the step function (``values[i]`` from ``times[i]`` until ``times[i+1]``) over
+    each interval ``[start, end]``; the value at ``start`` where the interval is empty.
+    ``times`` must be sorted."""
+    cumulative = np.concatenate([[0.0], np.cumsum(values[:-1] * np.diff(times))])
+
+    def integral(x: np.ndarray) -> np.ndarray:
+        i = np.clip(np.searchsorted(times, x, side="right") - 1, 0, len(times) - 1)
+        return cumulative[i] + values[i] * (x - times[i])
+
+    width = end - start
+    at_start = values[np.clip(np.searchsorted(times, start, side="right") - 1, 0, len(times) - 1)]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (integral(end) - integral(start)) / width
+    return np.where(width > 0, mean, at_start)
+
+
+def _positions(hosts: np.ndarray) -> dict[str, np.ndarray]:
+    codes, uniques = pd.factorize(hosts)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
+    return {uniques[k]: order[bounds[k]:bounds[k + 1]] for k in range(len(uniques))}
+
+
+def _epoch_ms(column: pd.Series) -> pd.Series:
+    if pd.api.types.is_datetime64_any_dtype(column):
+        return column.astype("int64") / 1e6
+    values = pd.to_numeric(column, errors="coerce").astype(float)
+    return values * 1000.0 if values.median() < SECONDS_BEFORE else values
+
+
+def _percolate(tasks: pd.DataFrame, jobs: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """Jobs with the mean of each joined column over their tasks, matched by the tasks'
+    ``job_id`` (with ``app_id`` too when both tables carry it); ``jobs`` itself when the
+    tables cannot be matched."""
+    if jobs.empty or "job_id" not in tasks.columns:
+        return jobs
+    if {"app_id", "job_id"} <= set(jobs.columns) and "app_id" in tasks.columns:
+        keys = ["app_id", "job_id"]
+        means = tasks.groupby(keys)[columns].mean()
+        joined = jobs.drop(columns=[c for c in columns if c in jobs.columns]).join(means, on=keys)
+    else:
+        key = "id" if tasks["job_id"].astype(str).isin(jobs["id"].astype(str)).any() else "job_id"
+        if key not in jobs.columns:
+            return jobs
+        means = tasks.groupby(tasks["job_id"].astype(str))[columns].mean()
+        aligned = means.reindex(jobs[key].astype(str).to_numpy())
+        aligned.index = jobs.index
+        joined = pd.concat([jobs.drop(columns=[c for c in columns if c in jobs.columns]), aligned], axis=1)
+    return joined
+
+
+def _spec(metric: str, how: str):
+    return spec(PREFIX + metric, "numeric", infer_unit(metric), "feature", f"Host metric {metric}: {how}.", "host metrics")
+

@@ -1,0 +1,156 @@
+"""PerfXplain-style tabular logs: a directory of ``jobs`` and ``tasks`` tables (CSV or Parquet),
+optionally with Ganglia-style host metrics, loaded into the canonical ``Log``.
+
+This is how MapReduce logs reached PerfXplain — one row per job or task, one column per
+feature — and how the EC2-style fixtures are written. Nothing about a column is known in
+advance, so each one is registered from its name and dtype: its kind from the dtype, its
+unit where the name makes it obvious, and its role so that ids and timestamps (identity) and
+duration/finish times (outcome) never become explanations.
+
+Layout (each table ``.csv`` or ``.parquet``)::
+
+    DIR/tasks.csv          id (or task_id), job_id, features..., duration (ms)
+    DIR/jobs.csv           id (or job_id), features..., duration (ms)           [optional]
+    DIR/host_metrics.csv   host, timestamp, metric columns (also hosts.csv)      [optional]
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from .errors import NotALog
+from .model import Log
+from .registry import FeatureRegistry, FeatureSpec, Role, Unit
+
+SUFFIXES = (".csv", ".parquet")
+TABLES = {"task": "tasks", "job": "jobs"}
+HOST_METRIC_TABLES = ("host_metrics", "hosts")
+
+TIMESTAMPS = {"launch_time", "start_time", "submit_time", "timestamp"}
+"""Columns that name the moment an execution began: identity (they tell executions apart
+but explain nothing)."""
+OUTCOMES = {"duration", "finish_time", "end_time", "status"}
+"""Columns that restate the outcome: never proposed as explanations."""
+PAPER_ALIASES = {"host": ("hostname",), "tracker_name": ("tracker",), "pig_script": ("script",)}
+"""Spellings of the PerfXplain paper beyond the underscore-free name every column gets."""
+
+
+def is_tabular_log(path: str | Path) -> bool:
+    """Is ``path`` a directory holding a ``tasks`` or ``jobs`` table (or such a table itself)?"""
+    return _table_dir(Path(path)) is not None
+
+
+def read_tabular_log(path: str | Path) -> Log:
+    """Load a tabular log directory (or one of its table files) into the canonical model,
+    joining its host metrics onto tasks and jobs when present."""
+    root = _table_dir(Path(path))
+    if root is None:
+        raise NotALog(f"{path}: no tasks.csv/.parquet or jobs.csv/.parquet table found")
+    registry = FeatureRegistry()
+    tables: dict[str, pd.DataFrame] = {}
+    for entity, stem in TABLES.items():
+        file = _find(root, stem)
+        frame = _normalise(_read(file), entity, file) if file else pd.DataFrame()
+        tables[entity] = frame
+        if file:
+            registry.register_all(entity, column_specs(frame, source=file.name))
+    log = Log(tasks=tables["task"], jobs=tables["job"], registry=registry, sources=[str(root)])
+    metrics_file = next((f for f in (_find(root, s) for s in HOST_METRIC_TABLES) if f), None)
+    if metrics_file is None or log.tasks.empty:
+        return log
+    from .hostmetrics import join_host_metrics
+
+    return join_host_metrics(log, _read(metrics_file).rename(columns=snake_case))
+
+
+def column_specs(frame: pd.DataFrame, source: str = "") -> list[FeatureSpec]:
+    """One spec per column: kind from the dtype, unit and role from the name."""
+    return [
+        FeatureSpec(
+            name=name,
+            kind="numeric" if pd.api.types.is_numeric_dtype(frame[name]) and not pd.api.types.is_bool_dtype(frame[name]) else "nominal",
+            unit=infer_unit(name),
+            role=infer_role(name),
+            description=f"Column {name!r} of the tabular log.",
+            source=source,
+            aliases=_aliases(name),
+        )
+        for name in frame.columns
+    ]
+
+
+def infer_role(name: str) -> Role:
+    if name == "id" or name.endswith("_id") or name in TIMESTAMPS or name.endswith("_timestamp"):
+        return "identity"
+    if name in OUTCOMES or name.endswith("_finished") or name.endswith("_finish_time"):
+        return "outcome"
+    return "feature"
+
+
+def infer_unit(name: str) -> Unit:
+    """The unit a column's name makes obvious: sizes (``*bytes*``, ``*_size``, Ganglia
+    ``mem_*``/``disk_*``/``swap_*``, which the reader expects in bytes), times (``duration``,
+    ``*_time``, ``*_ms``, ``*_milliseconds``), counts (``*records*``, ``num_*``, ``*_count``,
+    ``pkts_*``, ``proc_*``), percentages and ratios (``cpu_*`` but ``cpu_milliseconds``,
+    ``*_factor``, ``*_fraction``); ``none`` otherwise."""
+    if "bytes" in name or name.endswith("_size") or re.match(r"(mem|disk|swap)_", name):
+        return "bytes"
+    if name == "duration" or name.endswith(("_time", "_ms", "_milliseconds")):
+        return "ms"
+    if "records" in name or name.startswith(("num_", "pkts_", "proc_")) or name.endswith(("_count", "_tasks", "_groups")):
+        return "count"
+    if name.startswith("cpu_") or name.endswith(("_factor", "_fraction", "_ratio", "_used")):
+        return "ratio"
+    return "none"
+
+
+def snake_case(name: str) -> str:
+    """``HDFS_BYTES_READ`` -> ``hdfs_bytes_read``, ``jobID`` -> ``job_id``, ``Job Id`` -> ``job_id``."""
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", str(name).strip())
+    return re.sub(r"[^0-9a-zA-Z]+", "_", name).strip("_").lower()
+
+
+def _aliases(name: str) -> tuple[str, ...]:
+    compact = name.replace("_", "")
+    return tuple(dict.fromkeys(([compact] if compact != name else []) + list(PAPER_ALIASES.get(name, ()))))
+
+
+def _normalise(frame: pd.DataFrame, entity: str, file: Path) -> pd.DataFrame:
+    """snake_case columns, a unique string ``id``, string ``job_id``, ``duration`` in ms."""
+    frame = frame.rename(columns=snake_case)
+    own_id = f"{entity}_id"
+    if "id" not in frame.columns:
+        if own_id not in frame.columns:
+            raise NotALog(f"{file}: the {TABLES[entity]} table has no 'id' or '{own_id}' column")
+        frame = frame.rename(columns={own_id: "id"})
+    frame["id"] = frame["id"].astype(str)
+    if frame["id"].duplicated().any():
+        dup = frame.loc[frame["id"].duplicated(), "id"].iloc[0]
+        raise NotALog(f"{file}: id {dup!r} appears more than once in the {TABLES[entity]} table")
+    if "job_id" in frame.columns:
+        frame["job_id"] = frame["job_id"].astype(str)
+    if "duration" not in frame.columns:
+        start = next((c for c in ("launch_time", "start_time", "submit_time") if c in frame.columns), None)
+        if start is None or "finish_time" not in frame.columns:
+            raise NotALog(f"{file}: the {TABLES[entity]} table has no 'duration' (nor start and finish times)")
+        frame["duration"] = frame["finish_time"] - frame[start]
+    return frame.reset_index(drop=True)
+
+
+def _table_dir(path: Path) -> Path | None:
+    if path.is_file() and path.suffix in SUFFIXES and path.stem in TABLES.values():
+        return path.parent
+    if path.is_dir() and any(_find(path, stem) for stem in TABLES.values()):
+        return path
+    return None
+
+
+def _find(root: Path, stem: str) -> Path | None:
+    return next((root / f"{stem}{s}" for s in SUFFIXES if (root / f"{stem}{s}").is_file()), None)
+
+
+def _read(file: Path) -> pd.DataFrame:
+    return pd.read_parquet(file) if file.suffix == ".parquet" else pd.read_csv(file)

@@ -1,0 +1,108 @@
+"""``perfx batch``: answer a file of PXQL queries (or one per straggler) against one log.
+
+A query with ``?`` placeholders is answered once per row of a pairs file. Each answer or
+failure becomes a :class:`BatchItem`; a failed query is reported as failed, never dropped,
+so a report with failures can't pass for a complete one.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from .cli import user_error_types
+
+
+@dataclass
+class BatchItem:
+    """One question of the batch and its outcome: an explanation, or the error it met."""
+
+    query: str
+    binding: tuple[str, ...] = ()
+    explanation: Any = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def to_dict(self) -> dict:
+        return {
+            "query": self.query,
+            "binding": list(self.binding),
+            "explanation": self.explanation.to_dict() if self.explanation is not None else None,
+            "error": self.error,
+        }
+
+
+def split_queries(text: str) -> list[str]:
+    """Split a ``.pxql`` file on ``;`` outside quotes and ``--`` comments; drop empty parts."""
+    queries, current, quote, comment = [], [], "", False
+    for char in text:
+        if comment:
+            current.append(char)
+            comment = char != "\n"
+            continue
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "-" and current and current[-1] == "-":
+            comment = True
+        elif char == ";":
+            queries.append("".join(current))
+            current = []
+            continue
+        current.append(char)
+    queries.append("".join(current))
+    return [q.strip() for q in queries if _has_code(q)]
+
+
+def _has_code(query: str) -> bool:
+    return any(line.split("--", 1)[0].strip() for line in query.splitlines())
+
+
+def read_pairs(path: str | Path) -> list[tuple[str, ...]]:
+    """Rows of a CSV of ids to bind to placeholders (a header row of non-ids is skipped)."""
+    with open(path, newline="") as handle:
+        rows = [tuple(cell.strip() for cell in row) for row in csv.reader(handle) if any(c.strip() for c in row)]
+    if rows and rows[0] and rows[0][0].lower() in {"first", "t1", "j1", "id", "task", "job"}:
+        rows = rows[1:]
+    return rows
+
+
+def expand(queries: Sequence[str], pairs: Sequence[tuple[str, ...]]) -> list[tuple[str, tuple[str, ...]]]:
+    """(query, binding) for every query; placeholder queries once per pair."""
+    from perfx.grammar.parser import parse
+
+    jobs: list[tuple[str, tuple[str, ...]]] = []
+    for query in queries:
+        placeholders = parse(query).placeholders
+        if placeholders == 0:
+            jobs.append((query, ()))
+            continue
+        if not pairs:
+            raise ValueError(f"a query has {placeholders} '?' placeholder(s) but no --pairs file was given")
+        jobs.extend((query, tuple(pair[:placeholders])) for pair in pairs)
+    return jobs
+
+
+def run_batch(log, jobs: Iterable[tuple[str, tuple[str, ...]]], *, progress: bool = False, **options: Any) -> list[BatchItem]:
+    """Answer every (query, binding); user errors are caught per item, bugs are not."""
+    from rich.progress import track
+
+    from perfx.explain.engine import explain
+
+    jobs = list(jobs)
+    items = []
+    iterator = track(jobs, description="explaining", transient=True) if progress else jobs
+    for query, binding in iterator:
+        item = BatchItem(query, binding)
+        try:
+            item.explanation = explain(log, query, bind=binding, **options)
+        except user_error_types() as err:
+            item.error = str(err)
+        items.append(item)
+    return items

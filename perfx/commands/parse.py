@@ -1,0 +1,54 @@
+"""``perfx parse``: check a PXQL query and print it in canonical form or as JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+_EPILOG = """\b
+Examples:
+  perfx parse "WHY TASK 33 SLOWER THAN TASK 22"
+  perfx parse --format json "FOR J1, J2 OBSERVED duration compare = GT EXPECTED duration compare = SIM"
+  perfx parse --features duration,inputsize,hostname - < query.pxql
+"""
+
+
+@click.command(epilog=_EPILOG)
+@click.argument("query")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: the canonical query (sugar expanded, one clause per line); "
+    "json: the syntax tree (kind, bindings, and per clause its atoms with feature, "
+    "pair_op, op and value in ms/bytes).",
+)
+@click.option(
+    "--features",
+    metavar="A,B,...",
+    help="Comma-separated feature names (e.g. a log's) to check the query's features "
+    "against; unknown ones are reported with the closest names.",
+)
+def parse(query: str, output_format: str, features: str | None) -> None:
+    """Parse the PXQL QUERY (or - to read it from stdin) and print it.
+
+    A bad query exits with status 2 and an error on stderr that shows the line, the column
+    and a caret under the offending text, with what was expected there.
+    """
+    from perfx.grammar.parser import parse as parse_pxql
+
+    text = sys.stdin.read() if query == "-" else query
+    names = [f.strip() for f in features.split(",") if f.strip()] if features is not None else None
+    parsed = parse_pxql(text, features=names)
+    if output_format == "json":
+        from perfx.grammar.serialize import query_to_dict
+
+        click.echo(json.dumps(query_to_dict(parsed), indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        from perfx.grammar.printer import to_pxql
+
+        click.echo(to_pxql(parsed))

@@ -1,0 +1,70 @@
+"""What-if completion times on constructed logs."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from perfx.explain.blocked.whatif import UnknownScenario, new_durations, whatif, whatifs
+
+from .build import log_of, stage, task
+
+
+def test_without_gc_every_wave_loses_its_gc():
+    log = log_of(stage([task(100, gc_time=40) for _ in range(4)], executors=2, gap=100))
+    job = whatif(log, ["gc"]).jobs.iloc[0]
+    assert (job["real_ms"], job["modelled_ms"], job["whatif_ms"]) == (200, 200, 120)
+    assert job["improvement"] == pytest.approx(0.4)
+    assert job["model_error"] == 0
+
+
+def test_resources_group_their_causes():
+    rows = [task(100, shuffle_write_time=10, input_read_time=20, shuffle_fetch_wait_time=30)]
+    tasks = stage(rows)
+    assert new_durations(tasks, ["disk"]).iloc[0] == 70
+    assert new_durations(tasks, ["network"]).iloc[0] == 70
+    assert new_durations(tasks, ["disk", "network"]).iloc[0] == 40
+    assert new_durations(tasks, ["input_read"]).iloc[0] == 80
+
+
+def test_removed_time_never_makes_a_task_negative():
+    tasks = stage([task(10, gc_time=50)])
+    assert new_durations(tasks, ["gc"]).iloc[0] == 0
+
+
+def test_without_stragglers_slow_tasks_get_the_median_rate():
+    """One slot; four tasks of 100 ms and one of 300 ms that read 1.5x the data: at the
+    median rate it would have taken 150 ms."""
+    rows = [task(100) for _ in range(4)] + [task(300, bytes_in=150.0)]
+    log = log_of(stage(rows, executors=1, gap=100))
+    assert list(new_durations(log.tasks, ["stragglers"])) == [100, 100, 100, 100, 150]
+    job = whatif(log, ["stragglers"]).jobs.iloc[0]
+    assert job["whatif_ms"] == 550 and job["modelled_ms"] == 700
+
+
+def test_scenarios_share_the_replay_of_the_real_durations():
+    log = log_of(stage([task(100, gc_time=40, scheduler_delay=10) for _ in range(2)]))
+    gc, scheduler = whatifs(log, [["gc"], ["scheduler"]])
+    assert gc.without == ("gc",) and scheduler.without == ("scheduler",)
+    assert gc.jobs["whatif_ms"].iloc[0] == 60 and scheduler.jobs["whatif_ms"].iloc[0] == 90
+    assert list(gc.apps.columns[:2]) == ["app_id", "start"]
+
+
+def test_unknown_scenarios_are_refused_with_the_choices():
+    with pytest.raises(UnknownScenario, match="choose from .*gc"):
+        new_durations(stage([task(10)]), ["gcc"])
+
+
+def test_logs_without_tasks_give_empty_tables():
+    empty = log_of(stage([task(10)])).tasks.iloc[0:0]
+    result = whatif(log_of(empty), ["gc"])
+    assert result.jobs.empty and result.apps.empty
+
+
+def test_app_time_follows_its_jobs():
+    first = stage([task(100, gc_time=50) for _ in range(2)], stage_id=0, job="0")
+    second = stage([task(100, gc_time=50) for _ in range(2)], stage_id=1, job="1", start=150)
+    jobs = pd.DataFrame({"app_id": ["app", "app"], "job_id": ["0", "1"],
+                         "submission_time": [0.0, 150.0], "completion_time": [100.0, 250.0]})
+    app = whatif(log_of(first, second, jobs=jobs), ["gc"]).apps.iloc[0]
+    assert app["real_ms"] == 250 and app["whatif_ms"] == 50 + 50 + 50

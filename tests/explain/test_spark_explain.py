@@ -1,0 +1,120 @@
+"""End to end on a real event log written by the test's own PySpark jobs (local[2]).
+
+Two skews with the same shape of job (one text file per partition, a Python map, a count):
+computation skew — one partition's records cost far more, input sizes equal — must be
+explained by time per input record; data skew — one partition holds ten times the records
+at the same cost per record — by input records or bytes. Neither may be explained by an
+outcome (run time) or an identity (ids, launch time), and the pair of interest must satisfy
+every clause of the answer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from perfx.explain.columns import columns_for
+from perfx.explain.engine import explain
+from perfx.explain.pairs import conjunction_mask
+from perfx.logs.model import Log
+
+pytestmark = pytest.mark.spark
+
+PARTITIONS = 40
+LINES = 2000
+
+
+def _write_inputs(folder, heavy_lines: int, marker: str) -> None:
+    """One file per partition, equal-length lines; file 17 is the odd one out."""
+    folder.mkdir()
+    for p in range(PARTITIONS):
+        n = heavy_lines if p == 17 else LINES
+        tag = marker if p == 17 else "N"
+        (folder / f"part-{p:03d}.txt").write_text("".join(f"{tag}{k:07d}\n" for k in range(n)))
+
+
+def _run(spark, folder, group: str) -> tuple[list[str], int]:
+    """Run the job under a job group; return its Spark job ids and the odd partition's index."""
+    def work(line: str) -> int:
+        """Per-record Python work; lines tagged H cost about 25x more. (Nested, so that
+        cloudpickle ships it by value: workers need not import the test module.)"""
+        rounds = 5000 if line[0] == "H" else 200
+        return sum(k * k for k in range(rounds)) & 1
+
+    sc = spark.sparkContext
+    sc.setJobGroup(group, group)
+    try:
+        rdd = sc.textFile(str(folder), minPartitions=1)  # one split per (small) file
+        per_partition = rdd.mapPartitionsWithIndex(lambda idx, it: [(idx, sum(1 + work(x) * 0 for x in it))]).collect()
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    sizes = dict(per_partition)
+    odd = max(sizes, key=lambda k: (sizes[k], k)) if len(set(sizes.values())) > 1 else None
+    return [str(j) for j in sc.statusTracker().getJobIdsForGroup(group)], odd
+
+
+def _job_log(spark_event_dir, job_ids: list[str]) -> Log:
+    from perfx.logs.loader import load_log
+
+    log = load_log([spark_event_dir])
+    tasks = log.tasks[log.tasks["job_id"].astype(str).isin(job_ids)].reset_index(drop=True)
+    assert len(tasks) == PARTITIONS, f"expected {PARTITIONS} tasks of jobs {job_ids}, got {len(tasks)}"
+    return Log(tasks=tasks, registry=log.registry)
+
+
+def _odd_task(log: Log, partition: int) -> str:
+    index_column = "partition_id" if (log.tasks["partition_id"] >= 0).all() else "task_index"
+    row = log.tasks.index[log.tasks[index_column] == partition][0]
+    return str(log.tasks["id"].iloc[row])
+
+
+def _assert_applicable(log: Log, answer) -> None:
+    cols = columns_for(log, "task")
+    rows = {str(v): k for k, v in enumerate(log.tasks["id"])}
+    i, j = np.array([rows[answer.pair[0]]]), np.array([rows[answer.pair[1]]])
+    query = answer.query_ast
+    for clause in (query.despite.atoms, answer.despite_atoms, query.observed.atoms, answer.because_atoms):
+        assert conjunction_mask(cols, list(clause), i, j)[0], clause
+
+
+def _first_because_feature(log: Log, answer) -> str:
+    assert answer.because, answer.render_text()
+    spec = log.registry.resolve("task", answer.because[0].atom.feature)
+    assert spec.role == "feature", spec
+    return spec.name
+
+
+@pytest.fixture(scope="module")
+def warm(spark):
+    """Start the Python workers once so that no test task pays their start-up."""
+    spark.sparkContext.parallelize(range(100), 4).map(lambda x: x).count()
+
+
+def test_computation_skew_is_explained_by_time_per_record(spark, spark_event_dir, tmp_path, warm):
+    folder = tmp_path / "compute"
+    _write_inputs(folder, LINES, "H")
+    job_ids, _ = _run(spark, folder, "perfx-compute-skew")
+    log = _job_log(spark_event_dir, job_ids)
+    slow = log.tasks["duration"].idxmax()
+    poi = str(log.tasks["id"].iloc[slow])
+    assert log.tasks["input_bytes"].nunique() == 1, "inputs must be the same size"
+    answer = explain(log, f"WHY TASK {poi} SLOWER", seed=1)
+    print(answer.render_text())
+    assert _first_because_feature(log, answer) in ("time_per_record", "time_per_mb")
+    assert answer.because[0].atom.pair_op in ("compare", "isSame", "base")
+    _assert_applicable(log, answer)
+    assert answer.metrics.precision >= 0.8
+
+
+def test_data_skew_is_explained_by_input_size(spark, spark_event_dir, tmp_path, warm):
+    folder = tmp_path / "data"
+    _write_inputs(folder, 10 * LINES, "N")
+    job_ids, odd = _run(spark, folder, "perfx-data-skew")
+    log = _job_log(spark_event_dir, job_ids)
+    poi = _odd_task(log, odd)
+    assert poi == str(log.tasks["id"].iloc[log.tasks["duration"].idxmax()])
+    answer = explain(log, f"WHY TASK {poi} SLOWER", seed=1)
+    print(answer.render_text())
+    assert _first_because_feature(log, answer) in ("input_records", "input_bytes", "records_in", "bytes_in")
+    _assert_applicable(log, answer)
+    assert answer.metrics.precision >= 0.8
