@@ -1,7 +1,8 @@
 """The two naive methods of the PerfXplain paper (section 5), as baselines for the evaluation.
 
 * **RuleOfThumb** ranks the raw features once per log by how much they matter to duration
-  in general (Relief, skrebate's ReliefF with a continuous endpoint), then answers any query
+  in general (Relief — RReliefF, the variant for a numeric target, vectorised here because
+  skrebate's handling of missing values is far too slow on task logs), then answers any query
   with the top-w features the pair of interest disagrees on: ``f isSame = F``. It ignores
   the query's clauses, which is its weakness.
 * **SimButDiff** (Algorithm 2) keeps the isSame features of the query's related pairs, the
@@ -16,7 +17,6 @@ balanced sample of related pairs), so ``perfx explain --method`` can compare the
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from perfx.grammar.ast import Atom, Bool
 
@@ -28,7 +28,7 @@ from .pairs import atom_mask, pair_features
 from .request import Request
 from .sampling import TrainingSet, training_set
 
-RELIEF_ROWS = 400
+RELIEF_ROWS = 1000
 """Relief compares every row with its neighbours (quadratic): rank on a seeded sample of rows."""
 RELIEF_NEIGHBOURS = 10
 SIMILARITY = 0.9
@@ -59,16 +59,16 @@ def sim_but_diff(request: Request) -> Explanation:
     specs = cols.candidates()
     i = np.concatenate([[request.first], ts.i])
     j = np.concatenate([[request.second], ts.j])
-    same = pair_features(cols, specs, i, j, level=1)
-    values = np.array([c.values for c in same])  # features x (1 + pairs), NaN = missing
+    # Dimensionality reduction (line 3): the isSame features the pair of interest has a
+    # value for — a map task has no shuffle counters, and "missing" is no similarity.
+    same = [c for c in pair_features(cols, specs, i, j, level=1) if not np.isnan(c.values[0])]
+    values = np.array([c.values for c in same]).reshape(len(same), len(i))  # features x (1 + pairs)
     poi, pairs = values[:, 0], values[:, 1:]
     agrees = pairs == poi[:, None]
     similar = agrees.sum(axis=0) >= SIMILARITY * len(same)
     expected = ~ts.observed
     scores = []
-    for k, column in enumerate(same):
-        if np.isnan(poi[k]):
-            continue
+    for k in range(len(same)):
         differs = similar & ~agrees[k] & ~np.isnan(pairs[k])
         d = float(ts.weight[differs].sum())
         if d > 0:
@@ -88,25 +88,52 @@ def relief_ranking(cols: Columns, seed: int = 0) -> list[str]:
 
 
 def _relief(cols: Columns, seed: int) -> list[str]:
-    from skrebate import ReliefF
-
     specs = [s for s in cols.candidates() if s.name != "duration"]
     duration = cols.numeric("duration")
     rows = np.flatnonzero(~np.isnan(duration))
     if len(rows) > RELIEF_ROWS:
         rows = np.sort(np.random.default_rng(seed).choice(rows, size=RELIEF_ROWS, replace=False))
+    if len(rows) < 3 or not specs:
+        return [s.name for s in specs]
     matrix = np.column_stack([
         cols.numeric(s.name)[rows] if s.kind == "numeric" else _codes(cols, s.name)[rows] for s in specs
     ]).astype(np.float64)
-    varying = np.array([len(pd.unique(matrix[:, k][~np.isnan(matrix[:, k])])) > 1 for k in range(len(specs))])
-    if len(rows) < 3 or not varying.any():
-        return [s.name for s in specs]
-    relief = ReliefF(n_neighbors=min(RELIEF_NEIGHBOURS, len(rows) - 1), n_jobs=1)
-    relief.fit(matrix[:, varying], duration[rows])
-    importance = np.full(len(specs), -np.inf)
-    importance[varying] = relief.feature_importances_
+    nominal = np.array([s.kind == "nominal" for s in specs])
+    importance = rrelieff(matrix, nominal, duration[rows], min(RELIEF_NEIGHBOURS, len(rows) - 1))
     order = np.argsort(-importance, kind="stable")
     return [specs[k].name for k in order]
+
+
+def rrelieff(x: np.ndarray, nominal: np.ndarray, target: np.ndarray, k: int) -> np.ndarray:
+    """RReliefF (Robnik-Šikonja and Kononenko), the Relief variant for a numeric target:
+    a feature matters when near neighbours that differ on it also differ in the target.
+    Every row is a probe; its ``k`` nearest neighbours are weighted equally. Numeric
+    differences are scaled by the feature's range; a missing value differs by 1/2."""
+    span = np.nanmax(x, axis=0) - np.nanmin(x, axis=0)
+    span[~(span > 0)] = 1.0
+    scaled = np.where(nominal, x, x / span)
+    t_span = float(np.ptp(target)) or 1.0
+    n = len(x)
+    neighbours = np.empty((n, k), dtype=np.int64)
+    for start in range(0, n, 64):
+        d = _diffs(scaled[start:start + 64, None, :], scaled[None, :, :], nominal).sum(axis=2)
+        d[np.arange(d.shape[0]), np.arange(start, start + d.shape[0])] = np.inf
+        neighbours[start:start + 64] = np.argpartition(d, k - 1, axis=1)[:, :k]
+    diff_a = _diffs(scaled[:, None, :], scaled[neighbours], nominal)  # n x k x features
+    diff_t = np.abs(target[:, None] - target[neighbours]) / t_span  # n x k
+    w = 1.0 / k
+    n_dc = float(diff_t.sum() * w)
+    n_da = diff_a.sum(axis=(0, 1)) * w
+    n_dcda = (diff_a * diff_t[:, :, None]).sum(axis=(0, 1)) * w
+    if n_dc <= 0 or n_dc >= n:
+        return np.zeros(x.shape[1])
+    return n_dcda / n_dc - (n_da - n_dcda) / (n - n_dc)
+
+
+def _diffs(a: np.ndarray, b: np.ndarray, nominal: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        d = np.where(nominal, (a != b).astype(np.float64), np.abs(a - b))
+    return np.where(np.isnan(a) | np.isnan(b), 0.5, d)
 
 
 def _codes(cols: Columns, name: str) -> np.ndarray:

@@ -31,6 +31,7 @@ class Columns:
     table: pd.DataFrame
     _numeric: dict[str, np.ndarray] = field(default_factory=dict)
     _codes: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    _ids: pd.Index | None = None
 
     @property
     def n(self) -> int:
@@ -64,6 +65,13 @@ class Columns:
         columns = set(self.table.columns)
         return [s for s in self.log.registry.candidates(self.entity) if s.name in columns]
 
+    def rows_with_id(self, text: str) -> np.ndarray:
+        """Rows whose unique ``id`` is ``text`` (a hash lookup; the index is built once)."""
+        if self._ids is None:
+            self._ids = pd.Index(self.table["id"].astype(str).to_numpy())
+        found = self._ids.get_indexer([text])
+        return found[found >= 0]
+
     def numeric(self, name: str) -> np.ndarray:
         values = self._numeric.get(name)
         if values is None:
@@ -72,11 +80,12 @@ class Columns:
         return values
 
     def codes(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """(codes, categories) of a nominal column; code -1 is missing."""
+        """(codes, categories) of a nominal column; code -1 is missing. Factorised once per
+        log and cached: per query only the sampled pairs' codes are read."""
         cached = self._codes.get(name)
         if cached is None:
             codes, categories = pd.factorize(self.table[name], use_na_sentinel=True)
-            cached = (codes.astype(np.int64), np.asarray(categories, dtype=object))
+            cached = (_narrow(codes, len(categories)), np.asarray(categories, dtype=object))
             self._codes[name] = cached
         return cached
 
@@ -89,7 +98,7 @@ class Columns:
         cached = self._codes.get(spec.name)
         if cached is None:
             codes, uniques = pd.factorize(self.numeric(spec.name), use_na_sentinel=True)
-            cached = (codes.astype(np.int64), np.asarray(uniques, dtype=object))
+            cached = (_narrow(codes, len(uniques)), np.asarray(uniques, dtype=object))
             self._codes[spec.name] = cached
         return cached[0]
 
@@ -103,6 +112,15 @@ def columns_for(log: Log, entity: str) -> Columns:
         cols = Columns(log, entity, table)
         cache[entity] = cols
     return cols
+
+
+def _narrow(codes: np.ndarray, categories: int) -> np.ndarray:
+    """Codes in the smallest signed integer type that holds them (and -1): nominal columns
+    of a million-task log are kept for every later query, most with a handful of values."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if categories < np.iinfo(dtype).max:
+            return codes.astype(dtype)
+    return codes.astype(np.int64)
 
 
 def _is_numeric(series: pd.Series) -> bool:

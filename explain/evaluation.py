@@ -110,21 +110,28 @@ class _Run:
 
     def widths(self, experiment: str, name: str, train: Log, test: Log, methods=METHODS, level: int = 3,
                pair: tuple[str, str] | None = None, **extra) -> None:
-        """Precision and generality on ``test`` of each method's explanation at widths 0–5."""
+        """Precision and generality on ``test`` of each method's explanation at widths 0–5.
+        The baselines rank predicates once, so their width-w answer is the first w
+        predicates of their widest one; PerfXplain's search is rerun per width."""
         q = query(name)
         pair = pair or self._pair(experiment, name, train, q)
         if pair is None:
             return
         empty = self._measure(test, q, (), ())
         for method in methods:
+            widest = None if method == "perfxplain" else self._explain(experiment, train, bound(q, pair), method=method, width=max(WIDTHS))
             for width in WIDTHS:
-                answer = self._explain(experiment, train, bound(q, pair), method=method, width=width, level=level) if width else None
-                if width and answer is None:
-                    continue
-                figures = measure_answer(test, q, answer, self.sample, self.seed) if answer is not None else empty
+                if width == 0:
+                    despite, because, figures = (), (), empty
+                else:
+                    answer = widest or self._explain(experiment, train, bound(q, pair), method=method, width=width, level=level)
+                    if answer is None:
+                        continue
+                    despite, because = answer.despite_atoms, answer.because_atoms[:width]
+                    figures = self._measure(test, q, despite, because)
                 self.result.add(experiment=experiment, query=name, run=self.run, method=method, width=width, level=level,
                                 pair=list(pair), precision=figures.precision, generality=figures.generality,
-                                explanation=format_conjunction(answer.because_atoms) if answer is not None else "true", **extra)
+                                explanation=format_conjunction(because), **extra)
 
     def other_script(self, log: Log) -> None:
         """Section 6.5: the pair and the test log are simple-filter jobs, the training log
@@ -153,7 +160,7 @@ class _Run:
         for method in METHODS:
             answer = self._explain("fig3d", train, bound(q, pair), method=method, width=3)
             if answer is not None:
-                figures = measure_answer(test, q, answer, self.sample, self.seed)
+                figures = self._measure(test, q, answer.despite_atoms, answer.because_atoms)
                 self.result.add(experiment="fig3d", query=SLOWER, run=self.run, method=method, width=3, level=3,
                                 fraction=fraction, precision=figures.precision, generality=figures.generality,
                                 explanation=format_conjunction(answer.because_atoms))
@@ -197,11 +204,6 @@ class _Run:
 
     def _measure(self, test: Log, q, despite, because):
         return measure(test, q, despite, because, sample=self.sample, seed=self.seed)
-
-
-def measure_answer(test: Log, q, answer, sample: int, seed: int):
-    """Held-out figures of an explanation (its generated DESPITE and its BECAUSE)."""
-    return measure(test, q, answer.despite_atoms, answer.because_atoms, sample=sample, seed=seed)
 
 
 def _progress(wanted: bool, total: int):

@@ -6,7 +6,8 @@ which the query makes sense — DESPITE and OBSERVED hold, EXPECTED does not —
 the situation the paper's query asks about:
 
 * WhyLastTaskFaster: "why the last task on an instance runs faster than the earlier tasks
-  that were executed on the same instance": T1 is the last task its job launched on its host;
+  that were executed on the same instance": T1 is the last task (map, or reduce) its job
+  launched on its host, T2 one of the same type launched there before it;
 * WhySlowerDespiteSameNumInstances: the slower job read the larger input (the paper's pair,
   whose explanation is that input size was greater).
 """
@@ -105,12 +106,16 @@ def candidates(log: Log, name: str, q: Query, table_filter=None) -> Candidates:
 
 
 def _last_task_pairs(tasks: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """(last task its job launched on a host, another task of that job on that host)."""
-    rows = pd.DataFrame({"job": tasks["job_id"].astype(str), "host": tasks["host"].astype(str),
+    """(last task of its kind its job launched on a host, one of that kind launched there
+    before it). Kind is the task type when the log has one: a reduce that reads about as
+    much as a map split is not one of "the earlier tasks" the paper's question is about."""
+    kind = tasks["task_type"].astype(str) if "task_type" in tasks.columns else pd.Series("", index=tasks.index)
+    rows = pd.DataFrame({"job": tasks["job_id"].astype(str), "host": tasks["host"].astype(str), "kind": kind,
                          "launch": pd.to_numeric(tasks["launch_time"], errors="coerce"), "row": np.arange(len(tasks))})
-    last = rows.loc[rows.groupby(["job", "host"])["launch"].idxmax()]
-    pairs = last.merge(rows, on=["job", "host"], suffixes=("", "_other"))
-    pairs = pairs[pairs["row"] != pairs["row_other"]]
+    keys = ["job", "host", "kind"]
+    last = rows.loc[rows.groupby(keys)["launch"].idxmax()]
+    pairs = last.merge(rows, on=keys, suffixes=("", "_other"))
+    pairs = pairs[pairs["launch_other"] < pairs["launch"]]
     return pairs["row"].to_numpy(), pairs["row_other"].to_numpy()
 
 

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-import pandas as pd
 
 from perfx.grammar.ast import Atom, Bool, Number, Ordering, String, ValuePair
 from perfx.logs.registry import FeatureSpec
@@ -71,48 +70,78 @@ class PairColumn:
         return Atom(self.spec.name, self.pair_op, op, self.decode(value))  # type: ignore[arg-type]
 
 
+def varies(values: np.ndarray) -> np.ndarray:
+    """For each row of a (pair features × pairs) matrix, whether any predicate could split
+    the pairs (a missing value counts as a value of its own: it falsifies every atom)."""
+    present = ~np.isnan(values)
+    low = np.where(present, values, np.inf).min(axis=1)
+    high = np.where(present, values, -np.inf).max(axis=1)
+    return present.any(axis=1) & (~present.all(axis=1) | (low != high))
+
+
 def pair_features(cols: Columns, specs: list[FeatureSpec], i: np.ndarray, j: np.ndarray, level: int = 3) -> list[PairColumn]:
-    """Every pair feature of ``specs`` allowed at ``level``, over the pairs ``(i[k], j[k])``."""
+    """Every pair feature of ``specs`` allowed at ``level``, over the pairs ``(i[k], j[k])``.
+
+    Computed a kind at a time on (features × pairs) matrices: one numpy operation per pair
+    feature kind, not per feature, since a log can have hundreds of features."""
     ops = LEVELS[level]
+    numeric = [s for s in specs if s.kind == "numeric"]
+    nominal = [s for s in specs if s.kind != "numeric"]
     out: list[PairColumn] = []
-    for spec in specs:
-        if spec.kind == "numeric":
-            out += _numeric_features(spec, cols.numeric(spec.name), i, j, ops)
-        else:
-            out += _nominal_features(spec, cols.table[spec.name].to_numpy(), i, j, ops)
+    if numeric:
+        a = np.vstack([cols.numeric(s.name)[i] for s in numeric])
+        b = np.vstack([cols.numeric(s.name)[j] for s in numeric])
+        out += _numeric_features(numeric, a, b, ops)
+    if nominal:
+        out += _nominal_features(nominal, cols, i, j, ops)
     return out
 
 
-def _numeric_features(spec: FeatureSpec, column: np.ndarray, i, j, ops) -> list[PairColumn]:
-    a, b = column[i], column[j]
+def _numeric_features(specs: list[FeatureSpec], a: np.ndarray, b: np.ndarray, ops) -> list[PairColumn]:
     missing = np.isnan(a) | np.isnan(b)
     same = np.where(missing, np.nan, (a == b).astype(np.float64))
-    out = []
+    kinds = []
     if "isSame" in ops:
-        out.append(PairColumn(spec, "isSame", same, False, lambda v: Bool(bool(v))))
+        kinds.append(("isSame", same, False, lambda v: Bool(bool(v))))
     if "compare" in ops:
-        out.append(PairColumn(spec, "compare", compare_codes(a, b), False, lambda v: Ordering(ORDER_NAMES[float(v)])))
+        kinds.append(("compare", compare_codes(a, b), False, lambda v: Ordering(ORDER_NAMES[float(v)])))
     if "base" in ops:
-        out.append(PairColumn(spec, "base", np.where(same == 1.0, a, np.nan), True, lambda v: Number(float(v))))
-    return out
+        kinds.append(("base", np.where(same == 1.0, a, np.nan), True, lambda v: Number(float(v))))
+    return [PairColumn(spec, op, values[r], numeric, decode) for r, spec in enumerate(specs) for op, values, numeric, decode in kinds]
 
 
-def _nominal_features(spec: FeatureSpec, column: np.ndarray, i, j, ops) -> list[PairColumn]:
-    codes, categories = pd.factorize(np.concatenate([column[i], column[j]]), use_na_sentinel=True)
-    ca, cb = codes[: len(i)].astype(np.float64), codes[len(i):].astype(np.float64)
+def _nominal_features(specs: list[FeatureSpec], cols: Columns, i, j, ops) -> list[PairColumn]:
+    rows = np.concatenate([i, j])
+    codes = np.empty((len(specs), len(rows)), dtype=np.float64)
+    categories = []
+    for r, spec in enumerate(specs):
+        column_codes, column_categories = cols.codes(spec.name)
+        codes[r] = column_codes[rows]
+        categories.append(column_categories)
+    ca, cb = codes[:, : len(i)], codes[:, len(i):]
     missing = (ca < 0) | (cb < 0)
     same = np.where(missing, np.nan, (ca == cb).astype(np.float64))
-    k = float(max(len(categories), 1))
-    literal = lambda v: _literal(categories[int(v)])  # noqa: E731 - tiny decoder closures
+    k = np.array([max(len(c), 1) for c in categories], dtype=np.float64)[:, None]
+    diff = np.where(missing, np.nan, ca * k + cb)
+    base = np.where(same == 1.0, ca, np.nan)
     out = []
-    if "isSame" in ops:
-        out.append(PairColumn(spec, "isSame", same, False, lambda v: Bool(bool(v))))
-    if "diff" in ops:
-        diff = np.where(missing, np.nan, ca * k + cb)
-        out.append(PairColumn(spec, "diff", diff, False, lambda v: ValuePair(literal(v // k), literal(v % k))))
-    if "base" in ops:
-        out.append(PairColumn(spec, "base", np.where(same == 1.0, ca, np.nan), False, literal))
+    for r, spec in enumerate(specs):
+        literal = _decoder(categories[r])
+        if "isSame" in ops:
+            out.append(PairColumn(spec, "isSame", same[r], False, lambda v: Bool(bool(v))))
+        if "diff" in ops:
+            out.append(PairColumn(spec, "diff", diff[r], False, _pair_decoder(literal, float(k[r, 0]))))
+        if "base" in ops:
+            out.append(PairColumn(spec, "base", base[r], False, literal))
     return out
+
+
+def _decoder(categories: np.ndarray) -> Callable[[float], object]:
+    return lambda v: _literal(categories[int(v)])
+
+
+def _pair_decoder(literal: Callable[[float], object], k: float) -> Callable[[float], object]:
+    return lambda v: ValuePair(literal(v // k), literal(v % k))  # type: ignore[arg-type]
 
 
 def _literal(value) -> object:

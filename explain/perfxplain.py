@@ -19,7 +19,7 @@ from .engine import register_method
 from .errors import ExplainError
 from .explanation import Explanation, Step, format_conjunction
 from .metrics import metrics_on, ordered_steps, share
-from .pairs import pair_features
+from .pairs import pair_features, varies
 from .request import Request
 from .sampling import TrainingSet, training_set
 from .search import grow
@@ -51,6 +51,14 @@ def perfxplain(request: Request) -> Explanation:
         if des_atoms:
             request.notes.append(f"generated DESPITE {format_conjunction(des_atoms)} (relevance {des_steps[-1].score:.2f})")
             ts = _training(request, cols, despite + des_atoms, observed, expected, seed=request.seed + 1)
+        elif request.despite_width:
+            relevance = share(ts.weight, ~ts.observed, np.ones(ts.size, dtype=bool))
+            request.notes.append(
+                f"no DESPITE generated: relevance is {relevance:.2f} and no predicate raises it by {MIN_RELEVANCE_GAIN} "
+                f"while keeping {MIN_DESPITE_GENERALITY:.0%} of the pairs"
+                if relevance < request.relevance_threshold
+                else f"no DESPITE generated: relevance is already {relevance:.2f}"
+            )
     bec_atoms = learn(request, cols, ts, "because", request.width)
     return Explanation(
         query=_canonical(query),
@@ -74,6 +82,8 @@ def learn(request: Request, cols: Columns, ts: TrainingSet, kind: str, width: in
     poi = np.array([c.values[0] for c in columns])
     for c in columns:
         c.values = c.values[1:]
+    varying = np.flatnonzero(varies(np.vstack([c.values for c in columns]))) if columns else []
+    columns, poi = [columns[k] for k in varying], poi[varying]
     y = ts.observed if kind == "because" else ~ts.observed
     steps = grow(columns, poi, y, width, weight=request.precision_weight, stop=stop)
     return [s.candidate.atom for s in steps]
@@ -86,9 +96,7 @@ def generate_despite(request: Request, cols: Columns, ts: TrainingSet, width: in
     start = share(ts.weight, expected, everything)
     if start >= request.relevance_threshold:
         return []
-    best = [start]
-
-    kept = [float(ts.weight.sum())]
+    best, kept = [start], [float(ts.weight.sum())]
 
     def stop(steps) -> bool:
         mask = np.zeros(ts.size, dtype=bool)

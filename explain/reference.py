@@ -42,18 +42,17 @@ def find_row(cols: Columns, entity_id: EntityId) -> int:
     text = entity_id.text
     if text is None:
         raise ExplainError("the query still has a '?' placeholder: give its value (--bind VALUE)")
-    table = cols.table
-    ids = table["id"].astype(str).to_numpy()
-    rows = np.flatnonzero(ids == text)
+    rows = cols.rows_with_id(text)
     if len(rows) == 0:
         rows = _by_own_id(cols, text)
     if len(rows) == 1:
         return int(rows[0])
     entity = cols.entity
+    ids = cols.table["id"].to_numpy()
     if len(rows) > 1:
-        shown = ", ".join(ids[rows[:10]]) + (", ..." if len(rows) > 10 else "")
+        shown = ", ".join(str(v) for v in ids[rows[:10]]) + (", ..." if len(rows) > 10 else "")
         raise ExplainError(f"{entity} id {text!r} is ambiguous: it matches {len(rows)} {entity}s ({shown}); write one of these")
-    sample = ", ".join(ids[:3])
+    sample = ", ".join(str(v) for v in ids[:3])
     raise ExplainError(f"no {entity} with id {text!r} in the log ({len(ids):,} {entity}s, ids like {sample})")
 
 
@@ -86,7 +85,7 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
     table = cols.table
     group = next((g for g in GROUP[entity] if g in table.columns), None)
     if group is not None:
-        key = table[group].to_numpy()
+        key = cols.key(group)
         same = np.flatnonzero(key == key[first])
         where = f"of the same {group.removesuffix('_key').removesuffix('_id')}"
     else:
@@ -113,7 +112,7 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
     return pick, note
 
 
-OVERLAP_DRAWS = 100_000
+OVERLAP_DRAWS = 20_000
 """Pairs checked for OBSERVED ∧ EXPECTED when the log has too many to check them all."""
 
 

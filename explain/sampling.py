@@ -28,9 +28,10 @@ from .pairs import atom_mask, conjunction_mask
 EXACT_LIMIT = 1_000_000
 """Up to this many candidate pairs, enumerate them all (exact counts)."""
 
-BATCH = 100_000
+BATCH = 20
 MAX_DRAWS = 600_000
-"""Sampled mode: draw candidate pairs in batches until both labels are filled or this cap."""
+"""Sampled mode: a first batch of BATCH × sample candidate pairs, then batches sized by the
+labels' observed rates, until both labels are filled or MAX_DRAWS pairs were drawn."""
 
 
 @dataclass
@@ -157,7 +158,8 @@ def training_set(
     else:
         i, j, des, obs, exp = _draw_until_full(cols, b, despite, observed, expected, sample, rng)
         totals, exact = _totals(des, obs, exp, candidates / len(i)), False
-        i, j, des, obs, exp = _distinct(cols.n, i, j, des, obs, exp)
+        related = np.flatnonzero(obs | exp)
+        i, j, des, obs, exp = _distinct(cols.n, i[related], j[related], des[related], obs[related], exp[related])
     both = np.flatnonzero(des & obs & exp)
     overlap = (int(i[both[0]]), int(j[both[0]])) if len(both) else None
     obs_rel, exp_rel = obs & ~exp, exp & ~obs
@@ -197,14 +199,20 @@ def _totals(des, obs, exp, scale: float) -> tuple[float, float, float, float]:
 def _draw_until_full(cols, b, despite, observed, expected, sample, rng):
     """Uniform batches of candidate pairs until each label has sample/2 pairs (or the cap)."""
     parts = []
-    n_obs = n_exp = drawn = 0
-    while drawn < MAX_DRAWS and (n_obs < sample // 2 or n_exp < sample - sample // 2):
-        i, j = draw_pairs(b, BATCH, rng)
+    want = np.array([sample // 2, sample - sample // 2])
+    have = np.zeros(2)
+    drawn, size = 0, BATCH * sample
+    while drawn < MAX_DRAWS:
+        size = int(min(size, MAX_DRAWS - drawn))
+        i, j = draw_pairs(b, size, rng)
         des, obs, exp = _labels(cols, despite, observed, expected, i, j)
         parts.append((i, j, des, obs, exp))
-        n_obs += int(obs.sum())
-        n_exp += int(exp.sum())
-        drawn += BATCH
+        have += [obs.sum(), exp.sum()]
+        drawn += size
+        if (have >= want).all():
+            break
+        rate = np.maximum(have, 1) / drawn
+        size = int(1.5 * np.max((want - have) / rate))
     return tuple(np.concatenate(p) for p in zip(*parts))
 
 

@@ -21,9 +21,9 @@ from .pairs import PairColumn
 def entropy(p: np.ndarray | float) -> np.ndarray:
     """Binary entropy in bits, H(p) = −p log2 p − (1−p) log2(1−p), with H(0) = H(1) = 0."""
     p = np.clip(np.asarray(p, dtype=np.float64), 0.0, 1.0)
+    q = 1.0 - p
     with np.errstate(divide="ignore", invalid="ignore"):
-        h = -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
-    return np.nan_to_num(h, nan=0.0)
+        return -(np.where(p > 0, p * np.log2(p), 0.0) + np.where(q > 0, q * np.log2(q), 0.0))
 
 
 def information_gain(pos_in, n_in, pos_total, n_total) -> np.ndarray:
@@ -46,6 +46,9 @@ class Candidate:
     value: float
     gain: float
     mask: np.ndarray
+    covered: float = 0.0
+    positive: float = 0.0
+    """How many of the pairs scored the predicate covers, and how many of those are targets."""
 
     @property
     def atom(self) -> Atom:
@@ -79,7 +82,7 @@ def best_predicate(column: PairColumn, poi_value: float, y: np.ndarray) -> Candi
     if gain <= 1e-12:
         return None
     mask = _apply(x, op, value)
-    return Candidate(column, op, value, gain, mask)
+    return Candidate(column, op, value, gain, mask, float(mask.sum()), float(y[mask].sum()))
 
 
 def _apply(x: np.ndarray, op: str, value: float) -> np.ndarray:
@@ -118,30 +121,49 @@ def grow(
 
     ``poi[k]`` is the pair of interest's value of ``columns[k]``. Each step keeps only the
     pairs covered so far; it stops at ``width`` predicates, when no predicate separates the
-    remaining pairs, or when ``stop(chosen_so_far)`` says so (DESPITE's relevance target)."""
+    remaining pairs, or when ``stop(chosen_so_far)`` says so (DESPITE's relevance target).
+    Equality predicates of all nominal columns are scored at once (one boolean matrix);
+    numeric base columns go through ``best_predicate``'s threshold scan."""
+    usable = [k for k in range(len(columns)) if not np.isnan(poi[k])]
+    nominal = [k for k in usable if not columns[k].numeric]
+    numeric = [k for k in usable if columns[k].numeric]
+    equal = np.vstack([columns[k].values == poi[k] for k in nominal]) if nominal else np.zeros((0, len(y)), bool)
     keep = np.arange(len(y))
     steps: list[Chosen] = []
     while len(steps) < width and len(keep):
         ys = y[keep]
-        found = []
-        for col, v in zip(columns, poi):
-            sub = PairColumn(col.spec, col.pair_op, col.values[keep], col.numeric, col.decode)
-            cand = best_predicate(sub, float(v), ys)
+        found = _nominal_candidates(columns, poi, nominal, equal[:, keep], ys)
+        for k in numeric:
+            col = columns[k]
+            cand = best_predicate(PairColumn(col.spec, col.pair_op, col.values[keep], True, col.decode), float(poi[k]), ys)
             if cand is not None:
                 found.append(cand)
         if not found:
             break
-        sat = np.array([c.mask.sum() for c in found], dtype=np.float64)
-        precision = np.array([ys[c.mask].sum() for c in found]) / np.maximum(sat, 1)
+        sat = np.array([c.covered for c in found])
+        precision = np.array([c.positive for c in found]) / np.maximum(sat, 1)
         generality = sat / len(ys)
         score = weight * percentile_rank(precision) + (1 - weight) * percentile_rank(generality)
         gains = np.array([c.gain for c in found])
         k = int(np.lexsort((-np.arange(len(found)), gains, score))[-1])
         chosen = found[k]
         keep = keep[chosen.mask]
-        full = Candidate(chosen.column, chosen.op, chosen.value, chosen.gain, np.zeros(len(y), bool))
-        full.mask[keep] = True
-        steps.append(Chosen(full, float(score[k]), keep))
+        full = np.zeros(len(y), dtype=bool)
+        full[keep] = True
+        steps.append(Chosen(Candidate(chosen.column, chosen.op, chosen.value, chosen.gain, full, chosen.covered, chosen.positive), float(score[k]), keep))
         if stop is not None and stop(steps):
             break
     return steps
+
+
+def _nominal_candidates(columns, poi, nominal: list[int], equal: np.ndarray, ys: np.ndarray) -> list[Candidate]:
+    """``f = <pair of interest's value>`` for every nominal column, scored in one pass."""
+    if not len(nominal):
+        return []
+    sat = np.count_nonzero(equal, axis=1).astype(np.float64)
+    sat_pos = np.count_nonzero(equal & ys, axis=1).astype(np.float64)
+    gains = information_gain(sat_pos, sat, float(ys.sum()), len(ys))
+    return [
+        Candidate(columns[nominal[r]], "=", float(poi[nominal[r]]), float(gains[r]), equal[r], sat[r], sat_pos[r])
+        for r in np.flatnonzero(gains > 1e-12)
+    ]

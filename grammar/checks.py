@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 from .ast import Atom, Query, Span
 from .errors import PxqlError
-from .transformer import PAIR_OPS, pair_op_like
+from .atoms import PAIR_OPS, pair_op_like
 
 _SEPARATORS = re.compile(r"[\s_.\-]+")
 _LAST_WORD = re.compile(r"[\s_.]([^\s_.]+)$")
@@ -66,7 +66,8 @@ def check_features(query: Query, source: str, features: Iterable[str] | None) ->
 
 def _check_atom(atom: Atom, source: str, index: FeatureIndex | None) -> None:
     known = index is not None and atom.feature in index
-    if atom.pair_op == "base" and not known:
+    quoted = atom.feature_span is not None and source.startswith("`", atom.feature_span.start)
+    if atom.pair_op == "base" and not known and not quoted:
         match = _LAST_WORD.search(atom.feature)
         suggestion = pair_op_like(match.group(1)) if match else None
         if suggestion is not None:

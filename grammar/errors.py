@@ -84,7 +84,7 @@ class PxqlError(Exception):
         line_end = self.source.find("\n", line_start)
         if line_end < 0:
             line_end = len(self.source)
-        text = self.source[line_start:line_end]
+        text = self.source[line_start:line_end].removesuffix("\r")  # CRLF line endings
         start = self.column - 1
         width = max(1, min(self.span[1], line_end) - self.span[0])
         prefix = suffix = ""

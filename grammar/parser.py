@@ -63,7 +63,7 @@ def parse(text: str, *, features: Iterable[str] | None = None) -> Query:
         raise err.with_source(text) from None
     except UnexpectedInput as err:
         raise translate(err, text) from None
-    except (Exception, RecursionError) as err:  # noqa: BLE001 - the contract: only PxqlError escapes
+    except Exception as err:  # noqa: BLE001 - the contract: only PxqlError escapes parse()
         raise PxqlError(
             f"internal error while parsing the query ({type(err).__name__}: {err}); please report it",
             source=text,

@@ -12,11 +12,14 @@ import re
 
 from . import units
 from .ast import Atom, Bool, EntityId, Number, Ordering, Predicate, Query, String, Value, ValuePair
-from .transformer import ID_FIELD_NAMES, PAIR_OPS
+from .atoms import PAIR_OPS
+from .clauses import ID_FIELD_NAMES
 
 _BARE_ID = re.compile(r"\w+(?:[.\-/:]\w+)*")
 _BARE_WORD = re.compile(r"(?!\d)\w+")
 _PAIR_SUFFIX = re.compile(r".+[._](?:issame|compare|diff)", re.IGNORECASE)
+RESERVED = frozenset("and for where despite observed expected with why slower faster same than as".split())
+"""Words that never lex as a feature name or a bare id (pxql.lark's _UNRESERVED)."""
 
 
 def to_pxql(query: Query) -> str:
@@ -70,7 +73,8 @@ def _feature(name: str) -> str:
     """A feature name as a word when it reads back as the same base feature, else `quoted`.
     Underscores stay: ``pig script`` was parsed as ``pig_script``."""
     plain = bool(name) and all(_BARE_WORD.fullmatch(part) for part in name.split("."))
-    if plain and not _PAIR_SUFFIX.fullmatch(name) and name.lower() not in PAIR_OPS:
+    lowered = name.lower()
+    if plain and not _PAIR_SUFFIX.fullmatch(name) and lowered not in PAIR_OPS and lowered not in RESERVED:
         return name
     if "`" in name or "\n" in name or not name:
         raise ValueError(f"feature name {name!r} cannot be written in PXQL")
@@ -80,7 +84,7 @@ def _feature(name: str) -> str:
 def _entity_id(entity: EntityId) -> str:
     if entity.text is None:
         return "?"
-    if _BARE_ID.fullmatch(entity.text):
+    if _BARE_ID.fullmatch(entity.text) and entity.text.lower() not in RESERVED:
         return entity.text
     return _quote(entity.text, "'")
 

@@ -11,7 +11,8 @@ from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from .errors import PxqlError, or_list
-from .transformer import closest
+from .printer import RESERVED
+from .tokens import closest
 
 KEYWORDS: dict[str, str] = {
     name: name
@@ -119,8 +120,10 @@ def _unexpected_token(token: Token, expected: set[str], source: str) -> PxqlErro
     if token.type == "$END":
         end = len(source.rstrip())
         return PxqlError(f"unexpected end of query{wanted}", span=(end, end + 1), source=source, expected=words)
+    if "WORD" in expected and token.value.lower() in RESERVED:
+        wanted += f" ('{token.value}' is a keyword: write `{token.value}` for a feature of that name)"
     keywords = [word for name in sorted(expected, key=_order) for word in _SPELLINGS.get(name, ())]
-    suggestions = closest(token.value, keywords, cutoff=0.7) if token.value.isidentifier() else []
+    suggestions = closest(token.value, keywords, cutoff=0.6) if token.value.isidentifier() else []
     return PxqlError(
         f"unexpected '{token.value}'{wanted}",
         span=(token.start_pos, token.end_pos),

@@ -13,6 +13,7 @@ that the canonical printer round-trips every number.
 from __future__ import annotations
 
 import math
+import re
 from decimal import Decimal
 from fractions import Fraction
 from typing import Literal
@@ -65,29 +66,67 @@ def _factor(unit: str | None) -> Fraction:
     return _TIME_MS.get(unit) or _SIZE_BYTES[unit]
 
 
+_DECIMAL = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?")
+_MAX_EXPONENT = 350
+"""Beyond 10**350 a float overflows and below 10**-350 it underflows, whatever the unit's
+factor (10**-6 to 2**40): exponents are clamped before any power of ten is built, so that
+``1e999999999`` costs nothing (Fraction would build a billion-digit integer)."""
+
+
 def normalise(literal: str, unit: str | None) -> float:
     """The value of ``literal`` (a decimal, as the grammar's NUMBER) times ``unit``'s factor,
-    rounded once to the nearest float. Raises NumberError when it is not finite."""
+    rounded once to the nearest float. Raises NumberError when it is not finite.
+
+    Exact: the literal is read as integer mantissa and decimal exponent, and Python's
+    int / int division rounds correctly."""
     factor = _factor(unit)
-    if literal.isdigit() and len(literal) < 16 and factor.denominator == 1:
-        return float(int(literal) * factor.numerator)  # exact: the common case, fast
+    match = _DECIMAL.fullmatch(literal)
+    if match is None or not (match.group(2) or match.group(3)):
+        raise NumberError(f"not a number: {literal}")
+    sign, whole, fraction, exponent = match.groups()
+    digits = (whole + (fraction or "")).lstrip("0")
+    if not digits:
+        return -0.0 if sign == "-" else 0.0
+    if len(digits) > 800:  # more than any float needs to be told apart
+        raise NumberError(f"number with too many digits: {literal[:20]}...")
+    power = int(exponent or 0) - len(fraction or "")
+    magnitude = len(digits) + power  # the literal is below 10**magnitude
+    if magnitude > _MAX_EXPONENT:
+        raise NumberError(f"number out of range: {literal}")
+    if magnitude < -_MAX_EXPONENT:
+        return -0.0 if sign == "-" else 0.0
+    numerator = int(digits) * factor.numerator
+    denominator = factor.denominator
+    if power >= 0:
+        numerator *= 10**power
+    else:
+        denominator *= 10**-power
     try:
-        exact = Fraction(literal) * factor
-        value = float(exact)
-    except (ValueError, OverflowError, ZeroDivisionError) as err:
-        raise NumberError(f"number out of range: {literal}") from err
+        value = numerator / denominator
+    except OverflowError:
+        raise NumberError(f"number out of range: {literal}") from None
     if not math.isfinite(value):
         raise NumberError(f"number out of range: {literal}")
-    return value
+    return -value if sign == "-" else value
 
 
 def format_magnitude(value: float, unit: str | None) -> str:
     """The shortest decimal ``d`` with ``normalise(d, unit) == value`` (``value`` in ms or
     bytes): 134217728.0 in MB is ``"128"``, 1500.0 in s is ``"1.5"``."""
-    exact = Fraction(value) / _factor(unit)
-    candidate = _shortest(float(exact))
-    if normalise(candidate, unit) == value:
-        return candidate
+    if unit is None:
+        return _shortest(value)  # repr's digits read back as the same float
+    factor = _factor(unit)
+    if value.is_integer() and factor.denominator == 1 and abs(value) < 1e15:
+        whole, rest = divmod(int(value), factor.numerator)
+        if rest == 0:
+            return str(whole)  # 134217728 bytes in MB: "128", exactly
+    exact = Fraction(value) / factor
+    try:
+        candidate = _shortest(float(exact))
+        if normalise(candidate, unit) == value:
+            return candidate
+    except (OverflowError, NumberError):  # 1e306 ms is 1e312 ns: beyond a float's range
+        pass
     # The float nearest the magnitude does not scale back exactly: write enough digits that
     # rounding after scaling must land on value (the error is far below half an ulp).
     return _plain(Decimal(exact.numerator) / Decimal(exact.denominator))

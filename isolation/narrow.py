@@ -17,7 +17,7 @@ from .ids import describe_id, excerpt
 def udf_error(function, record: tuple, err: BaseException) -> UdfError:
     """The one-line error for ``function`` failing on ``record``."""
     name = getattr(function, "__qualname__", None) or repr(function)
-    message = " ".join(str(err).split())
+    message = excerpt(" ".join(str(err).split()), 200)
     return UdfError(
         f"{name} raised {type(err).__name__}{': ' + message if message else ''} "
         f"on record {excerpt(record[0])} (input {describe_id(record[2])})"

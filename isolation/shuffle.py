@@ -76,14 +76,14 @@ def combine(create, merge_value, run: str, stage: int, store, full: bool):
                     raise udf_error(merge_value, record, err) from err
                 group[COUNT] += 1
                 _fold(group, record[1], record[2], record[3])
-            if full:
+            seen += 1
+            spent += clock() - start
+            if full:  # lineage bookkeeping, not the program's combine: left out of its time
                 inputs = group[INPUTS]
                 path = record[5] + record[4]
                 for input_id in record[6]:
                     if inputs.get(input_id, NO_LATENCY) < path:
                         inputs[input_id] = path
-            seen += 1
-            spent += clock() - start
         rows = PartitionRows(full, output=False)
         base = partition_base(stage, index)
         for seq, (key, group) in enumerate(groups.items()):
@@ -126,10 +126,10 @@ def merge(merge_combiners, full: bool):
                     raise udf_error(merge_combiners, ((key, payload[0]),) + payload[1:], err) from err
                 group[COUNT] += 1
                 _fold(group, payload[1], payload[2], NO_LATENCY)
-            if full:
-                group[INPUTS].append(payload[3])
             seen += 1
             spent += clock() - start
+            if full:
+                group[INPUTS].append(payload[3])
         for key, group in groups.items():
             share = group[COUNT] * spent // seen
             path, other = group[PATH] + share, group[OTHER] + share

@@ -124,7 +124,8 @@ def locate(meta: dict, record_ids, source_rows=None) -> dict[int, dict]:
         for seq in seqs:
             record_id = partition_base(table, partition) + seq
             offset, line = lines.get(seq, (None, ""))
-            where = f"{split['path']}@{offset}" if offset is not None else \
-                f"{split['path']} split {partition} line {seq} (file unreadable)"
+            path = split["path"].removeprefix("file:")
+            where = f"{path}@{offset}" if offset is not None else \
+                f"{path} split {partition} line {seq} (file unreadable)"
             result[record_id] = {"location": where, "excerpt": excerpt(line, EXCERPT_WIDTH)}
     return result

@@ -24,7 +24,7 @@ def overlapping(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.nda
     Two intervals overlap when each starts before the other ends. Within a group, the number
     of intervals that start before my end minus those that end at or before my start counts
     every overlapping interval, myself included when my interval is not empty. Groups are
-    kept apart by sorting on (group, time) and searching within the group's slice."""
+    kept apart by sorting on group and searching within each group's slice."""
     count = np.zeros(len(start), dtype=np.int64)
     if len(start) == 0:
         return count
@@ -36,8 +36,12 @@ def overlapping(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.nda
         ends = np.sort(end[members])
         began = np.searchsorted(starts, end[members], side="left")
         done = np.searchsorted(ends, start[members], side="right")
-        myself = (start[members] < end[members]).astype(np.int64)
-        count[members] = began - done - myself
+        empty = start[members] >= end[members]
+        # An empty interval at t overlaps nothing, but "ended at or before t" also counted
+        # itself and every other empty interval at t: add those back.
+        empties = np.sort(start[members][empty])
+        at_t = np.searchsorted(empties, start[members], side="right") - np.searchsorted(empties, start[members], side="left")
+        count[members] = began - done - ~empty + np.where(empty, at_t, 0)
     return count
 
 

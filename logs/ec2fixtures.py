@@ -138,7 +138,7 @@ class _Cluster:
                "submit_time": _ms(submit), "launch_time": _ms(launch), "finish_time": _ms(finish),
                "duration": _ms(finish) - _ms(submit)}
         for counter in JOB_COUNTERS:
-            job[counter] = sum(r.work.counters.get(counter, 0) for r in runs)
+            job[counter] = int(round(sum(r.work.counters.get(counter, 0) for r in runs)))
         self.clock = finish + rng.uniform(20.0, 60.0)
         return job, task_rows
 
@@ -149,13 +149,13 @@ class _Cluster:
                "host": self.hosts[run.host], "tracker_name": self.trackers[run.host],
                "locality": ("DATA_LOCAL" if run.local else "RACK_LOCAL") if work.kind == "m" else "",
                "launch_time": _ms(run.launch), "finish_time": _ms(run.finish),
-               "duration": _ms(run.finish) - _ms(run.launch), "input_size": work.input_bytes}
+               "duration": _ms(run.finish) - _ms(run.launch), "input_size": int(round(work.input_bytes))}
         if work.kind == "r":
             shuffle_end, sort_end = run.phase_ends[0], run.phase_ends[1]
             row |= {"shuffle_finished": _ms(shuffle_end), "sort_finished": _ms(sort_end),
                     "shuffle_time": _ms(shuffle_end) - _ms(run.launch), "sort_time": _ms(sort_end) - _ms(shuffle_end)}
         row |= {k: config[k] for k in ("pig_script", "num_instances", "block_size", "reduce_tasks_factor", "io_sort_factor")}
-        return row | work.counters
+        return row | {name: int(round(value)) for name, value in work.counters.items()}
 
     def metrics(self) -> pd.DataFrame:
         return sample(self.activity, self.hosts, self.boot, self.start, self.clock + 30.0, self.hw, self.rng)

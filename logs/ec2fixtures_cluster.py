@@ -7,8 +7,9 @@ instance is oversubscribed on its busiest resource: cores (task JVM threads plus
 over two cores), disk or network. Two map tasks sharing an instance slow each other down; the
 last task of a job on an instance often runs alone for part or all of its run and is faster —
 nothing marks it, it simply has the instance to itself. Tasks are handed out only when a
-TaskTracker heartbeats (every 3 s) with a free slot, data-local splits first; reduces start
-once every map has finished.
+TaskTracker heartbeats (every 3 s) with a free slot, data-local splits first, no more per
+tracker than the cluster's load allows (Hadoop 1's default scheduler); reduces start once
+every map has finished.
 
 Besides the tasks' times, the run leaves each instance's activity as a step function (what
 ran and how busy each resource was after every change), which ``ec2fixtures_ganglia``
@@ -115,7 +116,8 @@ def run_job(maps: list[TaskWork], reduces: list[TaskWork], speed: np.ndarray, ph
             continue
         h = beat_host
         for kind, queue in (("m", pending_maps), ("r", pending_reduces)):
-            while queue and _free(running[h], kind, hw):
+            capacity = _capacity(kind, queue, running, hosts, hw)
+            while queue and _free(running[h], kind, hw, capacity):
                 work = _pick(queue, h)
                 run = TaskRun(work, h, local=kind == "r" or h in work.replicas, launch=t)
                 running[h].append(run)
@@ -126,9 +128,19 @@ def run_job(maps: list[TaskWork], reduces: list[TaskWork], speed: np.ndarray, ph
     return runs
 
 
-def _free(tasks: list[TaskRun], kind: str, hw: Hardware) -> bool:
-    slots = hw.map_slots if kind == "m" else hw.reduce_slots
+def _free(tasks: list[TaskRun], kind: str, hw: Hardware, capacity: int | None = None) -> bool:
+    slots = (hw.map_slots if kind == "m" else hw.reduce_slots) if capacity is None else capacity
     return sum(1 for r in tasks if r.work.kind == kind) < slots
+
+
+def _capacity(kind: str, queue: list[TaskWork], running: dict[int, list[TaskRun]], hosts: int, hw: Hardware) -> int:
+    """Slots of this kind a tracker may fill at a heartbeat, as Hadoop 1's default
+    JobQueueTaskScheduler computes it: the cluster's remaining load of that kind over its
+    capacity, times the tracker's slots, rounded up — so a job with fewer tasks than slots
+    is spread one task per instance instead of packing instances two by two."""
+    slots = hw.map_slots if kind == "m" else hw.reduce_slots
+    remaining = len(queue) + sum(1 for tasks in running.values() for r in tasks if r.work.kind == kind)
+    return min(slots, math.ceil(remaining / (hosts * slots) * slots))
 
 
 def _pick(queue: list[TaskWork], host: int) -> TaskWork:

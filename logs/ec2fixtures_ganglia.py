@@ -72,14 +72,17 @@ def _host_metrics(steps: np.ndarray, ticks: np.ndarray, host: str, boot: float, 
     disk_moved = np.cumsum(disk) * INTERVAL_S * MB
     buffers = 38 * MB + 0.002 * disk_moved
     jvm_bytes = jvms * hw.task_jvm_bytes
-    cached = np.minimum(hw.mem_total - OS_BYTES - jvm_bytes - buffers - 180 * MB, 450 * MB + 0.8 * disk_moved)
+    # Once the page cache fills memory, the kernel keeps free memory between its low and
+    # high watermarks (kswapd reclaims in batches), so mem_free then wanders in that band.
+    watermark = rng.uniform(120, 260, n) * MB
+    cached = np.minimum(hw.mem_total - OS_BYTES - jvm_bytes - buffers - watermark, 450 * MB + 0.8 * disk_moved)
     used = DISK_TOTAL * 0.012 + 0.3 * disk_moved
     bytes_in = net_in * MB + 2600 + rng.normal(0, 150, n).clip(-2000)
     bytes_out = net_out * MB + 3100 + rng.normal(0, 150, n).clip(-2000)
     return pd.DataFrame({
         "host": host,
         "timestamp": np.round(ticks, 3),
-        "boottime": np.full(n, round(boot)),
+        "boottime": np.full(n, round(boot), dtype=np.int64),
         "bytes_in": np.round(bytes_in, 1),
         "bytes_out": np.round(bytes_out, 1),
         "cpu_aidle": np.round(aidle, 2),
@@ -87,13 +90,13 @@ def _host_metrics(steps: np.ndarray, ticks: np.ndarray, host: str, boot: float, 
         "cpu_system": np.round(system, 1),
         "cpu_user": np.round(user, 1),
         "cpu_wio": np.round(wio, 1),
-        "disk_free": np.round(DISK_TOTAL - used),
+        "disk_free": np.round(DISK_TOTAL - used).astype(np.int64),
         "load_fifteen": np.round(loads["load_fifteen"], 2),
         "load_five": np.round(loads["load_five"], 2),
         "load_one": np.round(loads["load_one"], 2),
-        "mem_buffers": np.round(buffers),
-        "mem_cached": np.round(cached),
-        "mem_free": np.round(hw.mem_total - OS_BYTES - jvm_bytes - buffers - cached),
+        "mem_buffers": np.round(buffers).astype(np.int64),
+        "mem_cached": np.round(cached).astype(np.int64),
+        "mem_free": np.round(hw.mem_total - OS_BYTES - jvm_bytes - buffers - cached).astype(np.int64),
         "part_max_used": np.round(100 * used / DISK_TOTAL, 1),
         "pkts_in": np.round(bytes_in / 1448 + 11, 1),
         "pkts_out": np.round(bytes_out / 1448 + 13, 1),

@@ -39,6 +39,8 @@ class Hardware:
     idle_daemon_cpu: float = 0.03
     heartbeat_s: float = 3.0
     jvm_start_s: float = 1.5
+    jitter: float = 0.05
+    """Per-task lognormal variation of the work (GC, JIT, page-cache luck): sigma of its log."""
     mem_total: float = 7.5 * 1024 * MB
     task_jvm_bytes: float = 300 * MB
 
@@ -115,7 +117,7 @@ def map_tasks(script: Script, input_bytes: float, block_bytes: float, io_sort_fa
                          "MAP_OUTPUT_MATERIALIZED_BYTES": out_bytes, "COMBINE_INPUT_RECORDS": records,
                          "COMBINE_OUTPUT_RECORDS": combined, "SPILLED_RECORDS": combined * (1 + passes),
                          "FILE_BYTES_WRITTEN": written, "FILE_BYTES_READ": out_bytes * passes}
-        work = (hw.jvm_start_s + cpu_s) * rng.lognormal(0.0, 0.05)
+        work = (hw.jvm_start_s + cpu_s) * rng.lognormal(0.0, hw.jitter)
         counters |= _jvm_counters(cpu_s, hw, rng)
         replicas = tuple(int(h) for h in rng.choice(instances, size=replication, replace=False))
         tasks.append(TaskWork("m", index, work, hw.task_threads, disk_mb, 0.0, net_out, size, counters, replicas,
@@ -142,7 +144,7 @@ def reduce_tasks(maps: list[TaskWork], reduces: int, io_sort_factor: int, instan
         sort_s = passes * 2 * in_mb / hw.disk_mb_s + in_mb * 0.02
         reduce_s = in_mb * SCRIPTS["simple-groupby"].reduce_cpu_s_per_mb
         out_bytes = groups * share * 14.0
-        noise = rng.lognormal(0.0, 0.05)
+        noise = rng.lognormal(0.0, hw.jitter)
         phases = [("shuffle", (hw.jvm_start_s + shuffle_s) * noise), ("sort", sort_s * noise), ("reduce", reduce_s * noise)]
         work = sum(p for _, p in phases)
         busy = (hw.jvm_start_s + reduce_s + 0.3 * sort_s) * noise

@@ -35,6 +35,7 @@ _EVENT = re.compile(r"^(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d): (.*)$")
 _SIGNATURE = re.compile(rb"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d: (?:TASK_TYPE|JOB_ID|STAGE_ID)=", re.M)
 _STAGE_HEADER = re.compile(r"^STAGE_ID=(\d+) RDD_DEP=\(?[\d,]*\)? STAGE_DEP=\(?([\d,]*)\)?\s*$")
 _SNIFF_BYTES = 8192
+_SPARK_CODECS = {".zstd", ".zst", ".lz4", ".snappy", ".lzf"}
 _NS_PER_MS = 1e6
 
 OUSTERHOUT_TASK = [
@@ -78,12 +79,22 @@ _COUNTERS = ("input_bytes", "shuffle_write_bytes", "shuffle_remote_bytes_read", 
 """Sizes a task that does not log them did not have (0), unlike times, which stay unknown."""
 
 
-def _sniff(path: Path) -> bool:
+def _head(path: Path) -> bytes:
     try:
         with open(path, "rb") as f:
-            return _SIGNATURE.search(f.read(_SNIFF_BYTES)) is not None
+            return f.read(_SNIFF_BYTES)
     except OSError:
-        return False
+        return b""
+
+
+def _sniff(path: Path) -> bool:
+    return _SIGNATURE.search(_head(path)) is not None
+
+
+def _spark_event_log(path: Path) -> bool:
+    """JSON lines, a compressed event log, or a part of a rolling one."""
+    return (path.suffix in _SPARK_CODECS or path.parent.name.startswith("eventlog_v2_")
+            or _head(path).lstrip().startswith(b"{"))
 
 
 def _job_log_files(path: Path) -> list[Path]:
@@ -93,11 +104,15 @@ def _job_log_files(path: Path) -> list[Path]:
 
 
 def is_ousterhout_log(path: str | Path) -> bool:
-    """Is ``path`` a job log, or a directory holding at least one (recursively)?"""
+    """Is ``path`` a job log, or a directory of them (recursively)? A directory that also
+    holds Spark event logs is not: it is left to the event-log reader."""
     path = Path(path)
     if path.is_file():
         return _sniff(path)
-    return path.is_dir() and any(p.is_file() and _sniff(p) for p in path.rglob("*"))
+    if not path.is_dir():
+        return False
+    files = [p for p in path.rglob("*") if p.is_file()]
+    return any(_sniff(p) for p in files) and not any(_spark_event_log(p) for p in files)
 
 
 @dataclass

@@ -22,6 +22,9 @@ _API = {
     "explain": "perfx.explain.engine:explain",
     "Explanation": "perfx.explain.explanation:Explanation",
     "ExplainError": "perfx.explain.errors:ExplainError",
+    "find_stragglers": "perfx.explain.blocked.stragglers:find_stragglers",
+    "whatif": "perfx.explain.blocked.whatif:whatif",
+    "add_straggler_features": "perfx.explain.blocked.features:add_straggler_features",
 }
 
 

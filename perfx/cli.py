@@ -24,6 +24,10 @@ COMMANDS: dict[str, str] = {
     "explain": "perfx.commands.explain:explain",
     "fixtures": "perfx.commands.fixtures:fixtures",
     "evaluate": "perfx.commands.evaluate:evaluate",
+    "isolate": "perfx.commands.isolate:isolate",
+    "runs": "perfx.commands.runs:runs",
+    "culprits": "perfx.commands.culprits:culprits",
+    "skew": "perfx.commands.skew:skew",
 }
 """Command name -> ``module:attribute`` of its click command."""
 
@@ -31,6 +35,7 @@ USER_ERRORS: tuple[str, ...] = (
     "perfx.grammar.errors:PxqlError",
     "perfx.logs.errors:LogError",
     "perfx.explain.errors:ExplainError",
+    "perfx.isolation.errors:IsolationError",
 )
 """Exception classes whose message is meant for the user; each may set ``exit_code``."""
 

@@ -30,8 +30,12 @@ def spark_event_dir(tmp_path_factory) -> Path:
 def spark(spark_event_dir):
     """One local[2] SparkSession for the whole run, logging events as plain JSON lines so
     that tests can read the log of the jobs they ran while the app is still running."""
+    import sys
+
     from pyspark.sql import SparkSession
 
+    # Workers run this interpreter (the venv), so they can import perfx (traced programs).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (
         SparkSession.builder.master("local[2]")
         .appName("perfx-tests")

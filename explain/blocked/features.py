@@ -2,7 +2,7 @@
 
 With these columns the explanation search can answer "why was task 33 slower?" with
 ``straggler_cause = first_task`` or ``gc_share > 0.3`` instead of restating the duration.
-Shares are fractions of the task's duration (finish - launch), so they compare across tasks
+Shares are fractions of the task's duration, so they compare across tasks
 of different lengths; a share is added only when the log records that component.
 """
 
@@ -57,7 +57,9 @@ def add_straggler_features(log: Log) -> Log:
     """A copy of ``log`` whose task table has ``straggler``, ``straggler_cause``,
     ``progress_ratio`` and the available ``*_share`` columns, registered as task features
     (calling it twice replaces them). Attempts that did not succeed are not judged: their
-    straggler columns are missing."""
+    straggler columns are missing. A log without durations is returned as it is."""
+    if "duration" not in log.tasks.columns:
+        return log
     tasks = log.tasks.copy()
     report = find_stragglers(tasks)
     judged = report.tasks
@@ -65,7 +67,7 @@ def add_straggler_features(log: Log) -> Log:
     tasks["straggler_cause"] = judged["primary_cause"].reindex(tasks.index)
     tasks["progress_ratio"] = judged["progress_ratio"].reindex(tasks.index)
 
-    duration = (pd.to_numeric(tasks["finish_time"], errors="coerce") - pd.to_numeric(tasks["launch_time"], errors="coerce"))
+    duration = pd.to_numeric(tasks["duration"], errors="coerce")
     shares = [n for n, causes in SHARES.items() if components.available(tasks, causes)]
     for name in shares:
         tasks[name] = components.blocked_ms(tasks, SHARES[name]) / duration.where(duration > 0)

@@ -34,6 +34,7 @@ finish and the next launch on a slot: that difference is the model error ``whati
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,7 +48,9 @@ APP_END = ("end_time", "completion_time")
 
 @dataclass(frozen=True)
 class Replay:
-    """Real and replayed bounds: ``stages``, ``jobs`` and ``apps`` tables, durations in ms."""
+    """Real and replayed bounds: ``stages``, ``jobs`` and ``apps`` tables, durations in ms.
+    Their ``app_id`` column holds the app run's ``app_key`` where the log has one (attempts of
+    one app are replayed apart)."""
 
     stages: pd.DataFrame
     jobs: pd.DataFrame
@@ -83,14 +86,20 @@ def executor_slots(group: pd.Series, launch: np.ndarray, busy_end: np.ndarray) -
 def simulate(opens: np.ndarray, closes: np.ndarray, seeds: np.ndarray, rest: np.ndarray) -> float:
     """Span of a stage: slot i opens at ``opens[i]`` running its first attempt for ``seeds[i]``
     ms; each of ``rest`` (in order) then takes the slot that frees first among those freeing
-    before their ``closes``, else the slot that frees first."""
+    before their ``closes``, else the slot that frees first. A slot's free time only grows, so
+    once past its close it stays closed: two heaps, open and closed slots."""
     free = opens + seeds
     end = float(free.max()) if len(free) else 0.0
+    open_slots = [(float(f), i) for i, f in enumerate(free)]
+    heapq.heapify(open_slots)
+    closed: list[tuple[float, int]] = []
     for d in rest:
-        open_slots = np.where(free < closes, free, np.inf)
-        i = int(np.argmin(open_slots)) if np.isfinite(open_slots).any() else int(np.argmin(free))
-        free[i] += d
-        end = max(end, float(free[i]))
+        while open_slots and open_slots[0][0] >= closes[open_slots[0][1]]:
+            heapq.heappush(closed, heapq.heappop(open_slots))
+        slots = open_slots if open_slots else closed
+        at, i = heapq.heappop(slots)
+        heapq.heappush(slots, (at + float(d), i))
+        end = max(end, at + float(d))
     return end
 
 
@@ -129,11 +138,12 @@ def _bounds(table: pd.DataFrame, keys: list[str], starts: tuple[str, ...], ends:
     return out.assign(start=pick(starts), end=pick(ends))
 
 
-def _busy_end(t: pd.DataFrame) -> np.ndarray:
-    """Where an attempt surely still held its slot: its finish minus its scheduler delay (the
+def slot_release(t: pd.DataFrame) -> np.ndarray:
+    """When an attempt gave its slot back: its finish minus its scheduler delay (the driver's
     hand-off lag is part of that delay), but at most half its duration, so that attempts made
     mostly of scheduler delay still count as running at the same time."""
-    launch, finish = t["launch_time"].to_numpy(float), t["finish_time"].to_numpy(float)
+    launch = pd.to_numeric(t["launch_time"], errors="coerce").to_numpy(float)
+    finish = pd.to_numeric(t["finish_time"], errors="coerce").to_numpy(float)
     if "scheduler_delay" not in t.columns:
         return finish
     delay = pd.to_numeric(t["scheduler_delay"], errors="coerce").fillna(0).to_numpy(float)
@@ -151,7 +161,7 @@ def _stages(tasks: pd.DataFrame, durations: pd.Series) -> pd.DataFrame:
         new_duration=durations.reindex(tasks.index).astype(float).clip(lower=0),
     ).sort_values(["stage_key", "launch_time"], kind="stable")
     stage_start = t.groupby("stage_key")["launch_time"].transform("min")
-    slots = executor_slots(t["machine"], t["launch_time"].to_numpy(float), _busy_end(t))
+    slots = executor_slots(t["machine"], t["launch_time"].to_numpy(float), slot_release(t))
     t["offset"] = t["launch_time"] - stage_start
     t["close"] = t.groupby("machine")["finish_time"].transform("max") - stage_start
     t["opening"] = t.groupby("machine").cumcount() < t["machine"].map(slots)

@@ -28,11 +28,11 @@ import numpy as np
 import pandas as pd
 
 from . import components
-from .progress import THRESHOLD, stage_median, straggles, work
+from .progress import stage_median, straggles, work
+from .replay import slot_release
 
 SPECIAL_CAUSES = ("output_skew", "first_task")
-ALL_CAUSES = (*components.CAUSES, *SPECIAL_CAUSES)
-_IDENTITY = ("id", "app_id", "job_id", "stage_id", "stage_key", "task_id", "executor_id", "host")
+_IDENTITY = ("id", "app_id", "app_key", "job_id", "stage_id", "stage_key", "task_id", "executor_id", "host")
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,19 @@ class StragglerReport:
         return self.explained / self.stragglers if self.stragglers else float("nan")
 
 
+def with_stages(tasks: pd.DataFrame) -> pd.DataFrame:
+    """``tasks`` with a ``stage_key``: MapReduce logs have none, and there the map (or the
+    reduce) tasks of one job play the part of a stage."""
+    if "stage_key" in tasks.columns:
+        return tasks
+    parts = [c for c in ("app_id", "job_id", "task_type") if c in tasks.columns]
+    return tasks.assign(stage_key=tasks[parts].astype(str).agg("/".join, axis=1)) if parts else tasks
+
+
 def analysed_tasks(tasks: pd.DataFrame) -> pd.DataFrame:
     """The tasks stragglers are judged among: successful attempts with a positive duration."""
-    if not {"duration", "stage_key"} <= set(tasks.columns):
+    tasks = with_stages(tasks)
+    if tasks.empty or not {"duration", "stage_key"} <= set(tasks.columns):
         return pd.DataFrame({c: pd.Series(dtype=float) for c in ("duration", "stage_key")})
     ok = pd.to_numeric(tasks["duration"], errors="coerce") > 0
     if "status" in tasks.columns:
@@ -81,13 +91,15 @@ def _output_bytes(tasks: pd.DataFrame) -> pd.Series | None:
 
 
 def first_tasks(tasks: pd.DataFrame) -> pd.Series | None:
-    """Tasks that began before any task of their stage finished on the same executor (host)."""
+    """Tasks that began before any task of their stage finished on the same executor (host).
+    A task finishes, for this purpose, when it gives its slot back: the driver may launch the
+    next task on that slot a little before it records the finish."""
     machine = next((c for c in ("executor_id", "host") if c in tasks.columns), None)
-    if machine is None:
+    if machine is None or not {"launch_time", "finish_time"} <= set(tasks.columns):
         return None
-    launch, finish = _numeric(tasks, "launch_time"), _numeric(tasks, "finish_time")
-    first_finish = finish.groupby([tasks["stage_key"], tasks[machine]]).transform("min")
-    return launch < first_finish
+    released = pd.Series(slot_release(tasks), index=tasks.index)
+    first_release = released.groupby([tasks["stage_key"], tasks[machine]]).transform("min")
+    return _numeric(tasks, "launch_time") < first_release
 
 
 def find_stragglers(tasks: pd.DataFrame) -> StragglerReport:
@@ -98,7 +110,7 @@ def find_stragglers(tasks: pd.DataFrame) -> StragglerReport:
     w = work(t)
     rate = duration / w["size"]
     median = stage_median(rate, stage)
-    straggler = rate > THRESHOLD * median
+    straggler = straggles(rate, stage)
 
     flags: dict[str, pd.Series] = {}
     blocked: dict[str, pd.Series] = {}
@@ -158,7 +170,7 @@ def _primary(out: pd.DataFrame, blocked: dict[str, pd.Series], causes: tuple[str
 
 
 def _per_stage(out: pd.DataFrame, causes: tuple[str, ...]) -> pd.DataFrame:
-    keys = [c for c in ("app_id", "job_id", "stage_id") if c in out.columns]
+    keys = [c for c in ("app_id", "app_key", "job_id", "stage_id") if c in out.columns]
     agg = {
         **{k: (k, "first") for k in keys},
         "tasks": ("straggler", "size"),
@@ -170,5 +182,5 @@ def _per_stage(out: pd.DataFrame, causes: tuple[str, ...]) -> pd.DataFrame:
     }
     stages = out.groupby("stage_key", sort=False).agg(**agg).reset_index()
     stages["explained_share"] = stages["explained"] / stages["stragglers"].where(stages["stragglers"] > 0)
-    order = [k for k in ("app_id", "stage_id") if k in stages.columns] or ["stage_key"]
+    order = [k for k in ("app_key", "app_id", "stage_id") if k in stages.columns] or ["stage_key"]
     return stages.sort_values(order, kind="stable").reset_index(drop=True)

@@ -21,6 +21,11 @@ from . import events
 from .open import EventLogSource, iter_lines
 
 EVENT_KEY = b'{"Event":"'
+TASK_START = b"SparkListenerTaskStart"
+TASK_END = b"SparkListenerTaskEnd"
+ACCUMULABLES = b'"Accumulables":['
+EXECUTOR_METRICS = b',"Task Executor Metrics":'
+TASK_ID_KEY = b'"Task ID":'
 BLOCK_ROWS = 8192
 PROGRESS_BYTES = 8 << 20
 
@@ -56,7 +61,10 @@ class AppState:
     numeric_blocks: list[np.ndarray] = field(default_factory=list)
     numeric_rows: list[tuple] = field(default_factory=list)
     nominal_rows: list[tuple] = field(default_factory=list)
-    running: dict[int, tuple[tuple, tuple]] = field(default_factory=dict)
+    running: dict[int, tuple[str, int, bytes | dict]] = field(default_factory=dict)
+    """task id -> (path, line number, raw line or parsed event) of a TaskStart not yet ended.
+    Most starts are followed by an end, so their lines are parsed only if none comes."""
+    unended: list[tuple[tuple, tuple]] = field(default_factory=list)
     ended: dict[int, int] = field(default_factory=dict)
     """task id -> row of its TaskEnd, to merge the repeated end Spark logs for a resubmitted task."""
     repeated_ends: list[tuple[int, tuple, tuple]] = field(default_factory=list)
@@ -130,9 +138,18 @@ class AppState:
     def on_stage_completed(self, event: dict) -> None:
         self._stage(event, completed=True)
 
-    def on_task_start(self, event: dict) -> None:
-        values = events.task_start(event)
-        self.running[values[0][0]] = values
+    def on_task_start(self, event: dict, path: str = "", number: int = 0) -> None:
+        self.running[event["Task Info"]["Task ID"]] = (path, number, event)
+
+    def close_running(self, skip: Skip) -> None:
+        """Turn the starts that never ended into task rows (status UNKNOWN)."""
+        for path, number, pending in self.running.values():
+            try:
+                event = orjson.loads(pending) if isinstance(pending, bytes) else pending
+                self.unended.append(events.task_start(event))
+            except (orjson.JSONDecodeError, KeyError, TypeError) as err:
+                skip(path, number, f"SparkListenerTaskStart without usable {err}")
+        self.running.clear()
 
     def on_task_end(self, event: dict) -> None:
         numeric, nominal = events.task_end(event)
@@ -160,25 +177,27 @@ class AppState:
         Spark logs a second TaskEnd (reason ``Resubmitted``) for a finished map task whose
         output was lost; like the history server, perfx keeps one row per task id, counts the
         resubmissions, and keeps the first end's metrics unless the later one carries some."""
-        for numeric, nominal in self.running.values():
+        for numeric, nominal in self.unended:
             self.numeric_rows.append(numeric)
             self.nominal_rows.append(nominal)
-        self.running.clear()
+        self.unended.clear()
         self._flush()
         if self.numeric_blocks:
             values = np.concatenate(self.numeric_blocks)
         else:
             values = np.empty((0, len(events.TASK_NUMERIC)))
-        tasks = pd.DataFrame(values, columns=list(events.TASK_NUMERIC))
-        nominal = pd.DataFrame(self.nominal_rows, columns=list(events.TASK_NOMINAL), dtype=object)
-        tasks = pd.concat([tasks, nominal], axis=1)
-        tasks["resubmitted"] = 0
-        for task_id, numeric, nominal_values in self.repeated_ends:
+        resubmitted = np.zeros(len(values), dtype=np.int64)
+        for task_id, numeric, nominal in self.repeated_ends:
             row = self.ended[task_id]
-            if nominal_values[6] == "Resubmitted":
-                tasks.loc[row, "resubmitted"] += 1
-            if numeric[9]:  # the later end carries metrics: they replace the first ones
-                tasks.loc[row, list(events.TASK_NUMERIC)] = np.array(numeric, dtype=np.float64)
+            if nominal[6] == "Resubmitted":
+                resubmitted[row] += 1
+            if numeric[9]:  # the later end carries metrics: it replaces the first
+                values[row] = np.array(numeric, dtype=np.float64)
+                self.nominal_rows[row] = nominal
+        tasks = pd.DataFrame(values, columns=list(events.TASK_NUMERIC))
+        nominal_frame = pd.DataFrame(self.nominal_rows, columns=list(events.TASK_NOMINAL), dtype=object)
+        tasks = pd.concat([tasks, nominal_frame], axis=1)
+        tasks["resubmitted"] = resubmitted
         for column in NS_COLUMNS:
             tasks[column] = tasks[column] / 1e6
         for column in INT_COLUMNS:
@@ -213,11 +232,11 @@ def read_app(source: EventLogSource, skip: Skip, progress: Callable[[int], None]
     have, a foreign event) are reported through ``skip`` and the reading goes on."""
     state = AppState(str(source.path))
     handlers = _HANDLERS_BY_BYTES
-    loads = orjson.loads
     key_len = len(EVENT_KEY)
     ignored: set[bytes] = set()
     plain = source.codec is None
     unreported = 0
+    running = state.running
     for path, number, line in iter_lines(source, skip):
         if progress is not None and plain:
             unreported += len(line)
@@ -226,6 +245,9 @@ def read_app(source: EventLogSource, skip: Skip, progress: Callable[[int], None]
                 unreported = 0
         if line.startswith(EVENT_KEY):
             name = line[key_len : line.find(b'"', key_len)]
+            if name == TASK_START and (task_id := _task_id(line)) is not None:
+                running[task_id] = (path, number, line)
+                continue
             handler = handlers.get(name)
             if handler is None:
                 if name in ignored:
@@ -236,9 +258,9 @@ def read_app(source: EventLogSource, skip: Skip, progress: Callable[[int], None]
         elif not line.strip():
             continue
         else:
-            handler = None
+            name, handler = b"", None
         try:
-            event = loads(line)
+            event = _parse(line, name)
         except orjson.JSONDecodeError as err:
             truncated = not line.endswith(b"\n")
             skip(path, number, "truncated last line" if truncated else f"malformed JSON: {err}")
@@ -251,9 +273,59 @@ def read_app(source: EventLogSource, skip: Skip, progress: Callable[[int], None]
                     skip(path, number, f"unknown event {name!r}" if name else "not an event")
                 continue
         try:
-            handler(state, event)
+            if handler is AppState.on_task_start:
+                handler(state, event, path, number)
+            else:
+                handler(state, event)
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             skip(path, number, f"{event.get('Event')} without usable {err}")
+    state.close_running(skip)
     if progress is not None:
         progress(unreported if plain else source.size)
     return state
+
+
+def _parse(line: bytes, name: bytes):
+    """The event on ``line``; TaskEnds are parsed without their unused parts when possible.
+    Raises orjson's error for the whole line."""
+    if name == TASK_END:
+        try:
+            return orjson.loads(_slim(line))
+        except orjson.JSONDecodeError:
+            pass
+    return orjson.loads(line)
+
+
+def _slim(line: bytes) -> bytes:
+    """A TaskEnd line without the parts perfx does not read: the accumulator updates of its
+    Task Info and its Task Executor Metrics (about half of a Spark 3+ TaskEnd's bytes).
+
+    Spark writes Task Info's ``Accumulables`` last, then the optional ``Task Executor
+    Metrics`` (a flat object of numbers), then ``Task Metrics``; if the line is laid out any
+    other way it is returned whole. A cut that went wrong fails to parse, and the caller then
+    parses the whole line."""
+    start = line.find(ACCUMULABLES)
+    if start < 0:
+        return line
+    end = line.find(b']},"Task ', start)
+    if end < 0:
+        return line
+    rest = line[end + 2 :]
+    if rest.startswith(EXECUTOR_METRICS):
+        metrics = rest.find(b'},"Task Metrics":')
+        if metrics >= 0:
+            rest = rest[metrics + 1 :]
+    return line[: start + len(ACCUMULABLES)] + b"]}" + rest
+
+
+def _task_id(line: bytes) -> int | None:
+    """The task id of a TaskStart line, read from its bytes (None if not found there)."""
+    start = line.find(TASK_ID_KEY)
+    if start < 0:
+        return None
+    start += len(TASK_ID_KEY)
+    end = line.find(b",", start)
+    try:
+        return int(line[start:end])
+    except ValueError:
+        return None

@@ -10,6 +10,9 @@ Nanosecond fields stay raw here (the builder converts whole columns at once).
 
 from __future__ import annotations
 
+from operator import itemgetter
+from sys import intern
+
 EMPTY: dict = {}
 
 TASK_NUMERIC = (
@@ -30,6 +33,9 @@ TASK_NOMINAL = ("executor_id", "host", "locality", "speculative", "task_type", "
 """Nominal values of one task attempt, in the order ``task_end`` returns them."""
 
 NO_METRICS = (0,) + (None,) * 25
+
+# Nominal values repeat across tasks (hosts, executors, localities, reasons): ``intern`` keeps
+# one string object per distinct value instead of one per task.
 
 
 def task_status(info: dict) -> str:
@@ -57,8 +63,35 @@ def failure_text(reason: dict) -> str:
     return kind
 
 
+_METRICS = itemgetter(
+    "Executor Deserialize Time", "Executor Deserialize CPU Time", "Executor Run Time", "Executor CPU Time",
+    "Peak Execution Memory", "Result Size", "JVM GC Time", "Result Serialization Time",
+    "Memory Bytes Spilled", "Disk Bytes Spilled",
+    "Shuffle Read Metrics", "Shuffle Write Metrics", "Input Metrics", "Output Metrics",
+)
+_READ = itemgetter(
+    "Remote Blocks Fetched", "Local Blocks Fetched", "Fetch Wait Time", "Remote Bytes Read",
+    "Remote Bytes Read To Disk", "Local Bytes Read", "Total Records Read",
+)
+_WRITE = itemgetter("Shuffle Bytes Written", "Shuffle Write Time", "Shuffle Records Written")
+_INPUT = itemgetter("Bytes Read", "Records Read")
+_OUTPUT = itemgetter("Bytes Written", "Records Written")
+
+
 def task_metrics(m: dict) -> tuple:
-    """The metric values of a ``Task Metrics`` object, raw units, absent groups as 0."""
+    """The metric values of a ``Task Metrics`` object, raw units, absent groups as 0.
+
+    Logs of Spark 3.x-4.x have every field but ``Remote Requests Duration`` (3.4+): one C-level
+    lookup each for them; older logs take the field-by-field path."""
+    try:
+        *scalars, read, write, inp, out = _METRICS(m)
+        return (1, *scalars, *_READ(read), read.get("Remote Requests Duration", 0), *_WRITE(write), *_INPUT(inp), *_OUTPUT(out))
+    except (KeyError, TypeError):
+        return task_metrics_any_version(m)
+
+
+def task_metrics_any_version(m: dict) -> tuple:
+    """``task_metrics`` for logs that lack some fields (Spark 1.x-2.x, partial metrics)."""
     read = m.get("Shuffle Read Metrics") or EMPTY
     write = m.get("Shuffle Write Metrics") or EMPTY
     inp = m.get("Input Metrics") or EMPTY
@@ -93,31 +126,53 @@ def task_metrics(m: dict) -> tuple:
     )
 
 
+_INFO = itemgetter("Task ID", "Index", "Attempt", "Launch Time", "Finish Time", "Getting Result Time",
+                   "Executor ID", "Host", "Locality", "Speculative", "Failed")
+_END = itemgetter("Stage ID", "Stage Attempt ID", "Task Type", "Task End Reason", "Task Info")
+
+
 def task_end(event: dict) -> tuple[tuple, tuple]:
-    """(numeric values, nominal values) of a ``SparkListenerTaskEnd``."""
+    """(numeric values, nominal values) of a ``SparkListenerTaskEnd``.
+
+    Every Spark since 1.2 writes the fields of the fast path; anything less complete takes
+    the field-by-field path with Spark's defaults."""
+    try:
+        stage, stage_attempt, task_type, reason, info = _END(event)
+        task_id, index, attempt, launch, finish, fetch_start, executor, host, locality, speculative, failed = _INFO(info)
+    except KeyError:
+        return task_end_any_version(event)
+    metrics = event.get("Task Metrics")
+    numeric = (
+        task_id, index, attempt, info.get("Partition ID", -1), launch, finish or None, fetch_start, stage, stage_attempt,
+    ) + (task_metrics(metrics) if metrics else NO_METRICS)
+    kind = reason["Reason"]
+    if failed:
+        status = "FAILED"
+    elif info.get("Killed"):
+        status = "KILLED"
+    else:
+        status = "SUCCESS" if finish else "UNKNOWN"
+    nominal = (
+        intern(executor), intern(host), intern(locality), "T" if speculative else "F", intern(task_type), status,
+        intern(kind), "" if kind == "Success" else failure_text(reason),
+    )
+    return numeric, nominal
+
+
+def task_end_any_version(event: dict) -> tuple[tuple, tuple]:
+    """``task_end`` for events that lack some fields."""
     info = event["Task Info"]
     reason = event.get("Task End Reason") or EMPTY
     metrics = event.get("Task Metrics")
     numeric = (
-        info["Task ID"],
-        info.get("Index", -1),
-        info.get("Attempt", 0),
-        info.get("Partition ID", -1),
-        info.get("Launch Time"),
-        info.get("Finish Time") or None,
-        info.get("Getting Result Time", 0),
-        event.get("Stage ID", -1),
-        event.get("Stage Attempt ID", 0),
+        info["Task ID"], info.get("Index", -1), info.get("Attempt", 0), info.get("Partition ID", -1),
+        info.get("Launch Time"), info.get("Finish Time") or None, info.get("Getting Result Time", 0),
+        event.get("Stage ID", -1), event.get("Stage Attempt ID", 0),
     ) + (task_metrics(metrics) if metrics else NO_METRICS)
     nominal = (
-        info.get("Executor ID", ""),
-        info.get("Host", ""),
-        info.get("Locality", ""),
-        "T" if info.get("Speculative") else "F",
-        event.get("Task Type", ""),
-        task_status(info),
-        reason.get("Reason", ""),
-        failure_text(reason),
+        intern(info.get("Executor ID", "")), intern(info.get("Host", "")), intern(info.get("Locality", "")),
+        "T" if info.get("Speculative") else "F", intern(event.get("Task Type", "")), task_status(info),
+        intern(reason.get("Reason", "")), failure_text(reason),
     )
     return numeric, nominal
 

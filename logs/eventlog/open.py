@@ -33,12 +33,6 @@ class EventLogSource:
     codec: str | None
 
     @property
-    def in_progress(self) -> bool:
-        if self.path.is_dir():
-            return any(p.name.endswith(".inprogress") for p in self.path.iterdir())
-        return self.path.name.endswith(".inprogress")
-
-    @property
     def size(self) -> int:
         """Bytes on disk (compressed), for progress reporting."""
         return sum(p.stat().st_size for p in self.parts)

@@ -44,9 +44,11 @@ def _stage_jobs(state: AppState) -> dict[int, int]:
 
 
 def _identity(frame: pd.DataFrame, state: AppState, key: str) -> None:
-    frame.insert(0, "app_key", key)
-    frame.insert(0, "app_attempt_id", state.attempt_id)
-    frame.insert(0, "app_id", state.app_id)
+    """Insert the app's identity columns (after ``id`` when the table has it)."""
+    at = 1 if "id" in frame.columns else 0
+    frame.insert(at, "app_key", key)
+    frame.insert(at, "app_attempt_id", state.attempt_id)
+    frame.insert(at, "app_id", state.app_id)
 
 
 def task_table(state: AppState, key: str) -> pd.DataFrame:

@@ -15,7 +15,7 @@ Examples:
 """
 
 
-@click.command(epilog=_EPILOG)
+@click.command(epilog=_EPILOG, short_help="Check a PXQL query; print it in canonical form or as JSON.")
 @click.argument("query")
 @click.option(
     "--format",
@@ -36,8 +36,10 @@ Examples:
 def parse(query: str, output_format: str, features: str | None) -> None:
     """Parse the PXQL QUERY (or - to read it from stdin) and print it.
 
-    A bad query exits with status 2 and an error on stderr that shows the line, the column
-    and a caret under the offending text, with what was expected there.
+    Numbers may carry units, normalised to ms and bytes: ns, us, ms, s, min, h; B, KB, MB,
+    GB, TB (binary: 1 KB = 1024 bytes). A bad query exits with status 2 and an error on
+    stderr that shows the line, the column and a caret under the offending text, with what
+    was expected there.
     """
     from perfx.grammar.parser import parse as parse_pxql
 

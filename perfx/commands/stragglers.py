@@ -5,7 +5,7 @@ JSON output (stable)::
     {"causes": ["gc", ...],                       # the causes this log allowed to evaluate
      "stragglers": n, "explained": n, "explained_share": r,
      "by_cause": {"gc": n, ...},
-     "stages": [{"stage_key", "app_id", "job_id", "stage_id", "tasks", "basis", "median_rate",
+     "stages": [{"stage_key", "app_id", "app_key", "job_id", "stage_id", "tasks", "basis", "median_rate",
                  "stragglers", "explained", "explained_share", "<cause>": n, ...}],
      "straggler_tasks": [{"id", "stage_key", "duration", "progress_ratio", "causes": [...],
                           "primary_cause"}]}
@@ -72,7 +72,7 @@ def _print(report) -> None:
     for _, s in report.stages.iterrows():
         share = "" if s["stragglers"] == 0 else f" ({100 * s['explained_share']:.0f}%)"
         causes = ", ".join(f"{c.replace('_', ' ')} {s[c]}" for c in report.causes if s[c])
-        table.add_row(str(s.get("app_id", "")), str(s.get("job_id", "")), str(s.get("stage_id", s["stage_key"])),
+        table.add_row(str(s.get("app_key", s.get("app_id", ""))), str(s.get("job_id", "")), str(s.get("stage_id", s["stage_key"])),
                       str(s["tasks"]), s["basis"], str(s["stragglers"]), f"{s['explained']}{share}", causes)
     console.print(table)
     if report.stragglers:

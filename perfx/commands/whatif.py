@@ -80,7 +80,7 @@ def _table(title: str, rows: list[dict], keys: list[str], scenarios: list[str]):
     table.add_column("Real", justify="right")
     table.add_column("Modelled (error)", justify="right")
     for s in scenarios:
-        table.add_column(f"Without {s} (improvement)", justify="right", overflow="fold")
+        table.add_column(f"Without {s}", justify="right", overflow="fold")
     for r in rows:
         cells = [r[k] for k in keys] + [_seconds(r["real_ms"]), f"{_seconds(r['modelled_ms'])} ({_percent(r['model_error'])})"]
         cells += [f"{_seconds(r['whatif'][s]['ms'])} ({_percent(r['whatif'][s]['improvement'])})" for s in scenarios]
@@ -93,7 +93,8 @@ def _table(title: str, rows: list[dict], keys: list[str], scenarios: list[str]):
               help="Event log file or folder (repeatable).")
 @click.option("--without", "without", multiple=True, metavar="NAMES",
               help="Comma-separated components removed together: gc, network, disk, scheduler, serialization, "
-                   "stragglers, or a single cause (shuffle_read, input_read, ...). Repeatable: one scenario each.")
+                   "stragglers, or a single cause (shuffle_read, input_read, ...). Repeatable: one scenario each. "
+                   "Default: each of " + ", ".join(DEFAULT_SCENARIOS) + " on its own.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def whatif(logs, without, fmt) -> None:
     """How much faster would each job have run without GC, network, disk, ... or stragglers?

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-import pandas as pd
 
 from perfx.explain import sampling
 from perfx.explain.columns import columns_for
@@ -63,7 +62,7 @@ def test_sampled_mode_estimates_related_pairs(monkeypatch):
     cols = columns_for(skewed_log(n_stages=4, per_stage=40), "task")
     n_obs, n_exp = brute_force(cols, [SAME_STAGE])
     monkeypatch.setattr(sampling, "EXACT_LIMIT", 100)
-    monkeypatch.setattr(sampling, "BATCH", 20_000)
+    monkeypatch.setattr(sampling, "BATCH", 100)
     ts = training_set(cols, [SAME_STAGE], GT, SIM, sample=400, seed=3)
     assert not ts.exact
     assert abs(ts.observed_total - n_obs) < 0.15 * n_obs

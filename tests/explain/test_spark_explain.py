@@ -10,6 +10,8 @@ every clause of the answer.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -90,20 +92,41 @@ def warm(spark):
     spark.sparkContext.parallelize(range(100), 4).map(lambda x: x).count()
 
 
-def test_computation_skew_is_explained_by_time_per_record(spark, spark_event_dir, tmp_path, warm):
-    folder = tmp_path / "compute"
+@pytest.fixture(scope="module")
+def compute_skew(spark, spark_event_dir, tmp_path_factory, warm):
+    """The computation-skew job's log (its tasks only) and its slowest task."""
+    folder = tmp_path_factory.mktemp("inputs") / "compute"
     _write_inputs(folder, LINES, "H")
     job_ids, _ = _run(spark, folder, "perfx-compute-skew")
     log = _job_log(spark_event_dir, job_ids)
-    slow = log.tasks["duration"].idxmax()
-    poi = str(log.tasks["id"].iloc[slow])
+    return log, str(log.tasks["id"].iloc[log.tasks["duration"].idxmax()])
+
+
+def test_computation_skew_is_explained_by_time_per_record(compute_skew):
+    log, poi = compute_skew
     assert log.tasks["input_bytes"].nunique() == 1, "inputs must be the same size"
     answer = explain(log, f"WHY TASK {poi} SLOWER", seed=1)
     print(answer.render_text())
     assert _first_because_feature(log, answer) in ("time_per_record", "time_per_mb")
-    assert answer.because[0].atom.pair_op in ("compare", "isSame", "base")
     _assert_applicable(log, answer)
     assert answer.metrics.precision >= 0.8
+
+
+def test_cli_answers_in_json_and_reports_user_errors(compute_skew, spark_event_dir, capsys):
+    from perfx.cli import main
+
+    _, poi = compute_skew
+    with pytest.raises(SystemExit) as done:
+        main(["explain", "--log", str(spark_event_dir), "--format", "json", "--width", "2", f"WHY TASK {poi} SLOWER"])
+    assert done.value.code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {"query", "pair", "despite", "because", "metrics", "notes"} <= set(data)
+    assert data["pair"][0] == poi and data["because"] and len(data["because"]) <= 2
+    with pytest.raises(SystemExit) as done:
+        main(["explain", "--log", str(spark_event_dir), "WHY TASK no-such-task SLOWER"])
+    err = capsys.readouterr().err
+    assert done.value.code == 1
+    assert err.startswith("perfx: no task with id 'no-such-task'") and "Traceback" not in err
 
 
 def test_data_skew_is_explained_by_input_size(spark, spark_event_dir, tmp_path, warm):

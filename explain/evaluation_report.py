@@ -1,0 +1,186 @@
+"""Summaries of an ``Evaluation``: the paper's figures and Table 3 as mean ± std tables, the
+acceptance checks, and the files ``perfx evaluate`` writes (results.json, results.md, PNGs).
+
+Means and standard deviations are over runs (NaN figures — no test pair satisfied the
+explanation — are left out of both and counted in ``n``)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+
+from .evaluation import LAST, METHODS, SLOWER, Evaluation
+
+TITLES = {
+    "fig3a": f"Figure 3(a): precision vs width, {LAST}",
+    "fig3b": f"Figure 3(b): precision vs width, {SLOWER}",
+    "fig3c": f"Figure 3(c): precision vs width, {SLOWER}, training log of simple-groupby jobs, simple-filter pair and test log",
+    "fig3d": f"Figure 3(d): width-3 precision vs training log size, {SLOWER}",
+    "fig4b": f"Figure 4(b): precision vs generality (widths 1-5), {SLOWER}",
+    "fig4c": f"Figure 4(c): PerfXplain precision vs width by feature level, {SLOWER}",
+    "table3": "Table 3: relevance with no DESPITE, the user's DESPITE, and a generated DESPITE (width 3)",
+}
+
+
+def summarise(evaluation: Evaluation) -> dict:
+    """Every table as nested dicts of {"mean", "std", "n"}, plus checks and explanations."""
+    df = pd.DataFrame(evaluation.records)
+    out: dict = {"runs": evaluation.runs, "seed": evaluation.seed, "sample": evaluation.sample}
+    if df.empty:
+        return out | {"tables": {}, "checks": {}, "explanations": {}, "skipped": evaluation.skipped}
+    tables = {}
+    for exp in ("fig3a", "fig3b", "fig3c"):
+        tables[exp] = _stats(df[df.experiment == exp], ["method", "width"], "precision")
+    tables["fig3d"] = _stats(df[df.experiment == "fig3d"], ["method", "fraction"], "precision")
+    fig3b = df[(df.experiment == "fig3b") & (df.get("width", 0) > 0)]
+    tables["fig4b"] = {
+        m: {int(w): {"precision": _mean(g.precision), "generality": _mean(g.generality)} for w, g in gm.groupby("width")}
+        for m, gm in fig3b.groupby("method")
+    }
+    tables["fig4c"] = _stats(df[df.experiment == "fig4c"], ["level", "width"], "precision")
+    t3 = df[df.experiment == "table3"]
+    tables["table3"] = {
+        q: {k: _cell(g[f"relevance_{k}"]) for k in ("none", "user", "generated")} for q, g in t3.groupby("query")
+    }
+    out["tables"] = tables
+    out["checks"] = checks(tables)
+    out["explanations"] = {
+        exp: {m: _common(g.explanation) for m, g in df[(df.experiment == exp) & (df.get("width", 0) == 3)].groupby("method")}
+        for exp in ("fig3a", "fig3b", "fig3c")
+    }
+    out["explanations"]["table3"] = {q: _common(g.despite) for q, g in t3.groupby("query")}
+    out["skipped"] = evaluation.skipped
+    return out
+
+
+def checks(tables: dict) -> dict:
+    """The acceptance targets of the evaluation, each with the figures it compares."""
+    result = {}
+    b3 = tables.get("fig3b", {})
+    p = _get(b3, "perfxplain", 3)
+    base = {m: _get(b3, m, 3) for m in ("ruleofthumb", "simbutdiff")}
+    result["fig3b_width3_precision_at_least_0.85"] = {"value": p, "passed": p >= 0.85 if _ok(p) else False}
+    result["fig3b_width3_40pct_above_baselines"] = {
+        "value": {m: (p / v - 1) if _ok(p) and _ok(v) and v > 0 else None for m, v in base.items()},
+        "passed": all(_ok(p) and _ok(v) and p >= 1.4 * v for v in base.values()),
+    }
+    a = tables.get("fig3a", {})
+    widths = sorted({w for m in a.values() for w in m if w >= 1})
+    fails = [w for w in widths for m in ("ruleofthumb", "simbutdiff")
+             if not (_ok(_get(a, "perfxplain", w)) and _get(a, "perfxplain", w) >= (_get(a, m, w) if _ok(_get(a, m, w)) else -1))]
+    result["fig3a_perfxplain_at_least_baselines_every_width"] = {"value": sorted(set(fails)), "passed": bool(widths) and not fails}
+    t3 = tables.get("table3", {})
+    result["table3_generated_despite_raises_relevance"] = {
+        "value": {q: [v["none"]["mean"], v["generated"]["mean"]] for q, v in t3.items()},
+        "passed": len(t3) == 2 and all(_ok(v["generated"]["mean"]) and v["generated"]["mean"] > v["none"]["mean"] for v in t3.values()),
+    }
+    return result
+
+
+def markdown(summary: dict) -> str:
+    """results.md: one mean ± std table per figure, Table 3, the checks and explanations."""
+    t = summary.get("tables", {})
+    lines = [f"# perfx evaluation (PerfXplain section 6)", "",
+             f"{summary['runs']} runs, seed {summary['seed']}, training sample {summary['sample']} pairs; "
+             "precision measured on the held-out jobs.", ""]
+    for exp, col in (("fig3a", "width"), ("fig3b", "width"), ("fig3c", "width"), ("fig3d", "fraction")):
+        lines += _table(TITLES[exp], t.get(exp, {}), "method", col)
+    lines += [f"## {TITLES['fig4b']}", "", "| method | width | precision | generality |", "|---|---|---|---|"]
+    for m, widths in t.get("fig4b", {}).items():
+        lines += [f"| {m} | {w} | {_f(v['precision'])} | {_f(v['generality'])} |" for w, v in widths.items()]
+    lines += [""] + _table(TITLES["fig4c"], t.get("fig4c", {}), "level", "width")
+    lines += [f"## {TITLES['table3']}", "", "| query | no DESPITE | user's DESPITE | generated DESPITE |", "|---|---|---|---|"]
+    for q, v in t.get("table3", {}).items():
+        lines.append(f"| {q} | {_pm(v['none'])} | {_pm(v['user'])} | {_pm(v['generated'])} |")
+    lines += ["", "## Acceptance checks", ""]
+    for name, c in summary.get("checks", {}).items():
+        lines.append(f"- {'PASS' if c['passed'] else 'MISS'} `{name}`: {json.dumps(_jsonable(c['value']))}")
+    lines += ["", "## Most frequent width-3 explanations (count over runs)", ""]
+    for exp, methods in summary.get("explanations", {}).items():
+        for m, common in methods.items():
+            for text, count in common:
+                lines.append(f"- {exp} {m} ({count}x): `{text}`")
+    skipped = summary.get("skipped", [])
+    if skipped:
+        lines += ["", f"## Skipped ({len(skipped)})", ""] + [f"- {s['experiment']} run {s['run']}: {s['reason']}" for s in skipped[:20]]
+    return "\n".join(lines) + "\n"
+
+
+def write(evaluation: Evaluation, out: str | Path) -> list[Path]:
+    """results.json (records and summary), results.md and the PNG plots under ``out``."""
+    from .evaluation_plots import plot_all
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    summary = summarise(evaluation)
+    results = out / "results.json"
+    results.write_text(json.dumps(_jsonable({"summary": summary, "records": evaluation.records}), indent=1) + "\n")
+    md = out / "results.md"
+    md.write_text(markdown(summary))
+    return [results, md, *plot_all(summary, out)]
+
+
+def _stats(df: pd.DataFrame, keys: list[str], value: str) -> dict:
+    if df.empty:
+        return {}
+    return {_key(a): {_key(b): _cell(g[value]) for b, g in ga.groupby(keys[1])} for a, ga in df.groupby(keys[0])}
+
+
+def _cell(values: pd.Series) -> dict:
+    v = pd.to_numeric(values, errors="coerce").dropna()
+    return {"mean": float(v.mean()) if len(v) else math.nan, "std": float(v.std(ddof=0)) if len(v) else math.nan,
+            "n": int(len(values))}
+
+
+def _mean(values: pd.Series) -> float:
+    return _cell(values)["mean"]
+
+
+def _common(texts: pd.Series, k: int = 2) -> list[tuple[str, int]]:
+    return Counter(texts.dropna()).most_common(k)
+
+
+def _get(table: dict, method, width) -> float:
+    return table.get(method, {}).get(width, {}).get("mean", math.nan)
+
+
+def _ok(x) -> bool:
+    return x is not None and not (isinstance(x, float) and math.isnan(x))
+
+
+def _key(x):
+    return int(x) if isinstance(x, (int, float)) and float(x).is_integer() else x
+
+
+def _table(title: str, table: dict, row: str, col: str) -> list[str]:
+    cols = sorted({c for r in table.values() for c in r})
+    order = [m for m in METHODS if m in table] + [r for r in table if r not in METHODS]
+    lines = [f"## {title}", "", f"| {row} | " + " | ".join(f"{col} {c}" for c in cols) + " |",
+             "|---|" + "---|" * len(cols)]
+    for r in order:
+        lines.append(f"| {r} | " + " | ".join(_pm(table[r][c]) if c in table[r] else "" for c in cols) + " |")
+    return lines + [""]
+
+
+def _pm(cell: dict) -> str:
+    return f"{_f(cell['mean'])} ± {_f(cell['std'])}" if _ok(cell["mean"]) else "n/a"
+
+
+def _f(x) -> str:
+    return f"{x:.2f}" if _ok(x) else "n/a"
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, float) and math.isnan(x):
+        return None
+    if hasattr(x, "item"):
+        return _jsonable(x.item())
+    return x

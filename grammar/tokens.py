@@ -1,0 +1,58 @@
+"""Spans and small helpers over lark tokens, shared by the builders of the AST."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import NamedTuple
+
+from lark import Token
+
+from .ast import Span
+from .errors import PxqlError
+
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_ESCAPES = {"n": "\n", "t": "\t"}
+
+
+class Located(NamedTuple):
+    """A value with where it was written: values carry no span in the AST, but errors about
+    them must point at them."""
+
+    node: object
+    span: Span
+
+
+def token_span(token: Token) -> Span:
+    return Span(token.start_pos, token.end_pos, token.line, token.column)
+
+
+def join(first: Span, last: Span) -> Span:
+    return Span(first.start, last.end, first.line, first.column)
+
+
+def span_of(item: object) -> Span:
+    """The span of a token or of anything built from tokens (which all carry ``span``)."""
+    if isinstance(item, Token):
+        return token_span(item)
+    return item.span  # type: ignore[attr-defined]
+
+
+def children_span(children: list) -> Span:
+    return join(span_of(children[0]), span_of(children[-1]))
+
+
+def error(message: str, span: Span, **kwargs) -> PxqlError:
+    """A PxqlError located at ``span`` (parse() attaches the source text)."""
+    return PxqlError(message, span=(span.start, span.end), **kwargs)
+
+
+def closest(word: str, choices: list[str], cutoff: float = 0.6) -> list[str]:
+    """Did-you-mean candidates for ``word`` among ``choices``, case-insensitively."""
+    by_key = {c.lower(): c for c in choices}
+    return [by_key[m] for m in difflib.get_close_matches(word.lower(), list(by_key), n=3, cutoff=cutoff)]
+
+
+def unquote(token: Token) -> str:
+    """The text of a quoted STRING token: ``\\n`` is a newline, ``\\t`` a tab, ``\\x`` is x."""
+    return _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), token.value[1:-1])

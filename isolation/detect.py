@@ -1,0 +1,56 @@
+"""Computation-skew detection from the original run's event log (PerfDebug section 4.1).
+
+A task is flagged when its inverse progress rate (ms per input record; per MB, or its
+duration, when its stage logs no records) exceeds ``factor`` x its stage's median, or when
+its GC, result-serialization or deserialization time is far above its stage's: more than
+``cost_factor`` x the stage median of that time and at least ``min_share`` of the task's
+duration. Both are signs that some records cost far more than others: the cue to re-run the
+program traced.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+COSTS = {"gc_time": "GC", "result_serialization_time": "result serialization",
+         "deserialize_time": "deserialization"}
+COLUMNS = ["app_id", "stage_id", "stage_key", "task_id", "partition_id", "duration", "rate",
+           "stage_median_rate", "rate_ratio", "reasons"]
+
+
+def _rate(tasks: pd.DataFrame) -> pd.Series:
+    """Per task: ms per record if its whole stage logs records, else ms per MB, else duration."""
+    stage = tasks.groupby("stage_key")
+    by_records = stage["records_in"].transform(lambda r: bool((r.fillna(0) > 0).all()))
+    by_bytes = stage["bytes_in"].transform(lambda b: bool((b.fillna(0) > 0).all()))
+    per_record = tasks["duration"] / tasks["records_in"].replace(0, np.nan)
+    per_mb = tasks["duration"] / (tasks["bytes_in"].replace(0, np.nan) / 1e6)
+    return per_record.where(by_records, per_mb.where(by_bytes, tasks["duration"]))
+
+
+def skewed_tasks(tasks: pd.DataFrame, factor: float = 1.5, cost_factor: float = 3.0,
+                 min_share: float = 0.1) -> pd.DataFrame:
+    """The flagged tasks of stages with at least two tasks, slowest (relative) first."""
+    tasks = tasks.copy()
+    for column in ["records_in", "bytes_in", *COSTS]:
+        if column not in tasks:
+            tasks[column] = np.nan
+    tasks = tasks[tasks.groupby("stage_key")["stage_key"].transform("size") >= 2]
+    if tasks.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    tasks["rate"] = _rate(tasks)
+    tasks["stage_median_rate"] = tasks.groupby("stage_key")["rate"].transform("median")
+    tasks["rate_ratio"] = tasks["rate"] / tasks["stage_median_rate"].replace(0, np.nan)
+    reasons = pd.Series([[] for _ in range(len(tasks))], index=tasks.index)
+    for index in tasks.index[tasks["rate_ratio"] > factor]:
+        reasons[index].append(f"{tasks.at[index, 'rate_ratio']:.1f}x the stage's median time per record")
+    for column, label in COSTS.items():
+        median = tasks.groupby("stage_key")[column].transform("median").fillna(0)
+        high = (tasks[column] > cost_factor * median) & (tasks[column] >= min_share * tasks["duration"]) \
+            & (tasks[column] > 0)
+        for index in tasks.index[high]:
+            reasons[index].append(f"{label} {tasks.at[index, column]:.0f} ms (stage median {median[index]:.0f} ms)")
+    tasks["reasons"] = reasons
+    flagged = tasks[tasks["reasons"].map(bool)]
+    return flagged[COLUMNS].sort_values("rate_ratio", ascending=False, ignore_index=True)

@@ -1,0 +1,158 @@
+"""Queries on a stored run (any store, any time after the run): its outputs with their
+latency and slowest input, the top culprits overall or inside one task's partition, and the
+Titian-style backward trace of one output (the baseline PerfDebug improves on).
+
+Every query runs DuckDB over the store's tables and refuses an incomplete run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+
+from . import sources
+from .errors import IsolationError
+from .ids import split_id
+from .propagate import rank_culprits
+from .stores import LineageStore
+
+
+@dataclass
+class StoredRun:
+    """A complete run opened for querying."""
+
+    store: LineageStore
+    run: str
+    meta: dict
+    tables: dict
+
+    @classmethod
+    def open(cls, store: LineageStore, run: str) -> StoredRun:
+        meta = store.complete_meta(run)
+        return cls(store, run, meta, store.tables(run))
+
+    @property
+    def final_stage(self) -> int:
+        if not self.meta.get("outputs"):
+            raise IsolationError(f"run {self.run} has no output stage (no action ran)")
+        return int(self.meta["outputs"][-1])
+
+    def table(self, stage: int):
+        if stage not in self.tables:
+            known = ", ".join(str(s) for s in sorted(self.tables)) or "none"
+            raise IsolationError(f"run {self.run} has no lineage for stage {stage} (stages: {known})")
+        return self.tables[stage]
+
+    def query(self, sql: str, params: list | None = None, **relations) -> pd.DataFrame:
+        con = duckdb.connect()
+        for name, relation in relations.items():
+            con.register(name, relation)
+        try:
+            return con.execute(sql, params).df()
+        finally:
+            con.close()
+
+    def locate(self, record_ids) -> dict[int, dict]:
+        """Location and excerpt of source records (files are read back; collection sources
+        come from their stored source table)."""
+        record_ids = [int(i) for i in record_ids]
+        by_table: dict[int, list[int]] = {}
+        for record_id in record_ids:
+            by_table.setdefault(split_id(record_id)[0], []).append(record_id)
+        stored = {}
+        for table, ids in by_table.items():
+            source = self.meta.get("sources", {}).get(str(table))
+            if source and source["kind"] == "collection" and table in self.tables:
+                rows = self.query("SELECT out_id, record FROM t WHERE out_id IN (SELECT id FROM ids)",
+                                  t=self.tables[table], ids=pa.table({"id": pa.array(ids, pa.int64())}))
+                stored.update(zip(rows.out_id.tolist(), rows.record.tolist()))
+        return sources.locate(self.meta, record_ids, stored)
+
+    def _with_sources(self, frame: pd.DataFrame, column: str) -> pd.DataFrame:
+        found = self.locate(frame[column].tolist()) if len(frame) else {}
+        return frame.assign(
+            location=[found.get(int(i), {}).get("location", "") for i in frame[column]],
+            excerpt=[found.get(int(i), {}).get("excerpt", "") for i in frame[column]],
+        )
+
+
+def outputs(run: StoredRun, limit: int | None = None) -> pd.DataFrame:
+    """The final outputs, slowest first: ``out_id, key, record, latency_ms, source,
+    remediated_ms, location, excerpt`` (location and excerpt of the slowest input)."""
+    limit_sql = f"LIMIT {int(limit)}" if limit else ""
+    frame = run.query(f"""
+        SELECT out_id, key, record, total_latency_ms AS latency_ms,
+               most_impactful_source AS source, remediated_latency_ms AS remediated_ms
+        FROM final ORDER BY latency_ms DESC, out_id {limit_sql}
+    """, final=run.table(run.final_stage))
+    return run._with_sources(frame, "source")
+
+
+def top_culprits(run: StoredRun, top: int = 10, stage: int | None = None,
+                 partition: int | None = None) -> pd.DataFrame:
+    """The input records with the most impact on the final outputs, or with ``stage`` and
+    ``partition`` on the rows of that one task: ``source, impact_ms, max_total_ms,
+    max_remediated_ms, outputs, location, excerpt``."""
+    if (stage is None) != (partition is None):
+        raise IsolationError("give both --stage and --partition, or neither")
+    table = run.table(run.final_stage if stage is None else stage)
+    where = "" if stage is None else f"WHERE partition = {int(partition)}"
+    rows = run.query(f"SELECT most_impactful_source, total_latency_ms, remediated_latency_ms "
+                     f"FROM t {where}", t=table)
+    if stage is not None and rows.empty:
+        raise IsolationError(f"run {run.run} has no rows for stage {stage} partition {partition}")
+    ranked = rank_culprits(rows, top=top)
+    counts = rows.most_impactful_source.value_counts()
+    ranked["outputs"] = [int(counts.get(s, 0)) for s in ranked.source]
+    return run._with_sources(ranked, "source")
+
+
+@dataclass
+class Trace:
+    """The backward trace of one output: every source record it derives from."""
+
+    output: dict
+    sources: pd.DataFrame
+    count: int
+
+
+def backward_trace(run: StoredRun, output: str, show: int = 20) -> Trace:
+    """Titian-style: follow ``in_ids`` from the output matching ``output`` (its key, its
+    record text or its out_id) back to the sources. Needs a run traced with full lineage."""
+    if run.meta.get("lineage") != "full":
+        raise IsolationError(f"run {run.run} was traced with {run.meta.get('lineage')} lineage: "
+                             "backward tracing needs --lineage full")
+    final = run.table(run.final_stage)
+    match = run.query("""
+        SELECT out_id, key, record, total_latency_ms, in_ids FROM final
+        WHERE key = $1 OR record = $1 OR CAST(out_id AS VARCHAR) = $1
+        ORDER BY total_latency_ms DESC LIMIT 1
+    """, [output], final=final)
+    if match.empty:
+        raise IsolationError(f"no output of run {run.run} has key, record or id {output!r}")
+    row = match.iloc[0]
+    frontier = {int(i) for i in row.in_ids}
+    found: set[int] = set()
+    while frontier:
+        by_table: dict[int, list[int]] = {}
+        for record_id in frontier:
+            by_table.setdefault(split_id(record_id)[0], []).append(record_id)
+        frontier = set()
+        for table, ids in by_table.items():
+            kind = run.meta["stages"].get(str(table), {}).get("kind")
+            if kind in (None, "source"):
+                found.update(ids)
+                continue
+            inputs = run.query("SELECT DISTINCT UNNEST(in_ids) AS id FROM t "
+                               "WHERE out_id IN (SELECT id FROM ids)",
+                               t=run.tables[table], ids=pa.table({"id": pa.array(ids, pa.int64())}))
+            frontier.update(int(i) for i in inputs.id)
+    ordered = pd.DataFrame({"source": sorted(found)[:show]})
+    return Trace(
+        output={"out_id": int(row.out_id), "key": row.key, "record": row.record,
+                "latency_ms": float(row.total_latency_ms)},
+        sources=run._with_sources(ordered, "source"),
+        count=len(found),
+    )

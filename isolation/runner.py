@@ -1,0 +1,104 @@
+"""``run_traced``: load a program file, run it traced, and answer the first questions.
+
+A program is a Python file defining ``pipeline(ctx, input_path)`` that returns the final
+traced dataset. It is loaded by path and shipped to the workers by value, so it needs no
+installation; what it imports must be importable on the workers (perfx itself is).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from .context import TracedContext
+from .dataset import TracedDataset
+from .errors import IsolationError
+from .queries import StoredRun, outputs, top_culprits
+from .records import TracedRecord
+
+
+@dataclass
+class IsolationResult:
+    """A finished traced run: its id and metadata, the output records with their provenance
+    (slowest first, with their slowest input located) and the top culprit inputs."""
+
+    run_id: str
+    meta: dict
+    records: list[TracedRecord]
+    outputs: pd.DataFrame
+    culprits: pd.DataFrame
+
+
+def load_program(path: str | os.PathLike):
+    """The program module at ``path``; raises IsolationError if it has no ``pipeline``."""
+    from pyspark import cloudpickle
+
+    path = Path(path)
+    if not path.is_file():
+        raise IsolationError(f"no program file {path}")
+    name = f"perfx_program_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:  # noqa: BLE001 - the user's program failed to load
+        del sys.modules[name]
+        raise IsolationError(f"{path}: {type(err).__name__}: {err}") from None
+    if not callable(getattr(module, "pipeline", None)):
+        raise IsolationError(f"{path} defines no pipeline(ctx, input_path) function")
+    cloudpickle.register_pickle_by_value(module)
+    return module
+
+
+def spark_session(master: str = "local[2]", name: str = "perfx isolate"):
+    """``(session, created)``: the active SparkSession if there is one (a notebook, a test),
+    else a new quiet one on ``master`` without Spark's console progress bar (perfx shows its
+    own); ``created`` says whether the caller should stop it."""
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active, False
+    if master.startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    session = (SparkSession.builder.master(master).appName(name)
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.ui.enabled", "false")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    return session, True
+
+
+def run_traced(program: str | os.PathLike, input_path: str, *, spark=None, master: str = "local[2]",
+               store=None, lineage: str = "impact", top: int = 10, run_id: str | None = None,
+               **pipeline_args) -> IsolationResult:
+    """Runs ``program``'s pipeline on ``input_path`` traced, stores its lineage and returns
+    the outputs and the top ``top`` culprits. Uses ``spark`` if given, else the active
+    session, else starts (and stops) one on ``master``."""
+    module = load_program(program)
+    session, created = (spark, False) if spark else spark_session(master, f"perfx isolate {Path(program).name}")
+    try:
+        ctx = TracedContext(session, run_id=run_id, store=store, lineage=lineage,
+                            meta={"program": str(Path(program).resolve()), "input": input_path})
+        try:
+            dataset = module.pipeline(ctx, input_path, **pipeline_args)
+        except IsolationError:
+            raise
+        except Exception as err:  # noqa: BLE001 - the user's pipeline failed while building
+            raise IsolationError(f"{program}: pipeline raised {type(err).__name__}: {err}") from None
+        if not isinstance(dataset, TracedDataset):
+            raise IsolationError(f"{program}: pipeline must return the final traced dataset, "
+                                 f"not {type(dataset).__name__}")
+        records = dataset.collect_traced()
+        meta = ctx.finish()
+    finally:
+        if created:
+            session.stop()
+    stored = StoredRun.open(ctx.store, ctx.run_id)
+    return IsolationResult(ctx.run_id, meta, records, outputs(stored), top_culprits(stored, top))

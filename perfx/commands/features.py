@@ -1,0 +1,41 @@
+"""``perfx features``: the features a log offers for one entity kind, with kind, unit, role
+and description, so users know what they can write in PXQL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from .logs import ENTITY_CHOICES
+
+
+@click.command()
+@click.option("--log", "logs", multiple=True, required=True, type=click.Path(path_type=Path), help="Log file or folder (repeatable).")
+@click.option("--entity", type=click.Choice(ENTITY_CHOICES), default="task", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def features(logs, entity, fmt) -> None:
+    """List the features of a log's tasks (or stages, jobs, apps).
+
+    Role ``feature`` may appear in generated explanations; ``outcome`` (restates the duration)
+    and ``identity`` (names an execution) may be written in queries but are never proposed.
+    """
+    from perfx.logs.loader import load_log
+
+    log = load_log(list(logs), progress=True)
+    specs = log.features(entity)
+    if fmt == "json":
+        rows = [{"name": s.name, "kind": s.kind, "unit": s.unit, "role": s.role, "description": s.description,
+                 "aliases": list(s.aliases)} for s in specs]
+        click.echo(json.dumps({"entity": entity, "features": rows}, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{entity} features ({len(specs)})")
+    for column in ("name", "kind", "unit", "role", "description"):
+        table.add_column(column, overflow="fold")
+    for s in specs:
+        table.add_row(s.name, s.kind, s.unit, s.role, s.description)
+    Console(highlight=False).print(table)

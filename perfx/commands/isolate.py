@@ -1,0 +1,87 @@
+"""``perfx isolate PROGRAM.py --input PATH``: re-run a PySpark program under record-level
+tracing and name the input records that cost the time (PerfDebug)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from contextlib import contextmanager
+
+import click
+
+from perfx.commands.culprits import STORE_HELP, culprits_json, outputs_json, print_culprits, print_outputs
+
+
+@contextmanager
+def spark_progress(sc, console):
+    """A live line per running Spark stage (tasks done / total) on stderr."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    stop = threading.Event()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  console=console, transient=True) as progress:
+        bars: dict[int, int] = {}
+
+        def poll() -> None:
+            tracker = sc.statusTracker()
+            while not stop.wait(0.3):
+                for stage_id in tracker.getActiveStageIds():
+                    info = tracker.getStageInfo(stage_id)
+                    if info is None:
+                        continue
+                    if stage_id not in bars:
+                        bars[stage_id] = progress.add_task(f"Spark stage {stage_id}", total=info.numTasks)
+                    progress.update(bars[stage_id], completed=info.numCompletedTasks)
+
+        thread = threading.Thread(target=poll, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+
+
+@click.command()
+@click.argument("program", type=click.Path(exists=True, dir_okay=False))
+@click.option("--input", "input_path", required=True, help="Input file, folder or glob (any path Spark reads).")
+@click.option("--master", default="local[2]", show_default=True, help="Spark master URL.")
+@click.option("--store", default=None, help=STORE_HELP)
+@click.option("--lineage", type=click.Choice(["impact", "full"]), default="impact", show_default=True,
+              help="impact: O(1) per record; full: all input ids too (for --trace).")
+@click.option("--top", type=int, default=5, show_default=True, help="How many culprits to show.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
+    """Run PROGRAM.py traced and show its slowest outputs and culprit input records.
+
+    PROGRAM.py defines pipeline(ctx, input_path) returning the final traced dataset; ctx
+    has textFile/parallelize, datasets have the RDD operators (map, flatMap, filter,
+    mapValues, reduceByKey, groupByKey, aggregateByKey, join, ...).
+    """
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from perfx.isolation.runner import load_program, run_traced, spark_session
+
+    load_program(program)  # a broken program fails before a JVM starts
+    console = Console()
+    status = Console(stderr=True)
+    if fmt == "text":
+        status.print(f"Starting Spark ({master}) for a traced run of {program}...")
+    session, created = spark_session(master, f"perfx isolate {Path(program).name}")
+    try:
+        with spark_progress(session.sparkContext, status):
+            result = run_traced(program, input_path, spark=session, store=store, lineage=lineage, top=top)
+    finally:
+        if created:
+            session.stop()
+    if fmt == "json":
+        click.echo(json.dumps({"run": result.run_id, "lineage": lineage, "store": result.meta["store"],
+                               "outputs": outputs_json(result.outputs),
+                               "culprits": culprits_json(result.culprits)}, indent=2, sort_keys=True))
+        return
+    print_outputs(console, result.outputs)
+    print_culprits(console, result.culprits, "Top culprit input records (impact on the slowest outputs)")
+    console.print(f"run {result.run_id} stored in {result.meta['store']} "
+                  f"(perfx culprits {result.run_id} to query it again)")

@@ -1,0 +1,36 @@
+"""``perfx runs``: list the traced runs in a lineage store."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from perfx.commands.culprits import STORE_HELP
+
+
+@click.command()
+@click.option("--store", default=None, help=STORE_HELP)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def runs(store, fmt) -> None:
+    """List stored traced runs, oldest first, with their stages."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from perfx.isolation.stores import open_store
+
+    opened = open_store(store)
+    metas = opened.runs()
+    if fmt == "json":
+        click.echo(json.dumps({"store": opened.url, "runs": metas}, indent=2, sort_keys=True))
+        return
+    table = Table(title=f"Traced runs in {opened.url}")
+    for column in ("run", "created", "program", "input", "lineage", "complete", "stages"):
+        table.add_column(column, overflow="fold")
+    for meta in metas:
+        stages = "; ".join(
+            f"{number} {info['kind']} ({info['partitions']} part., Spark {','.join(map(str, info['spark_stages'])) or '-'})"
+            for number, info in meta.get("stages", {}).items())
+        table.add_row(meta["run"], meta.get("created", ""), meta.get("program", ""), meta.get("input", ""),
+                      meta.get("lineage", ""), "yes" if meta.get("complete") else "no", stages)
+    Console().print(table)

@@ -1,0 +1,138 @@
+"""Event-log load throughput and peak memory: perfx's reader against a plain
+``json.loads``-per-line loop, on synthetic uncompressed logs of two sizes.
+
+The logs repeat the real task events of ``app-20200706201101-0003`` (Spark 3.1: TaskStart
+and TaskEnd with accumulables, executor metrics and push-shuffle metrics) under new task ids,
+between that app's own header and footer events; one log also interleaves the app's other
+events (SQL, executor metrics, block managers), to show that memory follows the tasks, not the
+file. Each measurement runs in a fresh
+single-threaded subprocess that reports its wall time (after imports: pandas' import is a
+fixed cost, not throughput) and peak RSS, so the two readers are measured alike on the same
+(noisy, shared) machine in the same run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from perfx.logs.eventlog.build import HANDLERS
+from tests.conftest import SHARED_DATA
+
+TEMPLATE = SHARED_DATA / "spark-events" / "app-20200706201101-0003"
+CASES = ((200, 0), (200, 200), (400, 0))
+"""(MB of task events, MB of other events) per synthetic log: the second has the first's
+tasks plus as many bytes of events perfx does not read; the third twice the tasks."""
+TASK_ID = re.compile(rb'"Task ID":\d+')
+TASK_EVENTS = (b'{"Event":"SparkListenerTaskStart"', b'{"Event":"SparkListenerTaskEnd"')
+
+PERFX = """
+import resource, sys, time
+from perfx.logs.loader import load_log
+t0 = time.perf_counter()
+log = load_log(sys.argv[1])
+seconds = time.perf_counter() - t0
+tables = sum(int(t.memory_usage(deep=True).sum()) for t in (log.tasks, log.stages, log.jobs, log.apps))
+print(seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, len(log.tasks), tables)
+"""
+
+BASELINE = """
+import json, resource, sys, time
+t0 = time.perf_counter()
+tasks = 0
+with open(sys.argv[1], "rb") as f:
+    for line in f:
+        event = json.loads(line)
+        tasks += event["Event"] == "SparkListenerTaskEnd"
+seconds = time.perf_counter() - t0
+print(seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, tasks, 0)
+"""
+
+IDLE = """
+import resource
+from perfx.logs.loader import load_log
+print(0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, 0, 0)
+"""
+
+
+def synthesise(path: Path, task_mb: int, other_mb: int) -> int:
+    """Write a log holding about ``task_mb`` MB of task events and ``other_mb`` MB of other
+    events (the template's SQL, executor-metric and block-manager events, which perfx skips),
+    interleaved as in a real log; returns its size in bytes."""
+    lines = TEMPLATE.read_bytes().splitlines(keepends=True)
+    tasks = [line for line in lines if line.startswith(TASK_EVENTS)]
+    first = lines.index(tasks[0])
+    head = [line for line in lines[:first] if not line.startswith(TASK_EVENTS)]
+    tail = [line for line in lines[first:] if not line.startswith(TASK_EVENTS)]
+    handled = tuple(b'{"Event":"%s"' % name.encode() for name in HANDLERS)
+    others = [line for line in lines if not line.startswith(handled)]
+    pieces = [TASK_ID.split(line, maxsplit=1) for line in tasks]
+    ids = [int(TASK_ID.search(line).group()[len(b'"Task ID":'):]) for line in tasks]
+    stride = max(ids) + 1
+    written = task_bytes = other_bytes = other_index = 0
+    with open(path, "wb", buffering=1 << 20) as out:
+        for line in head:
+            written += out.write(line)
+        repetition = 0
+        while task_bytes < task_mb * 1_000_000:
+            # a task's start and end keep sharing an id: original id + repetition * stride
+            for (before, after), task_id in zip(pieces, ids):
+                task_bytes += out.write(before + b'"Task ID":%d' % (task_id + repetition * stride) + after)
+            while other_bytes < task_bytes * other_mb / task_mb:
+                other_bytes += out.write(others[other_index % len(others)])
+                other_index += 1
+            repetition += 1
+        for line in tail:
+            written += out.write(line)
+    return written + task_bytes + other_bytes
+
+
+def measure(script: str, path: Path) -> tuple[float, int, int, int]:
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True, env=env)
+    seconds, rss, tasks, tables = done.stdout.split()
+    return float(seconds), int(rss), int(tasks), int(tables)
+
+
+def main() -> None:
+    idle_rss = measure(IDLE, TEMPLATE)[1]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="perfx-bench-") as tmp:
+        for task_mb, other_mb in CASES:
+            path = Path(tmp) / f"synthetic-{task_mb}-{other_mb}"
+            size = synthesise(path, task_mb, other_mb)
+            perfx_s, perfx_rss, tasks, tables = measure(PERFX, path)
+            base_s, base_rss, base_tasks, _ = measure(BASELINE, path)
+            assert tasks == base_tasks, (tasks, base_tasks)
+            path.unlink()
+            rows.append({
+                "file_mb": size / 1e6, "other_events_mb": other_mb, "tasks": tasks,
+                "perfx_mb_s": size / 1e6 / perfx_s, "baseline_mb_s": size / 1e6 / base_s,
+                "speedup": base_s / perfx_s,
+                "perfx_peak_rss_mb": perfx_rss / 1e6, "baseline_peak_rss_mb": base_rss / 1e6,
+                "tables_mb": tables / 1e6,
+                "rss_per_task_kb": (perfx_rss - idle_rss) / tasks / 1e3,
+            })
+    print("perfx load_log vs json.loads per line: uncompressed synthetic Spark 3.1 logs, one core,")
+    print(f"same run; idle perfx process (pandas imported) {idle_rss / 1e6:.0f} MB RSS")
+    header = ("file MB", "other ev. MB", "tasks", "perfx MB/s", "json MB/s", "speedup", "perfx peak MB",
+              "json peak MB", "tables MB", "RSS/task KB")
+    print(" | ".join(f"{h:>13}" for h in header))
+    for r in rows:
+        values = (f"{r['file_mb']:.0f}", f"{r['other_events_mb']}", f"{r['tasks']}", f"{r['perfx_mb_s']:.0f}",
+                  f"{r['baseline_mb_s']:.0f}", f"{r['speedup']:.2f}x", f"{r['perfx_peak_rss_mb']:.0f}",
+                  f"{r['baseline_peak_rss_mb']:.0f}", f"{r['tables_mb']:.0f}", f"{r['rss_per_task_kb']:.2f}")
+        print(" | ".join(f"{v:>13}" for v in values))
+    print("Peak memory follows the tasks the log holds (the tables perfx returns), not the file's bytes:")
+    print("rows 1-2 hold the same tasks in files of 200 and 400 MB; row 3 holds twice the tasks.")
+    print("RSS/task = (perfx peak RSS - idle process) / tasks.")
+    print(json.dumps({"rows": rows, "targets": {"mb_s": 100, "speedup": 2.0}}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""``perfx stragglers`` and ``perfx whatif``: text and stable JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from perfx.cli import cli
+
+
+@pytest.fixture(scope="module")
+def traces(shared_data):
+    return str(shared_data / "ousterhout-traces")
+
+
+def _run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_stragglers_json_lists_stages_causes_and_the_share_explained(traces):
+    result = _run("stragglers", "--log", traces, "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert {"causes", "stragglers", "explained", "explained_share", "by_cause", "stages", "straggler_tasks"} <= set(data)
+    assert data["stragglers"] == len(data["straggler_tasks"]) == sum(s["stragglers"] for s in data["stages"])
+    assert 0 < data["explained_share"] <= 1
+    assert "input_read" in data["causes"] and data["by_cause"]["first_task"] > 0
+    assert all(set(t["causes"]) <= set(data["causes"]) for t in data["straggler_tasks"])
+
+
+def test_stragglers_text_is_a_table_per_stage(traces):
+    result = _run("stragglers", "--log", traces)
+    assert result.exit_code == 0
+    assert "Stragglers per stage" in result.output and "explained" in result.output
+    assert "1c_disk_job_log" in result.output
+
+
+def test_whatif_json_has_each_scenario_per_job_and_the_model_error(shared_data):
+    result = _run("whatif", "--log", str(shared_data / "spark-events" / "local-1430917381534"),
+                  "--without", "gc", "--without", "network,disk", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["scenarios"] == ["gc", "network+disk"]
+    job = data["jobs"][0]
+    assert job["real_ms"] == 1167 and set(job["whatif"]) == {"gc", "network+disk"}
+    assert job["whatif"]["gc"]["ms"] < job["modelled_ms"]
+    assert data["model_error"]["jobs"] == 1 and data["model_error"]["max"] < 0.05
+    assert data["apps"][0]["app_id"] == "local-1430917381534"
+
+
+def test_whatif_text_shows_real_modelled_and_default_scenarios(traces):
+    result = _run("whatif", "--log", traces)
+    assert result.exit_code == 0
+    for text in ("Real", "Modelled", "stragglers", "disk", "network", "Model error"):
+        assert text in result.output
+
+
+def test_whatif_refuses_unknown_names(traces):
+    result = CliRunner().invoke(cli, ["whatif", "--log", traces, "--without", "gc,cpu"])
+    assert result.exit_code == 2
+    assert "unknown cpu" in result.output and "stragglers" in result.output

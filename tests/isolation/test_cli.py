@@ -1,0 +1,76 @@
+"""The CLI: ``perfx isolate`` on the shared SparkSession (an active session is reused, not
+stopped), then ``perfx runs`` and ``perfx culprits`` on what it stored; errors are one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from perfx.cli import cli, main
+
+pytestmark = pytest.mark.spark
+
+PROGRAM = str(Path(__file__).resolve().parents[2] / "isolation" / "programs" / "movie_ratings.py")
+
+
+@pytest.fixture(scope="module")
+def hot_movies(tmp_path_factory):
+    from perfx.isolation.programs import movie_ratings
+
+    path = tmp_path_factory.mktemp("cli") / "ratings.txt"
+    movie_ratings.generate(str(path), 800, seed=5, hot_ratings=30000)
+    return str(path)
+
+
+def _invoke(args):
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_isolate_runs_and_culprits(spark, tmp_path, hot_movies):
+    store = str(tmp_path / "runs")
+    hot = next(line for line in open(hot_movies) if line.count(",") > 20000)
+    report = json.loads(_invoke(["isolate", PROGRAM, "--input", hot_movies, "--store", store,
+                                 "--lineage", "full", "--top", "3", "--format", "json"]))
+    assert spark.sparkContext._jsc is not None, "the shared session was stopped"
+    assert sorted(o["key"] for o in report["outputs"]) == ["1", "2", "3", "4", "5"]
+    top = report["culprits"][0]
+    assert hot.startswith(top["excerpt"].rstrip("…")) and top["location"].startswith(hot_movies + "@")
+    assert all(o["slowest_input"] == top["id"] for o in report["outputs"])
+
+    runs = json.loads(_invoke(["runs", "--store", store, "--format", "json"]))["runs"]
+    assert [r["run"] for r in runs] == [report["run"]] and runs[0]["complete"]
+
+    text = _invoke(["culprits", report["run"], "--store", store, "--top", "2"])
+    assert "Top culprit input records" in text and report["run"] in text
+    again = json.loads(_invoke(["culprits", report["run"], "--store", store, "--format", "json"]))
+    assert again["culprits"][0]["id"] == top["id"]
+
+    stage = next(int(s) for s, info in runs[0]["stages"].items() if info["kind"] == "combine")
+    inside = json.loads(_invoke(["culprits", report["run"], "--store", store, "--stage", str(stage),
+                                 "--partition", "0", "--format", "json"]))
+    assert inside["scope"] == f"stage {stage} partition 0" and inside["culprits"]
+
+    trace = json.loads(_invoke(["culprits", report["run"], "--store", store, "--trace", "4", "--format", "json"]))
+    assert trace["output"]["key"] == "4" and trace["sources"] > 100
+
+
+def test_errors_are_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["culprits", "no-such-run", "--store", str(tmp_path)])
+    assert caught.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith("perfx: no run no-such-run") and err.count("\n") == 1
+
+
+def test_program_without_pipeline(tmp_path, capsys):
+    program = tmp_path / "empty.py"
+    program.write_text("x = 1\n")
+    with pytest.raises(SystemExit) as caught:
+        main(["isolate", str(program), "--input", str(program), "--store", str(tmp_path)])
+    assert caught.value.code == 1
+    assert "defines no pipeline(ctx, input_path)" in capsys.readouterr().err

@@ -1,0 +1,83 @@
+"""Derived task features and aggregates against brute force and hand-made schedules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from perfx.logs.aggregate import task_aggregates
+from perfx.logs.derive import add_task_features, overlapping, running_at_start
+from perfx.logs.loader import load_log
+from tests.conftest import SHARED_DATA
+
+
+def brute_overlap(group, start, end):
+    n = len(start)
+    return np.array([
+        sum(1 for j in range(n) if j != i and group[j] == group[i] and start[j] < end[i] and start[i] < end[j])
+        for i in range(n)
+    ])
+
+
+def test_overlap_matches_brute_force() -> None:
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        n = int(rng.integers(1, 60))
+        group = rng.integers(0, 3, n)
+        start = rng.integers(0, 50, n).astype(float)
+        end = start + rng.integers(0, 15, n)  # includes empty intervals
+        assert overlapping(group, start, end).tolist() == brute_overlap(group, start, end).tolist()
+
+
+def test_running_at_start_counts_itself_and_running_others() -> None:
+    group = np.zeros(4, dtype=int)
+    start = np.array([0.0, 1.0, 5.0, 10.0])
+    end = np.array([10.0, 5.0, 6.0, 11.0])
+    assert running_at_start(group, start, end).tolist() == [1, 2, 2, 1]
+
+
+def schedule() -> pd.DataFrame:
+    """Two executors with one slot each running a stage of six tasks: three waves."""
+    launch = [0, 0, 10, 10, 20, 20]
+    finish = [10, 10, 20, 20, 30, 25]
+    return pd.DataFrame({
+        "app_key": "a", "stage_key": "a/0/0", "task_id": range(6), "executor_id": ["1", "2"] * 3,
+        "host": ["h1", "h1", "h1", "h1", "h2", "h2"],
+        "launch_time": launch, "finish_time": np.array(finish, dtype=float),
+        "duration": np.subtract(finish, launch).astype(float),
+        "input_records": [100.0, 100, 100, 100, 0, 0], "shuffle_read_records": [0.0, 0, 0, 0, 50, 0],
+        "input_bytes": [2 ** 20, 2 ** 20, 0, 0, 0, 0], "shuffle_read_bytes": 0.0,
+        "gc_time": [1.0, 2, 0, 0, 0, 0], "executor_run_time": [10.0, 10, 10, 10, 10, 0],
+        "shuffle_fetch_wait_time": 3.0, "shuffle_write_time": 0.5,
+    })
+
+
+def test_derived_features_on_a_known_schedule() -> None:
+    tasks = add_task_features(schedule())
+    assert tasks["wave"].tolist() == [0, 0, 1, 1, 2, 2]
+    assert tasks["first_task_on_executor"].tolist() == ["T", "T", "F", "F", "F", "F"]
+    assert tasks["concurrent_tasks_executor"].tolist() == [0, 0, 0, 0, 0, 0]
+    assert tasks["concurrent_tasks_host"].tolist() == [1, 1, 1, 1, 1, 1]
+    assert tasks["records_in"].tolist() == [100, 100, 100, 100, 50, 0]
+    assert tasks["time_per_record"].iloc[0] == 0.1 and np.isnan(tasks["time_per_record"].iloc[5])
+    assert tasks["time_per_mb"].iloc[0] == 10.0
+    assert tasks["gc_fraction"].iloc[1] == 0.2 and np.isnan(tasks["gc_fraction"].iloc[5])
+    assert (tasks["blocked_network_time"] == 3.0).all() and (tasks["blocked_disk_time"] == 0.5).all()
+
+
+def test_aggregates_count_sum_mean_max_skew() -> None:
+    tasks = add_task_features(schedule())
+    aggregates = task_aggregates(tasks, "stage_key").loc["a/0/0"]
+    assert aggregates["task_count"] == 6
+    assert aggregates["duration_sum"] == 55 and aggregates["duration_max"] == 10
+    assert aggregates["duration_skew"] == 10 / 10 and aggregates["duration_mean"] == 55 / 6
+
+
+def test_every_registered_task_feature_is_a_column_and_back() -> None:
+    log = load_log(SHARED_DATA / "spark-events" / "app-20200706201101-0003")
+    for entity in ("task", "stage", "job", "app"):
+        table = log.table(entity)
+        registered = set(log.registry.names(entity))
+        assert set(table.columns) == registered, entity
+        for spec in log.features(entity, "numeric"):
+            assert pd.api.types.is_numeric_dtype(table[spec.name]), (entity, spec.name)

@@ -1,0 +1,148 @@
+"""The event-log reader on logs with known damage and on Spark's stream framings built here
+from a real log (pyspark-written samples are in test_codec_logs.py)."""
+
+from __future__ import annotations
+
+import struct
+
+import cramjam
+import lz4.block
+import pandas as pd
+import pytest
+import zstandard
+
+from perfx.logs.errors import NotALog, UnsupportedFormat
+from perfx.logs.eventlog.codecs import LZ4_MAGIC, SNAPPY_MAGIC, lzf_decompress
+from perfx.logs.loader import load_log
+from tests.conftest import SHARED_DATA
+
+FIXTURE = SHARED_DATA / "spark-events" / "local-1430917381534"
+TEXT = FIXTURE.read_bytes()
+BLOCK = 64 * 1024
+
+
+def lz4_stream(data: bytes) -> bytes:
+    """lz4-java LZ4BlockOutputStream framing: lz4 blocks, one stored block, an end block."""
+    out = bytearray()
+    pieces = [data[i : i + BLOCK] for i in range(0, len(data), BLOCK)]
+    for n, piece in enumerate(pieces):
+        if n == 1:  # a block lz4-java chose to store raw
+            out += LZ4_MAGIC + struct.pack("<BIII", 0x10, len(piece), len(piece), 0) + piece
+            continue
+        packed = lz4.block.compress(piece, store_size=False)
+        out += LZ4_MAGIC + struct.pack("<BIII", 0x20 | 4, len(packed), len(piece), 0) + packed
+    return bytes(out + LZ4_MAGIC + struct.pack("<BIII", 0x10, 0, 0, 0))
+
+
+def snappy_stream(data: bytes) -> bytes:
+    """snappy-java SnappyOutputStream framing: header, then length-prefixed raw blocks."""
+    out = bytearray(SNAPPY_MAGIC + struct.pack(">ii", 1, 1))
+    for i in range(0, len(data), BLOCK):
+        packed = bytes(cramjam.snappy.compress_raw(data[i : i + BLOCK]))
+        out += struct.pack(">I", len(packed)) + packed
+    return bytes(out)
+
+
+def lzf_stored_stream(data: bytes) -> bytes:
+    """Ning LZF framing with stored (type 0) chunks."""
+    out = bytearray()
+    for i in range(0, len(data), 0xFFFF):
+        piece = data[i : i + 0xFFFF]
+        out += b"ZV\x00" + struct.pack(">H", len(piece)) + piece
+    return bytes(out)
+
+
+def zstd_stream(data: bytes) -> bytes:
+    """Spark's zstd: several frames without content size."""
+    compressor = zstandard.ZstdCompressor(write_content_size=False)
+    half = len(data) // 2
+    return compressor.compress(data[:half]) + compressor.compress(data[half:])
+
+
+@pytest.mark.parametrize("name, encode", [
+    ("app.lz4", lz4_stream), ("app.snappy", snappy_stream), ("app.lzf", lzf_stored_stream), ("app.zstd", zstd_stream),
+])
+def test_framings_decode_to_the_plain_tables(tmp_path, name, encode) -> None:
+    (tmp_path / name).write_bytes(encode(TEXT))
+    plain = load_log(FIXTURE)
+    packed = load_log(tmp_path / name)
+    assert packed.skipped == []
+    pd.testing.assert_frame_equal(packed.tasks.drop(columns="app_key"), plain.tasks.drop(columns="app_key"))
+
+
+def test_codec_is_sniffed_not_taken_from_the_name(tmp_path) -> None:
+    (tmp_path / "renamed_eventlog").write_bytes(lz4_stream(TEXT))
+    assert len(load_log(tmp_path / "renamed_eventlog").tasks) == 110
+
+
+def test_lzf_block_with_back_references() -> None:
+    # literal "abc", then a 9-byte copy from 3 back (overlapping), then literal "d"
+    block = bytes([2]) + b"abc" + bytes([0xE0, 0, 2]) + bytes([0]) + b"d"
+    assert lzf_decompress(block, 13) == b"abcabcabcabcd"
+    # short copy encoded in the control byte: length 3+2, offset 1
+    assert lzf_decompress(bytes([1]) + b"xy" + bytes([3 << 5, 1]), 7) == b"xyxyxyx"
+
+
+def test_truncated_last_line_of_an_inprogress_log(tmp_path) -> None:
+    lines = TEXT.splitlines(keepends=True)
+    cut = b"".join(lines[:-3]) + lines[-3][: len(lines[-3]) // 2]
+    path = tmp_path / "local-1430917381534.inprogress"
+    path.write_bytes(cut)
+    log = load_log(path)
+    assert [(s.line, s.reason) for s in log.skipped] == [(len(lines) - 2, "truncated last line")]
+    assert log.apps["completed"].tolist() == ["F"]
+    assert log.tasks["id"].is_unique
+
+
+def test_broken_compressed_stream_keeps_the_lines_before(tmp_path) -> None:
+    packed = zstd_stream(TEXT)
+    path = tmp_path / "app.zstd"
+    path.write_bytes(packed[: len(packed) * 3 // 4])
+    log = load_log(path)
+    assert len(log.skipped) >= 1
+    assert any("truncated" in s.reason or "broken off" in s.reason for s in log.skipped)
+    assert 0 < len(log.tasks) <= 110
+
+
+def test_unknown_and_malformed_lines_are_counted(tmp_path) -> None:
+    lines = TEXT.splitlines(keepends=True)
+    lines.insert(3, b'{"Event":"com.example.CustomEvent","x":1}\n')
+    lines.insert(5, b'{"Event":"SparkListenerTaskEnd", broken\n')
+    lines.insert(7, b'not json at all\n')
+    path = tmp_path / "damaged"
+    path.write_bytes(b"".join(lines))
+    log = load_log(path)
+    reasons = {s.line: s.reason for s in log.skipped}
+    assert reasons[4] == "unknown event 'com.example.CustomEvent'"
+    assert reasons[6].startswith("malformed JSON") and reasons[8].startswith("malformed JSON")
+    assert len(log.tasks) == 110
+
+
+def test_rolling_directory_parts_in_numeric_order(tmp_path) -> None:
+    lines = TEXT.splitlines(keepends=True)
+    rolling = tmp_path / "eventlog_v2_local-1430917381534"
+    rolling.mkdir()
+    thirds = [lines[: len(lines) // 3], lines[len(lines) // 3 : 2 * len(lines) // 3], lines[2 * len(lines) // 3 :]]
+    for number, part in zip((1, 2, 10), thirds):  # 10 sorts before 2 as text
+        (rolling / f"events_{number}_local-1430917381534.zstd").write_bytes(zstd_stream(b"".join(part)))
+    (rolling / "appstatus_local-1430917381534").write_bytes(b"")
+    log = load_log(rolling)
+    assert log.skipped == []
+    pd.testing.assert_frame_equal(log.tasks, load_log(FIXTURE).tasks)
+
+
+def test_jhist_is_unsupported(tmp_path) -> None:
+    path = tmp_path / "job_1.jhist"
+    path.write_text("Avro-Json\n")
+    with pytest.raises(UnsupportedFormat, match="Hadoop .jhist job history is not supported yet"):
+        load_log(path)
+
+
+def test_not_a_log(tmp_path) -> None:
+    (tmp_path / "notes.txt").write_text("hello\n")
+    with pytest.raises(NotALog):
+        load_log(tmp_path / "notes.txt")
+    with pytest.raises(NotALog):
+        load_log(tmp_path)
+    with pytest.raises(NotALog, match="no log paths"):
+        load_log([])
