@@ -38,7 +38,8 @@ class BatchItem:
 
 
 def split_queries(text: str) -> list[str]:
-    """Split a ``.pxql`` file on ``;`` outside quotes and ``--`` comments; drop empty parts."""
+    """Split a ``.pxql`` file on ``;`` outside quotes and ``--`` comments; drop empty parts
+    and comment-only lines."""
     queries, current, quote, comment = [], [], "", False
     for char in text:
         if comment:
@@ -57,11 +58,12 @@ def split_queries(text: str) -> list[str]:
             continue
         current.append(char)
     queries.append("".join(current))
-    return [q.strip() for q in queries if _has_code(q)]
+    return [_code(q) for q in queries if _code(q)]
 
 
-def _has_code(query: str) -> bool:
-    return any(line.split("--", 1)[0].strip() for line in query.splitlines())
+def _code(query: str) -> str:
+    """The query without its comment-only lines (they would clutter the report's headings)."""
+    return "\n".join(line for line in query.splitlines() if line.split("--", 1)[0].strip()).strip()
 
 
 def read_pairs(path: str | Path) -> list[tuple[str, ...]]:
@@ -106,3 +108,13 @@ def run_batch(log, jobs: Iterable[tuple[str, tuple[str, ...]]], *, progress: boo
             item.error = str(err)
         items.append(item)
     return items
+
+
+def straggler_questions(log, limit: int = 50) -> list[str]:
+    """``WHY TASK '<id>' SLOWER`` for the ``limit`` longest stragglers of the log (by the
+    blocked-time paper's rule: inverse progress rate over 1.5x the stage median)."""
+    from perfx.explain.blocked.stragglers import find_stragglers
+
+    tasks = find_stragglers(log.tasks).tasks
+    slowest = tasks[tasks["straggler"]].sort_values("duration", ascending=False).head(limit)
+    return [f"WHY TASK '{task_id}' SLOWER" for task_id in slowest["id"]]

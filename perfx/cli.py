@@ -17,6 +17,7 @@ import click
 COMMANDS: dict[str, str] = {
     "stragglers": "perfx.commands.stragglers:stragglers",
     "whatif": "perfx.commands.whatif:whatif",
+    "batch": "perfx.commands.batch:batch",
     "parse": "perfx.commands.parse:parse",
     "logs": "perfx.commands.logs:logs",
     "features": "perfx.commands.features:features",

@@ -25,7 +25,7 @@ def batch(logs, queries, pairs, stragglers, out, width, sample, seed, fmt) -> No
     """
     from pathlib import Path
 
-    from perfx.batch import expand, read_pairs, run_batch, split_queries
+    from perfx.batch import expand, read_pairs, run_batch, split_queries, straggler_questions
     from perfx.logs.loader import load_log
     from perfx.report import render_html
 
@@ -38,8 +38,6 @@ def batch(logs, queries, pairs, stragglers, out, width, sample, seed, fmt) -> No
             raise click.UsageError(f"{queries} holds no query")
         jobs = expand(texts, read_pairs(pairs) if pairs else [])
     else:
-        from perfx.explain.stragglers_queries import straggler_questions
-
         jobs = [(q, ()) for q in straggler_questions(log)]
     items = run_batch(log, jobs, progress=True, width=width, sample=sample, seed=seed)
     summary = f"{len(log.tasks)} tasks from {', '.join(logs)}"
