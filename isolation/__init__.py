@@ -12,8 +12,8 @@ _LAZY = {
     "TracedContext": "perfx.isolation.context:TracedContext",
     "TracedDataset": "perfx.isolation.dataset:TracedDataset",
     "run_traced": "perfx.isolation.runner:run_traced",
-    "propagate": "perfx.isolation.propagate:propagate",
-    "rank_culprits": "perfx.isolation.propagate:rank_culprits",
+    "propagate": "perfx.isolation.propagation:propagate",
+    "rank_culprits": "perfx.isolation.propagation:rank_culprits",
     "open_store": "perfx.isolation.stores:open_store",
     "IsolationError": "perfx.isolation.errors:IsolationError",
 }

@@ -70,8 +70,13 @@ def flat_map(function, full: bool):
             except Exception as err:
                 raise udf_error(function, record, err) from err
             spent = clock() - start
-            for value in values:
-                yield _advance(record, value, spent, full)
+            if full:
+                for value in values:
+                    yield _advance(record, value, spent, True)
+            else:  # the hot path of impact lineage: one tuple per output, nothing else
+                path, source, rest, shuffle = record[1] + spent, record[2], record[3] + spent, record[4]
+                for value in values:
+                    yield (value, path, source, rest, shuffle)
     return run
 
 

@@ -15,7 +15,7 @@ import pyarrow as pa
 from . import sources
 from .errors import IsolationError
 from .ids import split_id
-from .propagate import rank_culprits
+from .propagation import rank_culprits
 from .stores import LineageStore
 
 

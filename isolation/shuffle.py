@@ -75,7 +75,12 @@ def combine(create, merge_value, run: str, stage: int, store, full: bool):
                 except Exception as err:
                     raise udf_error(merge_value, record, err) from err
                 group[COUNT] += 1
-                _fold(group, record[1], record[2], record[3])
+                path = record[1]
+                if path < group[PATH] and record[2] != group[SOURCE]:  # the common case, inline
+                    if path > group[OTHER]:
+                        group[OTHER] = path
+                else:
+                    _fold(group, path, record[2], record[3])
             seen += 1
             spent += clock() - start
             if full:  # lineage bookkeeping, not the program's combine: left out of its time

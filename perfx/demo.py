@@ -42,19 +42,21 @@ def _paper_queries(console: Console) -> None:
         console.print(f"[dim]{text}[/dim]\n  → {to_pxql(parse(text))}", highlight=False)
 
 
-def _spark(event_dir: Path):
+def _spark(event_dir: Path | None):
+    """A local[2] session; with ``event_dir``, logging events with Spark 4's defaults."""
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = (
+    builder = (
         SparkSession.builder.master("local[2]")
         .appName("perfx demo: movie ratings")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.eventLog.enabled", "true")
-        .config("spark.eventLog.dir", event_dir.as_uri())
-        .getOrCreate()
+        .config("spark.eventLog.enabled", str(event_dir is not None).lower())
     )
+    if event_dir is not None:
+        builder = builder.config("spark.eventLog.dir", event_dir.as_uri())
+    session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
 
@@ -89,22 +91,25 @@ def main(argv: list[str] | None = None) -> int:
         counts = (spark.sparkContext.textFile(str(ratings), PARTITIONS)
                   .flatMap(movie_ratings.rating_counts).reduceByKey(add).collect())
         console.print(f"ratings per score: {dict(sorted(counts))}")
+        spark.stop()  # completes the event log; the traced run gets a session of its own
 
         console.print("re-running the same program under record-level tracing ...")
         program = Path(movie_ratings.__file__)
+        spark = _spark(None)
         traced = run_traced(program, str(ratings), spark=spark, store=str(store), top=3)
         spark.stop()
 
         console.print(Rule("3. Why was the slowest task slower?"))
         log = load_log([str(events)])
-        stage0 = log.tasks[(log.tasks["stage_id"] == log.tasks["stage_id"].min())]
-        slowest = stage0.sort_values("duration", ascending=False).iloc[0]
+        sizes = log.tasks.groupby("stage_id").size()
+        first_stage = log.tasks[log.tasks["stage_id"] == sizes[sizes == PARTITIONS].index.min()]
+        slowest = first_stage.sort_values("duration", ascending=False).iloc[0]
         query = f"WHY TASK '{slowest['id']}' SLOWER"
         console.print(f"log: {events} — {len(log.tasks)} tasks; "
                       f"slowest: {slowest['id']} ({slowest['duration']:.0f} ms, partition "
                       f"{int(slowest['partition_id']) if slowest['partition_id'] >= 0 else slowest['task_index']})")
         console.print(f"$ perfx explain --log {events} \"{query}\"", style="bold", highlight=False)
-        console.print(explain(log, query, seed=0).render_text())
+        console.print(explain(log, query, seed=0))
 
         console.print(Rule("4. ...and the input records that cost the time"))
         console.print(f"$ perfx isolate {program} --input {ratings} --store {store}", style="bold", highlight=False)
@@ -116,4 +121,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from perfx.cli import user_error_types
+
+    try:
+        sys.exit(main())
+    except user_error_types() as err:
+        print(f"perfx demo: {err}", file=sys.stderr)
+        sys.exit(1)

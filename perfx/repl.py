@@ -98,13 +98,15 @@ class ReplSession:
 
     def explain(self, query: str) -> None:
         from perfx.explain.engine import explain
+        from perfx.grammar.parser import parse
 
+        parsed = parse(query)  # syntax errors show even before a log is loaded
         options = {k: v for k, v in self.options.items() if k != "format"}
-        explanation = explain(self.require_log(), query, **options)
+        explanation = explain(self.require_log(), parsed, **options)
         if self.options["format"] == "json":
             self.console.print_json(json.dumps(explanation.to_dict()))
         else:
-            self.console.print(explanation.render_text())
+            self.console.print(explanation)
 
 
 def query_is_complete(text: str) -> bool:

@@ -36,7 +36,10 @@ def batch(logs, queries, pairs, stragglers, out, width, sample, seed, fmt) -> No
         texts = split_queries(Path(queries).read_text())
         if not texts:
             raise click.UsageError(f"{queries} holds no query")
-        jobs = expand(texts, read_pairs(pairs) if pairs else [])
+        try:
+            jobs = expand(texts, read_pairs(pairs) if pairs else [])
+        except ValueError as err:
+            raise click.UsageError(str(err)) from None
     else:
         jobs = [(q, ()) for q in straggler_questions(log)]
     items = run_batch(log, jobs, progress=True, width=width, sample=sample, seed=seed)

@@ -31,18 +31,26 @@ tasks plus as many bytes of events perfx does not read; the third twice the task
 TASK_ID = re.compile(rb'"Task ID":\d+')
 TASK_EVENTS = (b'{"Event":"SparkListenerTaskStart"', b'{"Event":"SparkListenerTaskEnd"')
 
-PERFX = """
-import resource, sys, time
+PEAK_RSS = """
+def peak_rss():
+    # VmHWM, not ru_maxrss: a child's ru_maxrss starts at its parent's RSS at fork time
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+"""
+
+PERFX = PEAK_RSS + """
+import sys, time
 from perfx.logs.loader import load_log
 t0 = time.perf_counter()
 log = load_log(sys.argv[1])
 seconds = time.perf_counter() - t0
 tables = sum(int(t.memory_usage(deep=True).sum()) for t in (log.tasks, log.stages, log.jobs, log.apps))
-print(seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, len(log.tasks), tables)
+print(seconds, peak_rss(), len(log.tasks), tables)
 """
 
-BASELINE = """
-import json, resource, sys, time
+BASELINE = PEAK_RSS + """
+import json, sys, time
 t0 = time.perf_counter()
 tasks = 0
 with open(sys.argv[1], "rb") as f:
@@ -50,13 +58,12 @@ with open(sys.argv[1], "rb") as f:
         event = json.loads(line)
         tasks += event["Event"] == "SparkListenerTaskEnd"
 seconds = time.perf_counter() - t0
-print(seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, tasks, 0)
+print(seconds, peak_rss(), tasks, 0)
 """
 
-IDLE = """
-import resource
+IDLE = PEAK_RSS + """
 from perfx.logs.loader import load_log
-print(0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, 0, 0)
+print(0, peak_rss(), 0, 0)
 """
 
 

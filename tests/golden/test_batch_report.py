@@ -1,0 +1,75 @@
+"""``perfx batch``: query files, placeholder pairs, straggler questions, and the HTML report
+(compared with a golden file, images elided)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from perfx.batch import expand, split_queries, straggler_questions
+from perfx.cli import cli
+
+GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "reports"
+QUERIES = """\
+-- the slowest kind of question; a ';' inside a comment does not split
+WHY TASK 5 SLOWER;
+WHY TASK 7 SLOWER THAN TASK 9 WITH WIDTH 2;
+FOR T1, T2 WHERE T1.TaskID = ? AND T2.TaskID = ?
+OBSERVED duration compare = GT EXPECTED duration compare = SIM
+"""
+
+
+@pytest.fixture(scope="module")
+def log_path(shared_data) -> str:
+    return str(shared_data / "spark-events" / "local-1430917381534")
+
+
+def _without_images(html: str) -> str:
+    return re.sub(r"base64,[A-Za-z0-9+/=]+", "base64,...", html)
+
+
+def test_split_queries_ignores_semicolons_in_comments_and_strings():
+    text = "WHY TASK 1 SLOWER; -- a; b\nWHY TASK 'a;b' FASTER;;\n-- only a comment\n"
+    assert split_queries(text) == ["WHY TASK 1 SLOWER", "WHY TASK 'a;b' FASTER"]
+
+
+def test_placeholder_queries_run_once_per_pair():
+    jobs = expand(["WHY TASK 1 SLOWER", "FOR T1, T2 WHERE T1.TaskID = ? AND T2.TaskID = ? "
+                   "OBSERVED duration compare = GT EXPECTED duration compare = SIM"],
+                  [("5", "43"), ("6", "44")])
+    assert [binding for _, binding in jobs] == [(), ("5", "43"), ("6", "44")]
+
+
+def test_placeholders_without_pairs_is_an_error():
+    with pytest.raises(ValueError, match="no --pairs file"):
+        expand(["FOR T1, T2 WHERE T1.TaskID = ? AND T2.TaskID = ? OBSERVED duration compare = GT "
+                "EXPECTED duration compare = SIM"], [])
+
+
+def test_batch_report_matches_golden(tmp_path, log_path):
+    (tmp_path / "q.pxql").write_text(QUERIES)
+    (tmp_path / "pairs.csv").write_text("first,second\n5,43\n99999,1\n")
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(cli, ["batch", "--log", log_path, "--queries", str(tmp_path / "q.pxql"),
+                                      "--pairs", str(tmp_path / "pairs.csv"), "--out", str(out)])
+    # One pair names a task that does not exist: the report says so and the exit code is 1.
+    assert result.exit_code == 1
+    assert "3 of 4 questions answered" in result.output
+    html = _without_images(out.read_text()).replace(log_path, "LOG")
+    golden = GOLDEN / "batch_local-1430917381534.html"
+    if os.environ.get("PERFX_UPDATE_GOLDEN"):
+        golden.write_text(html)
+    assert html == golden.read_text()
+    assert html.count('src="data:image/png;base64,...') == 3
+
+
+def test_straggler_questions_name_real_stragglers(log_path):
+    from perfx.logs.loader import load_log
+
+    questions = straggler_questions(load_log([log_path]), limit=5)
+    assert len(questions) == 5
+    assert all(re.fullmatch(r"WHY TASK 'local-1430917381534/\d+' SLOWER", q) for q in questions)
