@@ -17,6 +17,8 @@ from typing import Literal
 from perfx.grammar.ast import Atom, Predicate, Query
 from perfx.grammar.printer import atom_to_pxql, predicate_to_pxql
 
+from . import wording
+
 ClauseKind = Literal["despite", "because"]
 
 
@@ -127,11 +129,11 @@ class Explanation:
         user_despite = tuple(self.query_ast.despite.atoms) if self.query_ast is not None else ()
         despite = user_despite + self.despite_atoms
         verb = self._verb()
-        head = f"Despite {format_conjunction(despite)}, " if despite else ""
+        head = f"Despite {wording.join([wording.despite_phrase(a) for a in despite])}, " if despite else ""
         subject = f"{self.entity} {first} was {verb} {self.entity} {second}"
         if not self.because:
             return f"{head}{subject}; no predicate separates the pairs that behaved as observed from the others."
-        return f"{head}{subject} most likely because {format_conjunction(self.because_atoms)}."
+        return f"{head}{subject}, most likely because {wording.join([wording.because_phrase(a) for a in self.because_atoms])}."
 
     def _verb(self) -> str:
         """"slower than" for OBSERVED duration compare = GT etc.; a generic verb otherwise."""

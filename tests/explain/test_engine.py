@@ -48,7 +48,7 @@ def test_user_atoms_may_use_any_feature_and_despite_is_kept():
     log = skewed_log()
     answer = explain(log, slower("app-1/5", despite=(SAME_STAGE,)))
     assert answer.despite == []  # the user's DESPITE is relevant enough: nothing generated
-    assert answer.sentence().startswith("Despite stage_key isSame = T, task app-1/5 was slower than task")
+    assert answer.sentence().startswith("Despite the same stage key, task app-1/5 was slower than task")
     assert answer.metrics.related_pairs < 6 * 30 * 29
 
 
@@ -131,7 +131,8 @@ def test_forms_of_the_answer():
     assert set(data["because"][0]) == {"predicate", "precision", "generality"}
     assert {"relevance", "precision", "generality", "related_pairs", "sampled", "observed", "expected"} <= set(data["metrics"])
     text = answer.render_text()
-    assert "most likely because time_per_record compare = GT" in text and "generality" in text
+    assert "most likely because its time per record was higher" in text
+    assert "time_per_record compare = GT" in text and "generality" in text
     assert "<table>" in answer._repr_html_()
 
 

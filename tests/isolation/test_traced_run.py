@@ -133,3 +133,31 @@ def test_queries_refuse_an_incomplete_run(spark, store):
 def test_unknown_lineage_mode(spark, store):
     with pytest.raises(IsolationError, match="unknown lineage mode"):
         TracedContext(spark, store=store, lineage="some")
+
+
+def test_store_failing_inside_the_tasks_fails_the_run(spark, store, datasets):
+    from perfx.isolation.errors import StoreError
+
+    ctx = TracedContext(spark, store=store)
+    with open(f"{store.url}/{ctx.run_id}/s001", "w") as blocker:
+        blocker.write("a file where the stage's folder should go")
+    with pytest.raises(StoreError, match="cannot write lineage") as caught:
+        _program("movie_ratings").pipeline(ctx, datasets["movie_ratings"]).collect()
+    assert "\n" not in str(caught.value)
+
+
+def test_remaining_operators_match_pyspark(spark, store, tmp_path):
+    data = [("a", "x y"), ("b", "z"), ("a", "w"), ("c", "")]
+
+    def build(source):
+        words = source.flatMapValues(str.split).filter(lambda kv: kv[1] != "z")
+        return words.combineByKey(lambda w: [w], lambda ws, w: ws + [w], lambda a, b: a + b, 3)
+
+    plain = build(spark.sparkContext.parallelize(data, 2))
+    with TracedContext(spark, store=store) as ctx:
+        traced = build(ctx.parallelize(data, 2))
+        assert traced.count() == plain.count() == 1
+        assert _normal(traced.collect()) == _normal(plain.collect())
+        traced.mapValues(sorted).saveAsTextFile(str(tmp_path / "out"))
+    saved = sorted(line for part in (tmp_path / "out").glob("part-*") for line in part.read_text().splitlines())
+    assert saved == ["('a', ['w', 'x', 'y'])"]
