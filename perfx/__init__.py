@@ -25,6 +25,9 @@ _API = {
     "find_stragglers": "perfx.explain.blocked.stragglers:find_stragglers",
     "whatif": "perfx.explain.blocked.whatif:whatif",
     "add_straggler_features": "perfx.explain.blocked.features:add_straggler_features",
+    "isolate": "perfx.isolation.runner:run_traced",
+    "TracedContext": "perfx.isolation.context:TracedContext",
+    "IsolationError": "perfx.isolation.errors:IsolationError",
 }
 
 

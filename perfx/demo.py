@@ -1,9 +1,11 @@
 """The README's demo (``./dev demo``): perfx end to end on a job it runs itself.
 
-1. Writes a Movie Ratings input in which one movie has far more ratings than the others —
-   the computation skew of the PerfDebug paper.
-2. Runs the plain PySpark job on ``local[2]`` with Spark 4's default event log (rolling,
-   zstd-compressed) into a temporary folder.
+1. Writes NYC-taxi-style trip records (PerfDebug's case study): the borough of each pickup is
+   found by testing polygons, and borough 4's winding boundary makes its trips far costlier.
+   The trips come in 24 blocks (hours) whose share of borough-4 pickups varies: computation
+   skew with the same bytes and records in every block.
+2. Runs the plain PySpark job (map + aggregateByKey) on ``local[2]`` with Spark 4's default
+   event log (rolling, zstd-compressed) into a temporary folder.
 3. Loads that log and asks ``WHY TASK <slowest> SLOWER``: perfx picks a reference task and
    learns the DESPITE / BECAUSE explanation from the other tasks.
 4. Re-runs the same program under record-level tracing and names the input records that
@@ -19,13 +21,29 @@ import os
 import shutil
 import sys
 import tempfile
-from operator import add
 from pathlib import Path
 
 from rich.console import Console
 from rich.rule import Rule
 
 PARTITIONS = 24
+BOROUGH4_SHARES = (0.005, 0.005, 0.005, 0.005, 0.05, 0.15, 0.4)
+"""Share of borough-4 pickups in an hour's block, drawn per block."""
+
+
+def write_trips(folder: Path, trips_per_block: int, seed: int) -> list[float]:
+    """PARTITIONS files of trips (one per hour: Spark reads each as one partition), each with
+    its own borough-4 share; returns the shares."""
+    import random
+
+    from perfx.isolation.programs import taxi
+
+    rng = random.Random(seed)
+    shares = [rng.choice(BOROUGH4_SHARES) for _ in range(PARTITIONS)]
+    folder.mkdir(exist_ok=True)
+    for hour, share in enumerate(shares):
+        taxi.generate(str(folder / f"hour-{hour:02d}.csv"), trips_per_block, seed=seed * 1000 + hour, in_complex=share)
+    return shares
 
 
 def _paper_queries(console: Console) -> None:
@@ -49,7 +67,7 @@ def _spark(event_dir: Path | None):
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = (
         SparkSession.builder.master("local[2]")
-        .appName("perfx demo: movie ratings")
+        .appName("perfx demo: taxi fares")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.eventLog.enabled", str(event_dir is not None).lower())
@@ -64,13 +82,12 @@ def _spark(event_dir: Path | None):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m perfx.demo", description=__doc__.splitlines()[0])
     parser.add_argument("--keep", metavar="DIR", help="write everything to DIR and keep it")
-    parser.add_argument("--movies", type=int, default=6000, help="input lines (movies)")
-    parser.add_argument("--hot", type=int, default=1_500_000, help="ratings of the one hot movie")
+    parser.add_argument("--trips", type=int, default=1500, help="trips per block (hour); 24 blocks")
     args = parser.parse_args(argv)
 
     from perfx.commands.culprits import print_culprits
     from perfx.explain.engine import explain
-    from perfx.isolation.programs import movie_ratings
+    from perfx.isolation.programs import taxi
     from perfx.isolation.runner import run_traced
     from perfx.logs.loader import load_log
 
@@ -83,20 +100,20 @@ def main(argv: list[str] | None = None) -> int:
         _paper_queries(console)
 
         console.print(Rule("2. A skewed PySpark job, logged by Spark"))
-        ratings = work / "ratings.txt"
-        movie_ratings.generate(str(ratings), args.movies, seed=7, ratings=20, hot_ratings=args.hot)
-        console.print(f"input: {ratings} ({args.movies:,} movies, one with {args.hot:,} ratings)")
+        trips = work / "trips"
+        shares = write_trips(trips, args.trips, seed=7)
+        console.print(f"input: {trips} ({PARTITIONS * args.trips:,} trips in {PARTITIONS} blocks; "
+                      f"borough-4 share per block: {', '.join(f'{s:.1%}' for s in shares)})", highlight=False)
         spark = _spark(events)
         spark.sparkContext.parallelize(range(4), 2).count()  # start the Python workers first
-        counts = (spark.sparkContext.textFile(str(ratings), PARTITIONS)
-                  .flatMap(movie_ratings.rating_counts).reduceByKey(add).collect())
-        console.print(f"ratings per score: {dict(sorted(counts))}")
+        fares = taxi.pipeline(spark.sparkContext, str(trips)).collect()
+        console.print("average fare per borough: " + ", ".join(f"{b}: ${f:.2f}" for b, f in sorted(fares)))
         spark.stop()  # completes the event log; the traced run gets a session of its own
 
         console.print("re-running the same program under record-level tracing ...")
-        program = Path(movie_ratings.__file__)
+        program = Path(taxi.__file__)
         spark = _spark(None)
-        traced = run_traced(program, str(ratings), spark=spark, store=str(store), top=3)
+        traced = run_traced(program, str(trips), spark=spark, store=str(store), top=5)
         spark.stop()
 
         console.print(Rule("3. Why was the slowest task slower?"))
@@ -112,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         console.print(explain(log, query, seed=0))
 
         console.print(Rule("4. ...and the input records that cost the time"))
-        console.print(f"$ perfx isolate {program} --input {ratings} --store {store}", style="bold", highlight=False)
+        console.print(f"$ perfx isolate {program} --input {trips} --store {store}", style="bold", highlight=False)
         print_culprits(console, traced.culprits, f"top culprit input records (run {traced.run_id})")
         return 0
     finally:
