@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 
-from pyspark import StorageLevel
 from pyspark.rdd import portable_hash
 
 from . import narrow, output, shuffle

@@ -80,9 +80,6 @@ class PartitionRows:
         self.records.append(excerpt(value, EXCERPT_WIDTH))
         self.keys.append(excerpt(output_key(value), EXCERPT_WIDTH))
 
-    def __len__(self) -> int:
-        return len(self.out_ids)
-
     def to_arrow(self, run: str, stage: int, partition: int) -> pa.Table:
         n = len(self.out_ids)
         if self.full:

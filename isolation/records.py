@@ -20,8 +20,6 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-VALUE, PATH, SOURCE, REST, SHUFFLE, COMPUTE, INPUTS = range(7)
-
 TracedRecord = namedtuple("TracedRecord", "value out_id latency_ms source remediated_ms")
 TracedRecord.__doc__ = """An output record of a traced run with its provenance: the id of its
 row in the output table, its total latency, its most impactful source record and the latency

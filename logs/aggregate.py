@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .derive import group_codes
 from .registry import FeatureSpec, spec
 
 SUMMED = (
@@ -33,27 +34,71 @@ SPREAD = (
 """Task metrics whose mean, max and skew over an entity's tasks explain its time."""
 
 
-def task_aggregates(tasks: pd.DataFrame, key: str) -> pd.DataFrame:
-    """Aggregates of ``tasks`` grouped by column ``key``, indexed by its values."""
-    groups = tasks.groupby(key, sort=False)
-    summed = [c for c in SUMMED if c in tasks]
-    spread = [c for c in SPREAD if c in tasks]
-    parts = [groups.size().rename("task_count").to_frame()]
-    if summed:
-        parts.append(groups[summed].sum(min_count=1).add_suffix("_sum"))
-    if spread:
-        maxima = groups[spread].max()
-        medians = groups[spread].median()
-        parts.append(groups[spread].mean().add_suffix("_mean"))
-        parts.append(maxima.add_suffix("_max"))
-        parts.append((maxima / medians.where(medians > 0)).add_suffix("_skew"))
-    return pd.concat(parts, axis=1)
+def joined_keys(tasks: pd.DataFrame, *columns: str) -> np.ndarray:
+    """``"/".join`` of the columns' values on every row (as the ids are made: a job's id is
+    ``app_key/job_id``), formatted once per distinct combination, not once per task."""
+    codes = group_codes(tasks, *columns)
+    first_rows = np.unique(codes, return_index=True)[1]
+    values = [tasks[c].to_numpy()[first_rows] for c in columns]
+    return np.array(["/".join(map(str, combination)) for combination in zip(*values)], dtype=object)[codes]
 
 
-def add_task_aggregates(table: pd.DataFrame, tasks: pd.DataFrame, key: str) -> pd.DataFrame:
-    """``table`` with the aggregates of the tasks whose ``key`` column equals its ``id``
-    (entities without tasks get task_count 0 and missing metrics)."""
-    aggregates = task_aggregates(tasks, key).reindex(table["id"].to_numpy())
+def metric_matrix(tasks: pd.DataFrame) -> tuple[list[str], np.ndarray]:
+    """The task metrics that get aggregates, as (names, one float matrix): built once and
+    shared by the stage, job and app aggregates."""
+    names = [c for c in dict.fromkeys(SUMMED + SPREAD) if c in tasks]
+    matrix = np.empty((len(tasks), len(names)))
+    for i, name in enumerate(names):
+        matrix[:, i] = tasks[name].to_numpy(dtype=np.float64, na_value=np.nan)
+    return names, matrix
+
+
+def task_aggregates(
+    tasks: pd.DataFrame, key: str | np.ndarray, metrics: tuple[list[str], np.ndarray] | None = None,
+) -> pd.DataFrame:
+    """Aggregates of ``tasks`` grouped by column ``key`` (or by an array of keys, one per
+    task), indexed by the key values; ``metrics`` is ``metric_matrix(tasks)`` if known.
+
+    Rows are sorted by group once and reduced with ``reduceat`` over the whole matrix
+    (missing values skipped, as pandas does); only the medians take pandas' grouped kernel."""
+    keys = tasks[key].to_numpy() if isinstance(key, str) else np.asarray(key)
+    names, matrix = metrics if metrics is not None else metric_matrix(tasks)
+    codes, uniques = pd.factorize(keys)
+    rows = np.flatnonzero(codes >= 0)  # tasks without a key belong to no group
+    order = rows[np.argsort(codes[rows], kind="stable")]
+    codes, values = codes[order], matrix[order]
+    groups = len(uniques)
+    starts = np.searchsorted(codes, np.arange(groups))
+    present = ~np.isnan(values)
+    if groups:
+        counts = np.add.reduceat(present, starts, axis=0, dtype=np.int64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sums = np.where(counts > 0, np.add.reduceat(np.where(present, values, 0.0), starts, axis=0), np.nan)
+            means = sums / counts
+        maxima = np.fmax.reduceat(values, starts, axis=0)
+    else:
+        sums = means = maxima = np.empty((0, len(names)))
+    column = {name: i for i, name in enumerate(names)}
+    summed = [column[c] for c in SUMMED if c in column]
+    spread = [column[c] for c in SPREAD if c in column]
+    medians = pd.DataFrame(values[:, spread]).groupby(codes, sort=True).median().to_numpy().reshape(groups, len(spread))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        skew = maxima[:, spread] / np.where(medians > 0, medians, np.nan)
+    index = pd.Index(uniques, name=key if isinstance(key, str) else None)
+    parts = {"task_count": np.diff(np.append(starts, len(codes))).astype(np.int64)}
+    for suffix, block, which in (("sum", sums, summed), ("mean", means, spread), ("max", maxima, spread)):
+        parts.update({f"{names[i]}_{suffix}": block[:, i] for i in which})
+    parts.update({f"{names[i]}_skew": skew[:, j] for j, i in enumerate(spread)})
+    return pd.DataFrame(parts, index=index)
+
+
+def add_task_aggregates(
+    table: pd.DataFrame, tasks: pd.DataFrame, key: str | np.ndarray, metrics: tuple[list[str], np.ndarray] | None = None,
+) -> pd.DataFrame:
+    """``table`` with the aggregates of the tasks whose key (column ``key``, or an array of
+    keys one per task) equals its ``id`` (entities without tasks get task_count 0 and missing
+    metrics)."""
+    aggregates = task_aggregates(tasks, key, metrics).reindex(table["id"].to_numpy())
     aggregates["task_count"] = aggregates["task_count"].fillna(0).astype(np.int64)
     aggregates.index = table.index
     return pd.concat([table, aggregates], axis=1)

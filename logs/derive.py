@@ -58,9 +58,18 @@ def running_at_start(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> n
     return count
 
 
-def _codes(tasks: pd.DataFrame, *columns: str) -> np.ndarray:
-    """One integer per distinct combination of the columns' values."""
-    return tasks.groupby(list(columns), sort=False, dropna=False).ngroup().to_numpy()
+def group_codes(tasks: pd.DataFrame, *columns: str) -> np.ndarray:
+    """One integer per distinct combination of the columns' values, missing values included.
+
+    Factorised column by column rather than by ``groupby(...).ngroup()``: a multi-column
+    groupby on a table without rows builds an empty MultiIndex, which pandas cannot do
+    ("Cannot infer number of levels"), and logs without tasks are ordinary (driver-only apps,
+    logs cut short before the first task)."""
+    codes = np.zeros(len(tasks), dtype=np.int64)
+    for column in columns:
+        column_codes, uniques = pd.factorize(tasks[column], use_na_sentinel=False)
+        codes = pd.factorize(codes * max(len(uniques), 1) + column_codes)[0]
+    return codes
 
 
 def add_task_features(tasks: pd.DataFrame) -> pd.DataFrame:
@@ -77,30 +86,37 @@ def add_task_features(tasks: pd.DataFrame) -> pd.DataFrame:
     ran = tasks["finish_time"].notna().to_numpy()
     start = tasks["launch_time"].to_numpy(dtype=np.float64)
     end = np.where(ran, tasks["finish_time"].to_numpy(dtype=np.float64), start)
-    executor = _codes(tasks, "app_key", "executor_id")
-    host = _codes(tasks, "host")
+    executor = group_codes(tasks, "app_key", "executor_id")
+    host = group_codes(tasks, "host")
     tasks["concurrent_tasks_executor"] = np.where(ran, overlapping(executor, start, end), np.nan)
     tasks["concurrent_tasks_host"] = np.where(ran, overlapping(host, start, end), np.nan)
 
-    order = tasks.sort_values(["launch_time", "task_id"], kind="stable").index
-    first = ~tasks.loc[order].duplicated(["stage_key", "executor_id"])
-    tasks["first_task_on_executor"] = np.where(first.reindex(tasks.index), "T", "F")
-    tasks["wave"] = _waves(tasks, start, end, ran)
+    task_id = tasks["task_id"].to_numpy()
+    by_launch = np.lexsort((task_id, start))  # launch order, ties by task id
+    stage = group_codes(tasks, "stage_key")
+    stage_executor = group_codes(tasks, "stage_key", "executor_id")
+    first = np.zeros(len(tasks), dtype=bool)
+    first[by_launch[_first_of_each(stage_executor[by_launch])]] = True
+    tasks["first_task_on_executor"] = np.where(first, "T", "F").astype(object)
+    tasks["wave"] = _waves(stage, start, end, ran, by_launch)
     return tasks
 
 
-def _waves(tasks: pd.DataFrame, start: np.ndarray, end: np.ndarray, ran: np.ndarray) -> np.ndarray:
+def _first_of_each(codes: np.ndarray) -> np.ndarray:
+    """Positions in ``codes`` where a code occurs for the first time."""
+    return np.unique(codes, return_index=True)[1]
+
+
+def _waves(stage: np.ndarray, start: np.ndarray, end: np.ndarray, ran: np.ndarray, by_launch: np.ndarray) -> np.ndarray:
     """Wave of each task in its stage: its launch rank divided by the stage's slots, where the
     slots are the most tasks of the stage that ever ran at once."""
-    stage = _codes(tasks, "stage_key")
     peak = running_at_start(stage, start, np.where(ran, end, start + 1))
-    slots = pd.Series(peak).groupby(stage).transform("max").to_numpy()
-    launch_rank = (
-        pd.DataFrame({"stage": stage, "launch": start, "task": tasks["task_id"].to_numpy()})
-        .sort_values(["launch", "task"], kind="stable")
-        .groupby("stage")
-        .cumcount()
-        .sort_index()
-        .to_numpy()
-    )
-    return launch_rank // np.maximum(slots, 1)
+    slots = np.zeros(stage.max(initial=-1) + 1, dtype=np.int64)
+    np.maximum.at(slots, stage, peak)
+    # launch rank within the stage: rows sorted by (stage, launch, task id), each row's
+    # position minus the position of its stage's first row
+    order = by_launch[np.argsort(stage[by_launch], kind="stable")]
+    sorted_stage = stage[order]
+    rank = np.empty(len(stage), dtype=np.int64)
+    rank[order] = np.arange(len(stage)) - np.searchsorted(sorted_stage, sorted_stage, side="left")
+    return rank // np.maximum(slots[stage], 1)

@@ -14,9 +14,13 @@ tasks.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
+from .errors import NotALog
 from .model import Log
 from .registry import spec
 from .tabular import infer_unit
@@ -26,6 +30,19 @@ PREFIX = "host_"
 
 SECONDS_BEFORE = 1e11
 """Epoch timestamps below this are seconds (Ganglia's unit), at or above it milliseconds."""
+
+
+def read_host_metrics(source: str | os.PathLike | pd.DataFrame) -> pd.DataFrame:
+    """Host metrics given as a DataFrame, or read from a ``.parquet`` or CSV file."""
+    if isinstance(source, pd.DataFrame):
+        return source
+    path = Path(source)
+    if not path.is_file():
+        raise NotALog(f"{path}: no such host metrics file")
+    frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    if not {"host", "timestamp"} <= set(frame.columns):
+        raise NotALog(f"{path}: host metrics need 'host' and 'timestamp' columns, found {', '.join(map(str, frame.columns))}")
+    return frame
 
 
 def join_host_metrics(log: Log, metrics: pd.DataFrame) -> Log:
@@ -113,12 +130,13 @@ def _epoch_ms(column: pd.Series) -> pd.Series:
 
 def _percolate(tasks: pd.DataFrame, jobs: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """Jobs with the mean of each joined column over their tasks, matched by the tasks'
-    ``job_id`` (with ``app_id`` too when both tables carry it); ``jobs`` itself when the
+    ``job_id`` (with ``app_key`` or ``app_id`` too when both tables carry it); ``jobs`` itself when the
     tables cannot be matched."""
     if jobs.empty or "job_id" not in tasks.columns:
         return jobs
-    if {"app_id", "job_id"} <= set(jobs.columns) and "app_id" in tasks.columns:
-        keys = ["app_id", "job_id"]
+    app = next((c for c in ("app_key", "app_id") if c in jobs.columns and c in tasks.columns), None)
+    if app is not None and "job_id" in jobs.columns:
+        keys = [app, "job_id"]  # app_key tells attempts of one app apart
         means = tasks.groupby(keys)[columns].mean()
         joined = jobs.drop(columns=[c for c in columns if c in jobs.columns]).join(means, on=keys)
     else:

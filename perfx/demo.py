@@ -1,15 +1,13 @@
 """The README's demo (``./dev demo``): perfx end to end on a job it runs itself.
 
-1. Writes NYC-taxi-style trip records (PerfDebug's case study): the borough of each pickup is
-   found by testing polygons, and borough 4's winding boundary makes its trips far costlier.
-   The trips come in 24 blocks (hours) whose share of borough-4 pickups varies: computation
-   skew with the same bytes and records in every block.
-2. Runs the plain PySpark job (map + aggregateByKey) on ``local[2]`` with Spark 4's default
+1. Writes Movie Ratings input (PerfDebug's running example) as 24 daily batch files; in six
+   batches one movie has far more ratings than the others (in one, a huge number) — computation skew inside one record.
+2. Runs the plain PySpark job (flatMap + reduceByKey) on ``local[2]`` with Spark 4's default
    event log (rolling, zstd-compressed) into a temporary folder.
 3. Loads that log and asks ``WHY TASK <slowest> SLOWER``: perfx picks a reference task and
    learns the DESPITE / BECAUSE explanation from the other tasks.
 4. Re-runs the same program under record-level tracing and names the input records that
-   cost the time, overall and inside the slow task's partition.
+   cost the time.
 
 Everything is written under a temporary folder (``--keep DIR`` keeps it).
 """
@@ -18,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import sys
 import tempfile
@@ -27,23 +26,18 @@ from rich.console import Console
 from rich.rule import Rule
 
 PARTITIONS = 24
-BOROUGH4_SHARES = (0.005, 0.005, 0.005, 0.005, 0.05, 0.15, 0.4)
-"""Share of borough-4 pickups in an hour's block, drawn per block."""
+"""Batch files, one per day; Spark reads each as (at least) one partition: one task each."""
 
 
-def write_trips(folder: Path, trips_per_block: int, seed: int) -> list[float]:
-    """PARTITIONS files of trips (one per hour: Spark reads each as one partition), each with
-    its own borough-4 share; returns the shares."""
-    import random
+def write_batches(folder: Path, movies_per_batch: int, hot: dict[int, int], seed: int) -> None:
+    """PARTITIONS files of movie ratings; batch ``b`` in ``hot`` has one movie with
+    ``hot[b]`` ratings (the paper's movie with far more ratings than the others)."""
+    from perfx.isolation.programs import movie_ratings
 
-    from perfx.isolation.programs import taxi
-
-    rng = random.Random(seed)
-    shares = [rng.choice(BOROUGH4_SHARES) for _ in range(PARTITIONS)]
     folder.mkdir(exist_ok=True)
-    for hour, share in enumerate(shares):
-        taxi.generate(str(folder / f"hour-{hour:02d}.csv"), trips_per_block, seed=seed * 1000 + hour, in_complex=share)
-    return shares
+    for day in range(PARTITIONS):
+        movie_ratings.generate(str(folder / f"day-{day:02d}.txt"), movies_per_batch, seed=seed * 100 + day,
+                               ratings=20, hot_ratings=hot.get(day, 0))
 
 
 def _paper_queries(console: Console) -> None:
@@ -67,7 +61,7 @@ def _spark(event_dir: Path | None):
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = (
         SparkSession.builder.master("local[2]")
-        .appName("perfx demo: taxi fares")
+        .appName("perfx demo: movie ratings")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.eventLog.enabled", str(event_dir is not None).lower())
@@ -82,13 +76,16 @@ def _spark(event_dir: Path | None):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m perfx.demo", description=__doc__.splitlines()[0])
     parser.add_argument("--keep", metavar="DIR", help="write everything to DIR and keep it")
-    parser.add_argument("--trips", type=int, default=1500, help="trips per block (hour); 24 blocks")
+    parser.add_argument("--movies", type=int, default=2000, help="movies per daily batch")
+    parser.add_argument("--seed", type=int, default=7, help="seed of the input generator")
     args = parser.parse_args(argv)
 
     from perfx.commands.culprits import print_culprits
     from perfx.explain.engine import explain
-    from perfx.isolation.programs import taxi
+    from perfx.isolation.programs import movie_ratings
+    from perfx.isolation.queries import StoredRun, top_culprits
     from perfx.isolation.runner import run_traced
+    from perfx.isolation.stores import open_store
     from perfx.logs.loader import load_log
 
     console = Console()
@@ -100,37 +97,46 @@ def main(argv: list[str] | None = None) -> int:
         _paper_queries(console)
 
         console.print(Rule("2. A skewed PySpark job, logged by Spark"))
-        trips = work / "trips"
-        shares = write_trips(trips, args.trips, seed=7)
-        console.print(f"input: {trips} ({PARTITIONS * args.trips:,} trips in {PARTITIONS} blocks; "
-                      f"borough-4 share per block: {', '.join(f'{s:.1%}' for s in shares)})", highlight=False)
+        batches = work / "ratings"
+        rng = random.Random(args.seed)
+        days = rng.sample(range(PARTITIONS), 6)
+        hot = {day: rng.choice((50_000, 100_000, 200_000)) for day in days[1:]} | {days[0]: 1_200_000}
+        write_batches(batches, args.movies, hot, args.seed)
+        console.print(f"input: {batches}: {PARTITIONS} daily batches of {args.movies:,} movies; one movie has "
+                      + ", ".join(f"{n:,} ratings on day {d}" for d, n in sorted(hot.items())), highlight=False)
         spark = _spark(events)
         spark.sparkContext.parallelize(range(4), 2).count()  # start the Python workers first
-        fares = taxi.pipeline(spark.sparkContext, str(trips)).collect()
-        console.print("average fare per borough: " + ", ".join(f"{b}: ${f:.2f}" for b, f in sorted(fares)))
+        counts = movie_ratings.pipeline(spark.sparkContext, str(batches)).collect()
+        console.print("ratings per score: " + ", ".join(f"{r}: {n:,}" for r, n in sorted(counts)))
         spark.stop()  # completes the event log; the traced run gets a session of its own
 
         console.print("re-running the same program under record-level tracing ...")
-        program = Path(taxi.__file__)
+        program = Path(movie_ratings.__file__)
         spark = _spark(None)
-        traced = run_traced(program, str(trips), spark=spark, store=str(store), top=5)
+        traced = run_traced(program, str(batches), spark=spark, store=str(store), top=5)
         spark.stop()
 
         console.print(Rule("3. Why was the slowest task slower?"))
         log = load_log([str(events)])
-        sizes = log.tasks.groupby("stage_id").size()
-        first_stage = log.tasks[log.tasks["stage_id"] == sizes[sizes == PARTITIONS].index.min()]
+        sizes = log.tasks.groupby("stage_id").size()  # the job's map stage: the first of the widest
+        first_stage = log.tasks[log.tasks["stage_id"] == sizes[sizes == sizes.max()].index.min()]
         slowest = first_stage.sort_values("duration", ascending=False).iloc[0]
+        partition = int(slowest["task_index"])  # a stage's task index is the partition it computed
         query = f"WHY TASK '{slowest['id']}' SLOWER"
         console.print(f"log: {events} — {len(log.tasks)} tasks; "
-                      f"slowest: {slowest['id']} ({slowest['duration']:.0f} ms, partition "
-                      f"{int(slowest['partition_id']) if slowest['partition_id'] >= 0 else slowest['task_index']})")
+                      f"slowest: {slowest['id']} ({slowest['duration']:.0f} ms, partition {partition})")
         console.print(f"$ perfx explain --log {events} \"{query}\"", style="bold", highlight=False)
         console.print(explain(log, query, seed=0))
 
         console.print(Rule("4. ...and the input records that cost the time"))
-        console.print(f"$ perfx isolate {program} --input {trips} --store {store}", style="bold", highlight=False)
+        console.print(f"$ perfx isolate {program} --input {batches} --store {store}", style="bold", highlight=False)
         print_culprits(console, traced.culprits, f"top culprit input records (run {traced.run_id})")
+        stage = traced.meta["outputs"][0] - 1  # the map-side stage that read the input
+        console.print(f"$ perfx culprits {traced.run_id} --store {store} --stage {stage} --partition {partition}",
+                      style="bold", highlight=False)
+        inside = top_culprits(StoredRun.open(open_store(str(store)), traced.run_id), top=3,
+                              stage=stage, partition=partition)
+        print_culprits(console, inside, f"culprits inside the slow task's partition {partition}")
         return 0
     finally:
         if not args.keep:

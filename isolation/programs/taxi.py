@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import random
-from functools import lru_cache
 
 from perfx.isolation.programs import with_delay
 
@@ -21,8 +20,7 @@ COMPLEX_VERTICES = 4000
 """Vertices of borough 4's boundary (the paper's had 20,004; fewer keeps tests quick)."""
 
 
-@lru_cache(maxsize=None)
-def boroughs() -> tuple[tuple[int, tuple[tuple[float, float], ...]], ...]:
+def _boroughs() -> tuple[tuple[int, tuple[tuple[float, float], ...]], ...]:
     """(borough id, polygon) in the order they are tested: three simple ones, then the
     winding one, all inside the unit square."""
     winding = tuple(
@@ -37,6 +35,11 @@ def boroughs() -> tuple[tuple[int, tuple[tuple[float, float], ...]], ...]:
     )
 
 
+BOROUGHS = _boroughs()
+"""Computed once at import. Not an ``lru_cache``: ``perfx isolate`` ships a program file to
+the workers by value, and a cache wrapper would be pickled by a module name they can't import."""
+
+
 def inside(x: float, y: float, polygon) -> bool:
     """Ray casting: does a ray from (x, y) to the right cross the boundary an odd number of times?"""
     crossings = False
@@ -49,7 +52,7 @@ def inside(x: float, y: float, polygon) -> bool:
 
 
 def borough(x: float, y: float) -> int:
-    for number, polygon in boroughs():
+    for number, polygon in BOROUGHS:
         if inside(x, y, polygon):
             return number
     return 0

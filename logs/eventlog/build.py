@@ -3,13 +3,16 @@
 The hot path is ``read_app``: it looks at the event name in the first bytes of each line and
 parses only the events perfx uses (task, stage, job, app and environment events), so the
 bulk of a log (accumulator-heavy SQL events, executor metric updates, block manager events)
-costs one ``bytes.startswith`` and one dictionary lookup. Task attempts accumulate as
-tuples and are turned into numpy blocks every few thousand rows: memory follows the number of
-tasks, not the size of the file, and pandas is built once at the end.
+costs one ``bytes.startswith`` and one dictionary lookup. TaskEnds in the layouts Spark
+writes for successful tasks are read without JSON parsing (fastend), the rest with orjson.
+Task attempts accumulate as one line of numbers each, parsed by numpy a block of a few
+thousand rows at a time: memory follows the number of tasks, not the size of the file, and
+pandas is built once at the end.
 """
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -17,12 +20,13 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from . import events
+from . import events, fastend
 from .open import EventLogSource, iter_lines
 
 EVENT_KEY = b'{"Event":"'
-TASK_START = b"SparkListenerTaskStart"
 TASK_END = b"SparkListenerTaskEnd"
+TASK_START_PREFIX = EVENT_KEY + b'SparkListenerTaskStart"'
+TASK_END_PREFIX = EVENT_KEY + TASK_END + b'"'
 ACCUMULABLES = b'"Accumulables":['
 EXECUTOR_METRICS = b',"Task Executor Metrics":'
 TASK_ID_KEY = b'"Task ID":'
@@ -59,7 +63,9 @@ class AppState:
     stages: dict[tuple[int, int], dict] = field(default_factory=dict)
     jobs: dict[int, dict] = field(default_factory=dict)
     numeric_blocks: list[np.ndarray] = field(default_factory=list)
-    numeric_rows: list[tuple] = field(default_factory=list)
+    numeric_rows: list[bytes] = field(default_factory=list)
+    """Numeric values of the tasks since the last block, one space-separated text per task:
+    numpy parses a whole block of them at once (see fastend.numeric_text)."""
     nominal_rows: list[tuple] = field(default_factory=list)
     running: dict[int, tuple[str, int, bytes | dict]] = field(default_factory=dict)
     """task id -> (path, line number, raw line or parsed event) of a TaskStart not yet ended.
@@ -154,10 +160,23 @@ class AppState:
     def on_task_end(self, event: dict) -> None:
         numeric, nominal = events.task_end(event)
         task_id = numeric[0]
-        self.running.pop(task_id, None)
         if task_id in self.ended:
+            self.running.pop(task_id, None)
             self.repeated_ends.append((task_id, numeric, nominal))
             return
+        self._add_row(task_id, _numeric_text(numeric), nominal)
+
+    def on_fast_task_end(self, head: tuple[bytes, ...], metrics: tuple[bytes, ...]) -> bool:
+        """A TaskEnd read by the fast path (fastend.match); False, leaving it to
+        ``on_task_end``, for a repeated end of a task, which has to be merged."""
+        task_id = int(head[3])
+        if task_id in self.ended:
+            return False
+        self._add_row(task_id, fastend.numeric_text(head, metrics), fastend.nominal_values(head))
+        return True
+
+    def _add_row(self, task_id: int, numeric: bytes, nominal: tuple) -> None:
+        self.running.pop(task_id, None)
         self.ended[task_id] = len(self.ended)
         self.numeric_rows.append(numeric)
         self.nominal_rows.append(nominal)
@@ -165,45 +184,58 @@ class AppState:
             self._flush()
 
     def _flush(self) -> None:
+        """Parse the pending rows into a numpy block: pandas' C CSV tokenizer reads numbers
+        several times faster than ``np.fromstring`` or ``float()`` per value."""
         if self.numeric_rows:
-            self.numeric_blocks.append(np.array(self.numeric_rows, dtype=np.float64))
+            text = io.BytesIO(b"\n".join(self.numeric_rows))
+            values = pd.read_csv(text, sep=" ", header=None, dtype=np.float64, engine="c").to_numpy()
+            assert values.shape == (len(self.numeric_rows), len(events.TASK_NUMERIC))
+            self.numeric_blocks.append(values)
             self.numeric_rows = []
 
     # -- tables ---------------------------------------------------------------------------
 
-    def task_table(self) -> pd.DataFrame:
-        """One row per task attempt: every TaskEnd, plus attempts that started and never ended.
+    def task_columns(self) -> dict[str, np.ndarray]:
+        """One array per task column (TASK_NUMERIC, then TASK_NOMINAL, then ``resubmitted``),
+        one row per task attempt: every TaskEnd, plus attempts that started and never ended.
+        Arrays rather than a DataFrame so that the caller builds the table in one go.
 
         Spark logs a second TaskEnd (reason ``Resubmitted``) for a finished map task whose
         output was lost; like the history server, perfx keeps one row per task id, counts the
         resubmissions, and keeps the first end's metrics unless the later one carries some."""
         for numeric, nominal in self.unended:
-            self.numeric_rows.append(numeric)
+            self.numeric_rows.append(_numeric_text(numeric))
             self.nominal_rows.append(nominal)
         self.unended.clear()
         self._flush()
         if self.numeric_blocks:
-            values = np.concatenate(self.numeric_blocks)
+            values = np.concatenate(self.numeric_blocks) if len(self.numeric_blocks) > 1 else self.numeric_blocks[0]
         else:
             values = np.empty((0, len(events.TASK_NUMERIC)))
+        self.numeric_blocks = []
         resubmitted = np.zeros(len(values), dtype=np.int64)
-        for task_id, numeric, nominal in self.repeated_ends:
+        for task_id, numeric, nominal_row in self.repeated_ends:
             row = self.ended[task_id]
-            if nominal[6] == "Resubmitted":
+            if nominal_row[6] == "Resubmitted":
                 resubmitted[row] += 1
             if numeric[9]:  # the later end carries metrics: it replaces the first
                 values[row] = np.array(numeric, dtype=np.float64)
-                self.nominal_rows[row] = nominal
-        tasks = pd.DataFrame(values, columns=list(events.TASK_NUMERIC))
-        nominal_frame = pd.DataFrame(self.nominal_rows, columns=list(events.TASK_NOMINAL), dtype=object)
-        tasks = pd.concat([tasks, nominal_frame], axis=1)
-        tasks["resubmitted"] = resubmitted
+                self.nominal_rows[row] = nominal_row
+        columns = {name: values[:, i] for i, name in enumerate(events.TASK_NUMERIC)}
+        nominal = zip(*self.nominal_rows) if self.nominal_rows else [()] * len(events.TASK_NOMINAL)
+        for name, column in zip(events.TASK_NOMINAL, nominal):
+            columns[name] = fastend.decode_column(column) if name in fastend.RAW_NOMINAL else np.array(column, dtype=object)
+        columns["resubmitted"] = resubmitted
         for column in NS_COLUMNS:
-            tasks[column] = tasks[column] / 1e6
-        for column in INT_COLUMNS:
-            tasks[column] = tasks[column].astype(np.int64)
-        tasks["launch_time"] = tasks["launch_time"].astype(np.int64)
-        return tasks
+            columns[column] = columns[column] / 1e6
+        for column in INT_COLUMNS + ("launch_time",):
+            columns[column] = columns[column].astype(np.int64)
+        return columns
+
+
+def _numeric_text(numeric: tuple) -> bytes:
+    """events.task_end's numeric values as fastend.numeric_text writes them."""
+    return " ".join("nan" if v is None else repr(float(v)) for v in numeric).encode()
 
 
 HANDLERS: dict[str, Callable[[AppState, dict], None]] = {
@@ -243,11 +275,14 @@ def read_app(source: EventLogSource, skip: Skip, progress: Callable[[int], None]
             if unreported > PROGRESS_BYTES:
                 progress(unreported)
                 unreported = 0
+        # the two task events first, by their whole prefix: they are nearly every line
+        if line.startswith(TASK_END_PREFIX) and (fast := fastend.match(line)) is not None and state.on_fast_task_end(*fast):
+            continue
+        if line.startswith(TASK_START_PREFIX) and (task_id := _task_id(line)) is not None:
+            running[task_id] = (path, number, line)
+            continue
         if line.startswith(EVENT_KEY):
             name = line[key_len : line.find(b'"', key_len)]
-            if name == TASK_START and (task_id := _task_id(line)) is not None:
-                running[task_id] = (path, number, line)
-                continue
             handler = handlers.get(name)
             if handler is None:
                 if name in ignored:

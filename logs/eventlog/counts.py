@@ -13,27 +13,37 @@ import pandas as pd
 KILLED_REASONS = ("TaskKilled", "TaskCommitDenied")
 
 
-def _task_flags(tasks: pd.DataFrame) -> pd.DataFrame:
-    reason = tasks["end_reason"]
-    ended = tasks["status"] != "UNKNOWN"
+def _task_counters(tasks: pd.DataFrame, keys: np.ndarray) -> pd.DataFrame:
+    """The four task counters of each distinct key (one key per task), indexed by key:
+    ``np.bincount`` over the keys' codes rather than a groupby of a frame of flags."""
+    reason = tasks["end_reason"].to_numpy()
+    ended = tasks["status"].to_numpy() != "UNKNOWN"
     completed = reason == "Success"
-    killed = reason.isin(KILLED_REASONS)
-    return pd.DataFrame({
-        "num_active_tasks": (~ended).astype(np.int64),
-        "num_complete_tasks": completed.astype(np.int64),
-        "num_failed_tasks": (ended & ~completed & ~killed).astype(np.int64) + tasks["resubmitted"].astype(np.int64),
-        "num_killed_tasks": killed.astype(np.int64),
-    })
+    killed = np.isin(reason, KILLED_REASONS)
+    codes, uniques = pd.factorize(keys)
+    flags = {
+        "num_active_tasks": ~ended,
+        "num_complete_tasks": completed,
+        "num_failed_tasks": (ended & ~completed & ~killed) + tasks["resubmitted"].to_numpy(),
+        "num_killed_tasks": killed,
+    }
+    counts = {name: np.bincount(codes, weights=flag, minlength=len(uniques)).astype(np.int64) for name, flag in flags.items()}
+    return pd.DataFrame(counts, index=uniques)
+
+
+def _distinct_successes(tasks: pd.DataFrame, keys: np.ndarray, *columns: str) -> pd.Series:
+    """Per key, the distinct values (combinations) of ``columns`` among successful tasks."""
+    succeeded = tasks["end_reason"].to_numpy() == "Success"
+    frame = pd.DataFrame({"key": keys[succeeded], **{c: tasks[c].to_numpy()[succeeded] for c in columns}})
+    return frame.drop_duplicates().groupby("key").size()
 
 
 def add_stage_counts(stages: pd.DataFrame, tasks: pd.DataFrame) -> pd.DataFrame:
     """Task counters, completed partitions and first launch time of each stage attempt."""
-    flags = _task_flags(tasks)
-    flags["stage_key"] = tasks["stage_key"].to_numpy()
-    counts = flags.groupby("stage_key").sum()
-    succeeded = tasks[tasks["end_reason"] == "Success"]
-    counts["num_completed_indices"] = succeeded.groupby("stage_key")["task_index"].nunique()
-    counts["first_task_launched_time"] = tasks.groupby("stage_key")["launch_time"].min().astype(float)
+    keys = tasks["stage_key"].to_numpy()
+    counts = _task_counters(tasks, keys)
+    counts["num_completed_indices"] = _distinct_successes(tasks, keys, "task_index")
+    counts["first_task_launched_time"] = tasks["launch_time"].groupby(keys).min().astype(float)
     counts = counts.reindex(stages["id"].to_numpy())
     counts.index = stages.index
     for column in ("num_active_tasks", "num_complete_tasks", "num_failed_tasks", "num_killed_tasks", "num_completed_indices"):
@@ -42,20 +52,14 @@ def add_stage_counts(stages: pd.DataFrame, tasks: pd.DataFrame) -> pd.DataFrame:
     return stages
 
 
-def add_job_counts(jobs: pd.DataFrame, stages: pd.DataFrame, tasks: pd.DataFrame) -> pd.DataFrame:
-    """Task and stage counters of each job: tasks count for the first job listing their stage;
-    a stage counts for every job that lists it (completed and skipped stages by id, failed
-    stage attempts one by one), as in the history server."""
-    flags = _task_flags(tasks)
-    flags["job_key"] = (tasks["app_key"] + "/" + tasks["job_id"]).to_numpy()
-    task_counts = flags.groupby("job_key").sum()
+def add_job_counts(jobs: pd.DataFrame, stages: pd.DataFrame, tasks: pd.DataFrame, job_keys: np.ndarray) -> pd.DataFrame:
+    """Task and stage counters of each job (``job_keys``: the id of each task's job): tasks
+    count for the first job listing their stage; a stage counts for every job that lists it
+    (completed and skipped stages by id, failed stage attempts one by one), as in the history
+    server."""
+    task_counts = _task_counters(tasks, job_keys)
     task_counts.columns = ["num_active_tasks", "num_completed_tasks", "num_failed_tasks", "num_killed_tasks"]
-    succeeded = tasks[tasks["end_reason"] == "Success"]
-    task_counts["num_completed_indices"] = (
-        succeeded.assign(job_key=succeeded["app_key"] + "/" + succeeded["job_id"])
-        .drop_duplicates(["job_key", "stage_id", "task_index"])
-        .groupby("job_key").size()
-    )
+    task_counts["num_completed_indices"] = _distinct_successes(tasks, job_keys, "stage_id", "task_index")
     task_counts = task_counts.reindex(jobs["id"].to_numpy()).fillna(0).astype(np.int64)
     task_counts.index = jobs.index
     jobs = pd.concat([jobs, task_counts], axis=1)

@@ -8,7 +8,7 @@ from typing import Callable
 
 import pandas as pd
 
-from ..aggregate import add_task_aggregates, aggregate_specs
+from ..aggregate import add_task_aggregates, aggregate_specs, joined_keys, metric_matrix
 from ..config import varying_settings
 from ..derive import add_task_features
 from ..model import Log, SkippedLine
@@ -53,13 +53,15 @@ def read_event_logs(sources: list[EventLogSource], skipped: list[SkippedLine], p
     states = _distinct_attempts(states, skipped)
     tasks, stages, jobs, apps = build_tables(states)
 
+    job_keys = joined_keys(tasks, "app_key", "job_id")  # the id of each task's job
     stages = add_stage_counts(stages, tasks)
-    jobs = add_job_counts(jobs, stages, tasks)
+    jobs = add_job_counts(jobs, stages, tasks, job_keys)
     apps = add_app_counts(apps, jobs, stages)
     tasks = add_task_features(tasks)
-    stages = add_task_aggregates(stages, tasks, "stage_key")
-    jobs = add_task_aggregates(jobs, tasks.assign(job_key=tasks["app_key"] + "/" + tasks["job_id"]), "job_key")
-    apps = add_task_aggregates(apps, tasks, "app_key")
+    metrics = metric_matrix(tasks)
+    stages = add_task_aggregates(stages, tasks, "stage_key", metrics)
+    jobs = add_task_aggregates(jobs, tasks, job_keys, metrics)
+    apps = add_task_aggregates(apps, tasks, "app_key", metrics)
 
     registry = FeatureRegistry()
     registry.register_all("task", SPARK_TASK + SPARK_TASK_EXTRA)

@@ -51,28 +51,55 @@ def _identity(frame: pd.DataFrame, state: AppState, key: str) -> None:
     frame.insert(at, "app_id", state.app_id)
 
 
+def _per_value(values: np.ndarray, name) -> np.ndarray:
+    """``name(v)`` for every element of ``values`` (no missing ones), computed once per
+    distinct value: the result holds one string object per distinct value, not one per task."""
+    codes, uniques = pd.factorize(values)
+    return np.array([name(v) for v in uniques.tolist()], dtype=object)[codes]
+
+
 def task_table(state: AppState, key: str) -> pd.DataFrame:
     """The task attempts of one app, with Spark's derived times (duration, getting-result
-    time, scheduler delay) computed as the history server computes them."""
-    tasks = state.task_table()
-    _identity(tasks, state, key)
+    time, scheduler delay) computed as the history server computes them. Built from column
+    arrays in one go: no column is inserted into, or copied out of, a frame."""
+    columns = state.task_columns()
+    n = len(columns["task_id"])
     stage_jobs = _stage_jobs(state)
-    tasks["job_id"] = [str(stage_jobs[s]) if s in stage_jobs else "" for s in tasks["stage_id"].tolist()]
-    tasks["stage_key"] = key + "/" + tasks["stage_id"].astype(str) + "/" + tasks["stage_attempt_id"].astype(str)
-    tasks["id"] = key + "/" + tasks["task_id"].astype(str)
-    tasks["duration"] = tasks["finish_time"] - tasks["launch_time"]
-    fetch = tasks.pop("result_fetch_start")
+    stage_id, attempt, task_id = columns["stage_id"], columns["stage_attempt_id"], columns["task_id"]
+    columns["job_id"] = _per_value(stage_id, lambda s: str(stage_jobs[s]) if s in stage_jobs else "")
+    codes = pd.factorize(stage_id * (int(attempt.max(initial=0)) + 1) + attempt)[0]
+    first_rows = np.unique(codes, return_index=True)[1]
+    stage_keys = np.array([f"{key}/{stage_id[r]}/{attempt[r]}" for r in first_rows], dtype=object)
+    columns["stage_key"] = stage_keys[codes]
+    columns["id"] = np.array([f"{key}/{t}" for t in task_id.tolist()], dtype=object)
+    for name, value in (("app_id", state.app_id), ("app_attempt_id", state.attempt_id), ("app_key", key)):
+        columns[name] = np.full(n, value, dtype=object)
+    finish, launch = columns["finish_time"], columns["launch_time"]
+    duration = columns["duration"] = finish - launch
+    fetch = columns.pop("result_fetch_start")
     # "Getting Result Time" in the log is when the driver began fetching the result (epoch
     # ms, 0 if the result came with the status update), not a duration.
-    tasks["getting_result_time"] = np.where((fetch > 0) & tasks["finish_time"].notna(), tasks["finish_time"] - fetch, 0.0)
-    has_metrics = tasks.pop("has_metrics") > 0
-    delay = (
-        tasks["duration"] - tasks["executor_run_time"] - tasks["deserialize_time"]
-        - tasks["result_serialization_time"] - tasks["getting_result_time"]
-    ).clip(lower=0)
-    tasks["scheduler_delay"] = delay.where(has_metrics)
-    tasks["shuffle_read_bytes"] = tasks["shuffle_remote_bytes_read"] + tasks["shuffle_local_bytes_read"]
-    return tasks[list(TASK_COLUMNS)]
+    with np.errstate(invalid="ignore"):
+        getting = columns["getting_result_time"] = np.where((fetch > 0) & ~np.isnan(finish), finish - fetch, 0.0)
+        delay = duration - columns["executor_run_time"] - columns["deserialize_time"] - columns["result_serialization_time"] - getting
+        columns["scheduler_delay"] = np.where(columns.pop("has_metrics") > 0, np.maximum(delay, 0), np.nan)
+    columns["shuffle_read_bytes"] = columns["shuffle_remote_bytes_read"] + columns["shuffle_local_bytes_read"]
+    return _frame(columns, n)
+
+
+def _frame(columns: dict[str, np.ndarray], n: int) -> pd.DataFrame:
+    """The TASK_COLUMNS of ``columns`` as a DataFrame whose float columns are one block,
+    filled column by column (contiguous in Fortran order): several times faster than
+    letting pandas stack ~40 separate float arrays."""
+    floats = [name for name in TASK_COLUMNS if columns[name].dtype == np.float64]
+    matrix = np.empty((n, len(floats)), order="F")
+    for i, name in enumerate(floats):
+        matrix[:, i] = columns[name]
+    frame = pd.DataFrame(matrix, columns=floats, copy=False)
+    for i, name in enumerate(TASK_COLUMNS):
+        if name not in frame.columns:
+            frame.insert(i, name, columns[name])
+    return frame
 
 
 def stage_table(state: AppState, key: str, jobs_ended: set[int]) -> pd.DataFrame:
@@ -190,4 +217,5 @@ def _concat(frames: list[pd.DataFrame], columns: tuple[str, ...] = ()) -> pd.Dat
     frames = [f for f in frames if len(f)] or frames[:1]
     if not frames:
         return pd.DataFrame(columns=list(columns))
-    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0].reset_index(drop=True)
+    # every frame here has a fresh RangeIndex: a single one is returned as is, not copied
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]

@@ -17,8 +17,10 @@ import click
 @click.option("--method", default="perfxplain", show_default=True, help="perfxplain, ruleofthumb or simbutdiff.")
 @click.option("--level", type=click.IntRange(1, 3), default=3, show_default=True, help="Pair-feature level (1 isSame; 2 + compare, diff; 3 + base).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--host-metrics", type=click.Path(exists=True, dir_okay=False),
+              help="Host metrics CSV/Parquet (host, timestamp, metrics...) to join onto tasks and jobs.")
 @click.argument("query")
-def explain(logs, width, despite_width, sample, seed, binds, method, level, fmt, query) -> None:
+def explain(logs, width, despite_width, sample, seed, binds, method, level, fmt, host_metrics, query) -> None:
     """Explain why a pair of executions behaved as OBSERVED rather than EXPECTED.
 
     QUERY is PXQL, e.g. "WHY TASK 33 SLOWER" or a full FOR ... DESPITE ... OBSERVED ...
@@ -28,7 +30,7 @@ def explain(logs, width, despite_width, sample, seed, binds, method, level, fmt,
     from perfx.explain.engine import explain as run
     from perfx.logs.loader import load_log
 
-    log = load_log(list(logs))
+    log = load_log(list(logs), host_metrics=host_metrics)
     answer = run(
         log, query, width=width, despite_width=despite_width, sample=sample, seed=seed, method=method, bind=binds, level=level
     )

@@ -15,7 +15,9 @@ from .logs import ENTITY_CHOICES
 @click.option("--log", "logs", multiple=True, required=True, type=click.Path(path_type=Path), help="Log file or folder (repeatable).")
 @click.option("--entity", type=click.Choice(ENTITY_CHOICES), default="task", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def features(logs, entity, fmt) -> None:
+@click.option("--host-metrics", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Host metrics CSV/Parquet (host, timestamp, metrics...) to join onto tasks and jobs.")
+def features(logs, entity, fmt, host_metrics) -> None:
     """List the features of a log's tasks (or stages, jobs, apps).
 
     Role ``feature`` may appear in generated explanations; ``outcome`` (restates the duration)
@@ -23,7 +25,7 @@ def features(logs, entity, fmt) -> None:
     """
     from perfx.logs.loader import load_log
 
-    log = load_log(list(logs), progress=True)
+    log = load_log(list(logs), progress=True, host_metrics=host_metrics)
     specs = log.features(entity)
     if fmt == "json":
         rows = [{"name": s.name, "kind": s.kind, "unit": s.unit, "role": s.role, "description": s.description,

@@ -88,7 +88,9 @@ def write_table(table, fmt: str, out: Path | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(("text", "json", "csv", "parquet")),
               help="Summary: text (default) or json. Table: csv (default), json or parquet.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the table here instead of stdout.")
-def logs(paths, entity, fmt, out) -> None:
+@click.option("--host-metrics", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Host metrics CSV/Parquet (host, timestamp, metrics...) to join onto tasks and jobs.")
+def logs(paths, entity, fmt, out, host_metrics) -> None:
     """Read Spark event logs (any codec, rolling, directories of apps) or tabular logs and
     print what they hold, or dump one of their canonical tables.
 
@@ -104,7 +106,7 @@ def logs(paths, entity, fmt, out) -> None:
         raise click.UsageError("a table is written as csv, json or parquet, not text")
     if entity is None and out is not None:
         raise click.UsageError("--out needs --entity")
-    log = load_log(list(paths), progress=True)
+    log = load_log(list(paths), progress=True, host_metrics=host_metrics)
     if entity is not None:
         write_table(log.table(entity), fmt or "csv", out)
     elif fmt == "json":

@@ -81,3 +81,29 @@ def test_every_registered_task_feature_is_a_column_and_back() -> None:
         assert set(table.columns) == registered, entity
         for spec in log.features(entity, "numeric"):
             assert pd.api.types.is_numeric_dtype(table[spec.name]), (entity, spec.name)
+
+
+def reference_aggregates(tasks: pd.DataFrame, key: str) -> pd.DataFrame:
+    """task_aggregates as plain pandas groupby reductions."""
+    from perfx.logs.aggregate import SPREAD, SUMMED
+
+    groups = tasks.groupby(key, sort=False)
+    summed = [c for c in SUMMED if c in tasks]
+    spread = [c for c in SPREAD if c in tasks]
+    maxima, medians = groups[spread].max(), groups[spread].median()
+    return pd.concat([
+        groups.size().rename("task_count").to_frame(), groups[summed].sum(min_count=1).add_suffix("_sum"),
+        groups[spread].mean().add_suffix("_mean"), maxima.add_suffix("_max"),
+        (maxima / medians.where(medians > 0)).add_suffix("_skew"),
+    ], axis=1)
+
+
+def test_aggregates_equal_pandas_groupby_on_real_logs() -> None:
+    """Including tasks without metrics (missing values) and several stages and jobs."""
+    for path in (SHARED_DATA / "spark-events" / "application_1628109047826_1317105",
+                 SHARED_DATA / "spark-rapids-tools-events" / "tasks_executors_fail_compressed_eventlog.zstd"):
+        tasks = load_log(path).tasks
+        for key in ("stage_key", "app_key"):
+            ours = task_aggregates(tasks, key)
+            expected = reference_aggregates(tasks, key).loc[ours.index]
+            pd.testing.assert_frame_equal(ours, expected, check_names=False, check_dtype=False, rtol=1e-12)

@@ -1,0 +1,30 @@
+"""The README's demo runs end to end (in its own process: it starts its own Spark sessions)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.spark
+def test_demo_explains_the_slow_task_and_finds_its_culprit(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "perfx.demo", "--movies", "300", "--keep", str(tmp_path)],
+                            capture_output=True, text=True, timeout=600, env={"COLUMNS": "200", **_env()})
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = " ".join(result.stdout.split())
+    assert "most likely because its time per record was higher" in out
+    slow = int(re.search(r"slowest: \S+ \(\d+ ms, partition (\d+)\)", out).group(1))
+    # The slow task's partition is the file holding the 1,200,000-rating movie, and the top
+    # culprit overall is that movie's line, inside that partition.
+    hot_day = int(re.search(r"1,200,000 ratings on day (\d+)", out).group(1))
+    culprit = re.search(rf"│ 1 │ t0/p{slow}/#\d+ │ \S+day-(\d+)", result.stdout)
+    assert culprit and int(culprit.group(1)) == hot_day
+
+
+def _env() -> dict:
+    import os
+
+    return {k: v for k, v in os.environ.items() if k != "COLUMNS"}
