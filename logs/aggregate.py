@@ -45,9 +45,10 @@ def joined_keys(tasks: pd.DataFrame, *columns: str) -> np.ndarray:
 
 def metric_matrix(tasks: pd.DataFrame) -> tuple[list[str], np.ndarray]:
     """The task metrics that get aggregates, as (names, one float matrix): built once and
-    shared by the stage, job and app aggregates."""
+    shared by the stage, job and app aggregates. Fortran order (each metric contiguous): the
+    reductions down its columns run several times faster than on a C-order matrix."""
     names = [c for c in dict.fromkeys(SUMMED + SPREAD) if c in tasks]
-    matrix = np.empty((len(tasks), len(names)))
+    matrix = np.empty((len(tasks), len(names)), order="F")
     for i, name in enumerate(names):
         matrix[:, i] = tasks[name].to_numpy(dtype=np.float64, na_value=np.nan)
     return names, matrix
@@ -66,7 +67,7 @@ def task_aggregates(
     codes, uniques = pd.factorize(keys)
     rows = np.flatnonzero(codes >= 0)  # tasks without a key belong to no group
     order = rows[np.argsort(codes[rows], kind="stable")]
-    codes, values = codes[order], matrix[order]
+    codes, values = codes[order], np.take(matrix.T, order, axis=1).T  # rows reordered, still Fortran order
     groups = len(uniques)
     starts = np.searchsorted(codes, np.arange(groups))
     present = ~np.isnan(values)

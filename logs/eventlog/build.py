@@ -5,8 +5,8 @@ parses only the events perfx uses (task, stage, job, app and environment events)
 bulk of a log (accumulator-heavy SQL events, executor metric updates, block manager events)
 costs one ``bytes.startswith`` and one dictionary lookup. TaskEnds in the layouts Spark
 writes for successful tasks are read without JSON parsing (fastend), the rest with orjson.
-Task attempts accumulate as one line of numbers each, parsed by numpy a block of a few
-thousand rows at a time: memory follows the number of tasks, not the size of the file, and
+Task attempts accumulate as one line of numbers each, parsed by pandas' C tokenizer a block
+of a few thousand rows at a time: memory follows the number of tasks, not the size of the file, and
 pandas is built once at the end.
 """
 
@@ -64,8 +64,8 @@ class AppState:
     jobs: dict[int, dict] = field(default_factory=dict)
     numeric_blocks: list[np.ndarray] = field(default_factory=list)
     numeric_rows: list[bytes] = field(default_factory=list)
-    """Numeric values of the tasks since the last block, one space-separated text per task:
-    numpy parses a whole block of them at once (see fastend.numeric_text)."""
+    """Numeric values of the tasks since the last block, one space-separated text per task
+    (see fastend.numeric_text): a whole block of them is parsed at once."""
     nominal_rows: list[tuple] = field(default_factory=list)
     running: dict[int, tuple[str, int, bytes | dict]] = field(default_factory=dict)
     """task id -> (path, line number, raw line or parsed event) of a TaskStart not yet ended.
@@ -212,7 +212,6 @@ class AppState:
             values = np.concatenate(self.numeric_blocks) if len(self.numeric_blocks) > 1 else self.numeric_blocks[0]
         else:
             values = np.empty((0, len(events.TASK_NUMERIC)))
-        self.numeric_blocks = []
         resubmitted = np.zeros(len(values), dtype=np.int64)
         for task_id, numeric, nominal_row in self.repeated_ends:
             row = self.ended[task_id]

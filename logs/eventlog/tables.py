@@ -60,8 +60,8 @@ def _per_value(values: np.ndarray, name) -> np.ndarray:
 
 def task_table(state: AppState, key: str) -> pd.DataFrame:
     """The task attempts of one app, with Spark's derived times (duration, getting-result
-    time, scheduler delay) computed as the history server computes them. Built from column
-    arrays in one go: no column is inserted into, or copied out of, a frame."""
+    time, scheduler delay) computed as the history server computes them. Computed on
+    column arrays, each string formatted once per distinct value, and made a frame once."""
     columns = state.task_columns()
     n = len(columns["task_id"])
     stage_jobs = _stage_jobs(state)

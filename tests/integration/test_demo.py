@@ -11,7 +11,7 @@ import pytest
 
 @pytest.mark.spark
 def test_demo_explains_the_slow_task_and_finds_its_culprit(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "perfx.demo", "--movies", "300", "--keep", str(tmp_path)],
+    result = subprocess.run([sys.executable, "-m", "perfx.demo", "--keep", str(tmp_path)],
                             capture_output=True, text=True, timeout=600, env={"COLUMNS": "200", **_env()})
     assert result.returncode == 0, result.stderr[-2000:]
     out = " ".join(result.stdout.split())
