@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     from perfx.isolation.queries import StoredRun, top_culprits
     from perfx.isolation.runner import run_traced
     from perfx.isolation.stores import open_store
-    from perfx.logs.loader import load_log
+    from perfx.questions import load_for_questions
 
     console = Console()
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="perfx-demo-"))
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         spark.stop()
 
         console.print(Rule("3. Why was the slowest task slower?"))
-        log = load_log([str(events)])
+        log = load_for_questions([str(events)])
         sizes = log.tasks.groupby("stage_id").size()  # the job's map stage: the first of the widest
         first_stage = log.tasks[log.tasks["stage_id"] == sizes[sizes == sizes.max()].index.min()]
         slowest = first_stage.sort_values("duration", ascending=False).iloc[0]

@@ -48,9 +48,9 @@ class ReplSession:
 
     # -- state -----------------------------------------------------------------------------
     def load(self, paths: Sequence[str]) -> None:
-        from perfx.logs.loader import load_log
+        from perfx.questions import load_for_questions
 
-        self.log = load_log(list(paths), progress=True)
+        self.log = load_for_questions(paths, progress=True)
         tasks = len(self.log.tasks)
         skipped = len(self.log.skipped)
         note = f", {skipped} line(s) skipped" if skipped else ""

@@ -39,12 +39,15 @@ _WHAT = {
 }
 
 STRAGGLER_SPECS = [
-    spec("straggler", "nominal", "none", "feature",
+    # `straggler` and `progress_ratio` restate the duration against the stage's median: like
+    # the duration itself they are outcomes, never proposed (an explanation "slower because it
+    # straggled" explains nothing); the cause and the shares are what explanations may use.
+    spec("straggler", "nominal", "none", "outcome",
          "T if its inverse progress rate exceeds 1.5x its stage's median (successful attempts only).", "derived"),
     spec("straggler_cause", "nominal", "none", "feature",
          "Primary cause of a straggler (gc, shuffle_read, shuffle_write, input_read, scheduler_delay, "
          "task_deserialization, result_serialization, output_skew, first_task), 'unexplained', or 'none'.", "derived"),
-    spec("progress_ratio", "numeric", "ratio", "feature",
+    spec("progress_ratio", "numeric", "ratio", "outcome",
          "Inverse progress rate / its stage's median: above 1.5 it is a straggler.", "derived"),
 ]
 

@@ -26,12 +26,12 @@ def batch(logs, queries, pairs, stragglers, out, width, sample, seed, fmt) -> No
     from pathlib import Path
 
     from perfx.batch import expand, read_pairs, run_batch, split_queries, straggler_questions
-    from perfx.logs.loader import load_log
+    from perfx.questions import load_for_questions
     from perfx.report import render_html
 
     if bool(queries) == bool(stragglers):
         raise click.UsageError("give exactly one of --queries FILE or --stragglers")
-    log = load_log(list(logs), progress=True)
+    log = load_for_questions(logs, progress=True)
     if queries:
         texts = split_queries(Path(queries).read_text())
         if not texts:

@@ -28,9 +28,9 @@ def explain(logs, width, despite_width, sample, seed, binds, method, level, fmt,
     precision and generality.
     """
     from perfx.explain.engine import explain as run
-    from perfx.logs.loader import load_log
+    from perfx.questions import load_for_questions
 
-    log = load_log(list(logs), host_metrics=host_metrics)
+    log = load_for_questions(logs, host_metrics=host_metrics)
     answer = run(
         log, query, width=width, despite_width=despite_width, sample=sample, seed=seed, method=method, bind=binds, level=level
     )

@@ -23,9 +23,9 @@ def features(logs, entity, fmt, host_metrics) -> None:
     Role ``feature`` may appear in generated explanations; ``outcome`` (restates the duration)
     and ``identity`` (names an execution) may be written in queries but are never proposed.
     """
-    from perfx.logs.loader import load_log
+    from perfx.questions import load_for_questions
 
-    log = load_log(list(logs), progress=True, host_metrics=host_metrics)
+    log = load_for_questions(logs, progress=True, host_metrics=host_metrics)
     specs = log.features(entity)
     if fmt == "json":
         rows = [{"name": s.name, "kind": s.kind, "unit": s.unit, "role": s.role, "description": s.description,

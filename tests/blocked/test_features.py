@@ -39,11 +39,13 @@ def test_shares_are_fractions_of_the_duration(log):
     assert set(SHARES) <= set(out.columns)
 
 
-def test_new_columns_are_registered_as_candidate_features(log):
+def test_new_columns_are_registered_causes_as_candidates_flags_as_outcomes(log):
     out = add_straggler_features(log)
-    for name in ["straggler", "straggler_cause", "progress_ratio", *SHARES]:
+    for name in ["straggler_cause", *SHARES]:
         found = out.registry.resolve("task", name)
         assert found is not None and found.is_candidate, name
+    for name in ["straggler", "progress_ratio"]:  # they restate the duration
+        assert out.registry.resolve("task", name).role == "outcome", name
     assert out.registry.resolve("task", "straggler").kind == "nominal"
     assert log.registry.resolve("task", "straggler") is None, "the input log is left as it was"
     assert "straggler" not in log.tasks.columns
