@@ -3,16 +3,15 @@
 The hot path is ``read_app``: it looks at the event name in the first bytes of each line and
 parses only the events perfx uses (task, stage, job, app and environment events), so the
 bulk of a log (accumulator-heavy SQL events, executor metric updates, block manager events)
-costs one ``bytes.startswith`` and one dictionary lookup. TaskEnds in the layouts Spark
-writes for successful tasks are read without JSON parsing (fastend), the rest with orjson.
-Task attempts accumulate as one line of numbers each, parsed by pandas' C tokenizer a block
-of a few thousand rows at a time: memory follows the number of tasks, not the size of the file, and
-pandas is built once at the end.
+costs one ``bytes.startswith`` and one dictionary lookup. TaskEnds of successful tasks are decoded by a
+typed msgspec decoder that skips the fields perfx does not read (fastend), the rest with
+orjson. Task attempts accumulate as one tuple of numbers each, turned into a float array a
+block of a few thousand rows at a time: memory follows the number of tasks, not the size of
+the file, and pandas is built once at the end.
 """
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -63,9 +62,9 @@ class AppState:
     stages: dict[tuple[int, int], dict] = field(default_factory=dict)
     jobs: dict[int, dict] = field(default_factory=dict)
     numeric_blocks: list[np.ndarray] = field(default_factory=list)
-    numeric_rows: list[bytes] = field(default_factory=list)
-    """Numeric values of the tasks since the last block, one space-separated text per task
-    (see fastend.numeric_text): a whole block of them is parsed at once."""
+    numeric_rows: list[tuple] = field(default_factory=list)
+    """Numeric values of the tasks since the last block (events.TASK_NUMERIC order, None for
+    missing): a whole block of them becomes one float array at once."""
     nominal_rows: list[tuple] = field(default_factory=list)
     running: dict[int, tuple[str, int, bytes | dict]] = field(default_factory=dict)
     """task id -> (path, line number, raw line or parsed event) of a TaskStart not yet ended.
@@ -164,18 +163,18 @@ class AppState:
             self.running.pop(task_id, None)
             self.repeated_ends.append((task_id, numeric, nominal))
             return
-        self._add_row(task_id, _numeric_text(numeric), nominal)
+        self._add_row(task_id, numeric, nominal)
 
-    def on_fast_task_end(self, head: tuple[bytes, ...], metrics: tuple[bytes, ...]) -> bool:
-        """A TaskEnd read by the fast path (fastend.match); False, leaving it to
+    def on_fast_task_end(self, numeric: tuple, nominal: tuple) -> bool:
+        """A TaskEnd read by the fast path (fastend.read); False, leaving it to
         ``on_task_end``, for a repeated end of a task, which has to be merged."""
-        task_id = int(head[3])
+        task_id = numeric[0]
         if task_id in self.ended:
             return False
-        self._add_row(task_id, fastend.numeric_text(head, metrics), fastend.nominal_values(head))
+        self._add_row(task_id, numeric, nominal)
         return True
 
-    def _add_row(self, task_id: int, numeric: bytes, nominal: tuple) -> None:
+    def _add_row(self, task_id: int, numeric: tuple, nominal: tuple) -> None:
         self.running.pop(task_id, None)
         self.ended[task_id] = len(self.ended)
         self.numeric_rows.append(numeric)
@@ -184,11 +183,9 @@ class AppState:
             self._flush()
 
     def _flush(self) -> None:
-        """Parse the pending rows into a numpy block: pandas' C CSV tokenizer reads numbers
-        several times faster than ``np.fromstring`` or ``float()`` per value."""
+        """Turn the pending rows into one numpy block (None becomes NaN)."""
         if self.numeric_rows:
-            text = io.BytesIO(b"\n".join(self.numeric_rows))
-            values = pd.read_csv(text, sep=" ", header=None, dtype=np.float64, engine="c").to_numpy()
+            values = np.array(self.numeric_rows, dtype=np.float64)
             assert values.shape == (len(self.numeric_rows), len(events.TASK_NUMERIC))
             self.numeric_blocks.append(values)
             self.numeric_rows = []
@@ -204,7 +201,7 @@ class AppState:
         output was lost; like the history server, perfx keeps one row per task id, counts the
         resubmissions, and keeps the first end's metrics unless the later one carries some."""
         for numeric, nominal in self.unended:
-            self.numeric_rows.append(_numeric_text(numeric))
+            self.numeric_rows.append(numeric)
             self.nominal_rows.append(nominal)
         self.unended.clear()
         self._flush()
@@ -230,11 +227,6 @@ class AppState:
         for column in INT_COLUMNS + ("launch_time",):
             columns[column] = columns[column].astype(np.int64)
         return columns
-
-
-def _numeric_text(numeric: tuple) -> bytes:
-    """events.task_end's numeric values as fastend.numeric_text writes them."""
-    return " ".join("nan" if v is None else repr(float(v)) for v in numeric).encode()
 
 
 HANDLERS: dict[str, Callable[[AppState, dict], None]] = {
@@ -275,7 +267,7 @@ def read_app(source: EventLogSource, skip: Skip, progress: Callable[[int], None]
                 progress(unreported)
                 unreported = 0
         # the two task events first, by their whole prefix: they are nearly every line
-        if line.startswith(TASK_END_PREFIX) and (fast := fastend.match(line)) is not None and state.on_fast_task_end(*fast):
+        if line.startswith(TASK_END_PREFIX) and (fast := fastend.read(line)) is not None and state.on_fast_task_end(*fast):
             continue
         if line.startswith(TASK_START_PREFIX) and (task_id := _task_id(line)) is not None:
             running[task_id] = (path, number, line)
