@@ -21,7 +21,7 @@ from perfx.logs.model import Log
 
 from .columns import Columns, columns_for
 from .explanation import Metrics, Step
-from .pairs import atom_mask
+from .pairs import atom_mask, conjunction_mask
 from .sampling import TrainingSet, training_set
 
 
@@ -56,9 +56,7 @@ def ordered_steps(cols: Columns, atoms: Sequence[Atom], ts: TrainingSet, kind: s
 
 def metrics_on(cols: Columns, ts: TrainingSet, because: Sequence[Atom]) -> Metrics:
     """Whole-explanation figures on a training set drawn under DESPITE ∧ des′."""
-    bec = np.ones(ts.size, dtype=bool)
-    for atom in because:
-        bec &= atom_mask(cols, atom, ts.i, ts.j)
+    bec = conjunction_mask(cols, because, ts.i, ts.j)
     related = ts.observed_total + ts.expected_total
     return Metrics(
         relevance=ts.expected_total / related if related > 0 else float("nan"),

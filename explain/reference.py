@@ -23,7 +23,7 @@ from .errors import ExplainError
 from .explanation import format_conjunction
 from .pairs import conjunction_mask
 from .request import Request
-from .sampling import EXACT_LIMIT
+from .sampling import EXACT_LIMIT, all_pairs, blocks
 
 OWN_ID = {"task": "task_id", "stage": "stage_id", "job": "job_id", "app": "app_id"}
 """The entity's own id column, which PXQL ids may name instead of the unique ``id``."""
@@ -133,8 +133,7 @@ class LogPairOracle:
         if total == 0:
             return 0
         if total <= EXACT_LIMIT:
-            i, j = np.divmod(np.arange(n * n), n)
-            i, j = i[i != j], j[i != j]
+            i, j = all_pairs(blocks(self.cols, []))
         else:
             rng = np.random.default_rng(self.seed)
             i = rng.integers(0, n, OVERLAP_DRAWS)

@@ -148,9 +148,7 @@ def grow(
         k = int(np.lexsort((-np.arange(len(found)), gains, score))[-1])
         chosen = found[k]
         keep = keep[chosen.mask]
-        full = np.zeros(len(y), dtype=bool)
-        full[keep] = True
-        steps.append(Chosen(Candidate(chosen.column, chosen.op, chosen.value, chosen.gain, full, chosen.covered, chosen.positive), float(score[k]), keep))
+        steps.append(Chosen(chosen, float(score[k]), keep))  # ``keep``: the pairs still covered
         if stop is not None and stop(steps):
             break
     return steps

@@ -22,6 +22,7 @@ from .errors import IsolationError, from_job_failure
 from .ids import MAX_TABLES, NO_LATENCY, partition_base
 from .lineage import PartitionRows
 from .stores import LineageStore, open_store
+from .tasks import write_rows
 
 LINEAGE_MODES = ("impact", "full")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -50,7 +51,6 @@ class TracedContext:
         if lineage not in LINEAGE_MODES:
             raise IsolationError(f"unknown lineage mode {lineage!r}: use impact or full")
         self.sc = spark.sparkContext if hasattr(spark, "sparkContext") else spark
-        self.lineage = lineage
         self.full = lineage == "full"
         self.store = store if isinstance(store, LineageStore) else open_store(store)
         self.run_id = run_id or new_run_id()
@@ -110,7 +110,7 @@ class TracedContext:
             rows.add_output(value)
             if self.full:
                 rows.add_inputs((), ())
-        self.store.write_partition(self.run_id, stage, 0, rows.to_arrow(self.run_id, stage, 0))
+        write_rows(self.store, self.run_id, stage, 0, rows)
         rdd = self.sc.parallelize(list(enumerate(data)), numSlices)
         traced = rdd.mapPartitions(sources.collection_source(stage, self.full))
         return TracedDataset(self, traced, "parallelize", (stage,))

@@ -77,11 +77,12 @@ def spark_session(master: str = "local[2]", name: str = "perfx isolate"):
 
 def run_traced(program: str | os.PathLike, input_path: str, *, spark=None, master: str = "local[2]",
                store=None, lineage: str = "impact", top: int = 10, run_id: str | None = None,
-               **pipeline_args) -> IsolationResult:
+               module=None, **pipeline_args) -> IsolationResult:
     """Runs ``program``'s pipeline on ``input_path`` traced, stores its lineage and returns
     the outputs and the top ``top`` culprits. Uses ``spark`` if given, else the active
-    session, else starts (and stops) one on ``master``."""
-    module = load_program(program)
+    session, else starts (and stops) one on ``master``. ``module`` is ``program`` already
+    loaded by ``load_program`` (its top-level code then runs once, not twice)."""
+    module = module or load_program(program)
     session, created = (spark, False) if spark else spark_session(master, f"perfx isolate {Path(program).name}")
     try:
         ctx = TracedContext(session, run_id=run_id, store=store, lineage=lineage,

@@ -79,9 +79,11 @@ def add_task_features(tasks: pd.DataFrame) -> pd.DataFrame:
     tasks["time_per_record"] = _ratio(tasks["duration"], tasks["records_in"])
     tasks["time_per_mb"] = _ratio(tasks["duration"], tasks["bytes_in"] / MB)
     tasks["gc_fraction"] = _ratio(tasks["gc_time"], tasks["executor_run_time"])
-    # Spark logs no input read time, so disk blocking is the shuffle write time only.
+    # Input read time is logged only by instrumented traces (Ousterhout's); Spark's disk
+    # blocking is then the shuffle write time alone.
     tasks["blocked_network_time"] = tasks["shuffle_fetch_wait_time"]
-    tasks["blocked_disk_time"] = tasks["shuffle_write_time"]
+    tasks["blocked_disk_time"] = (tasks["shuffle_write_time"].add(tasks["input_read_time"], fill_value=0)
+                                  if "input_read_time" in tasks else tasks["shuffle_write_time"])
 
     ran = tasks["finish_time"].notna().to_numpy()
     start = tasks["launch_time"].to_numpy(dtype=np.float64)

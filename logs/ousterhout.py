@@ -261,7 +261,6 @@ def _task_table(apps: list[_App]) -> pd.DataFrame:
     tasks["input_records"] = np.nan
     tasks["shuffle_read_records"] = np.nan
     tasks = add_task_features(tasks)
-    tasks["blocked_disk_time"] = tasks["shuffle_write_time"].add(tasks["input_read_time"], fill_value=0)
     return tasks
 
 

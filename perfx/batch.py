@@ -58,7 +58,7 @@ def split_queries(text: str) -> list[str]:
             continue
         current.append(char)
     queries.append("".join(current))
-    return [_code(q) for q in queries if _code(q)]
+    return [code for q in queries if (code := _code(q))]
 
 
 def _code(query: str) -> str:
@@ -112,9 +112,8 @@ def run_batch(log, jobs: Iterable[tuple[str, tuple[str, ...]]], *, progress: boo
 
 def straggler_questions(log, limit: int = 50) -> list[str]:
     """``WHY TASK '<id>' SLOWER`` for the ``limit`` longest stragglers of the log (by the
-    blocked-time paper's rule: inverse progress rate over 1.5x the stage median)."""
-    from perfx.explain.blocked.stragglers import find_stragglers
-
-    tasks = find_stragglers(log.tasks).tasks
-    slowest = tasks[tasks["straggler"]].sort_values("duration", ascending=False).head(limit)
+    blocked-time paper's rule: inverse progress rate over 1.5x the stage median), in a log
+    loaded by ``perfx.questions.load_for_questions``."""
+    tasks = log.tasks  # straggler flags from add_straggler_features (perfx.questions)
+    slowest = tasks[tasks["straggler"] == "T"].sort_values("duration", ascending=False).head(limit)
     return [f"WHY TASK '{task_id}' SLOWER" for task_id in slowest["id"]]

@@ -8,8 +8,9 @@ non-zero exit code, never as a traceback.
 
 from __future__ import annotations
 
-import importlib
+import functools
 import os
+import pkgutil
 import sys
 
 import click
@@ -51,8 +52,7 @@ class LazyGroup(click.Group):
         target = COMMANDS.get(name)
         if target is None:
             return None
-        module, attr = target.split(":")
-        return getattr(importlib.import_module(module), attr)
+        return pkgutil.resolve_name(target)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -65,27 +65,21 @@ def cli() -> None:
     """
 
 
+@functools.cache
 def user_error_types() -> tuple[type[BaseException], ...]:
-    types = []
-    for target in USER_ERRORS:
-        module, attr = target.split(":")
-        types.append(getattr(importlib.import_module(module), attr))
-    return tuple(types)
+    return tuple(map(pkgutil.resolve_name, USER_ERRORS))
 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the console script: runs the group and turns errors into exit codes."""
     try:
         cli.main(args=argv, prog_name="perfx", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("perfx: interrupted", err=True)
-        sys.exit(130)
     except click.ClickException as err:
         err.show()
         sys.exit(err.exit_code)
     except click.exceptions.Exit as err:
         sys.exit(err.exit_code)
-    except KeyboardInterrupt:
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("perfx: interrupted", err=True)
         sys.exit(130)
     except Exception as err:  # noqa: BLE001 - the one place that turns errors into exit codes

@@ -16,6 +16,8 @@ from typing import Any, Sequence
 
 from rich.console import Console
 
+from perfx.logs.registry import ENTITIES
+
 from . import special
 from .cli import user_error_types
 
@@ -27,6 +29,8 @@ OPTION_TYPES: dict[str, type] = {
     "method": str,
     "format": str,
 }
+NULLABLE = {"width", "despite_width"}
+"""Options that ``none`` resets (to the query's own WITH WIDTH, or no generated DESPITE)."""
 
 
 def history_path() -> Path:
@@ -64,20 +68,21 @@ class ReplSession:
     def set_option(self, key: str, value: Any) -> None:
         if key not in OPTION_TYPES:
             raise ValueError(f"unknown option {key!r}; options: {', '.join(OPTION_TYPES)}")
-        if value in (None, "", "none", "None"):
+        if value in (None, "", "none", "None") and key in NULLABLE:
             self.options[key] = None
             return
         try:
-            self.options[key] = OPTION_TYPES[key](value)
-        except ValueError:
+            converted = OPTION_TYPES[key](value)
+        except (TypeError, ValueError):
             raise ValueError(f"option {key} takes a {OPTION_TYPES[key].__name__}, not {value!r}") from None
-        if key == "format" and self.options[key] not in ("text", "json"):
+        if key == "format" and converted not in ("text", "json"):
             raise ValueError("format is text or json")
+        self.options[key] = converted
 
     def feature_names(self) -> list[str]:
         if self.log is None:
             return []
-        return sorted({spec.name for entity in ("task", "stage", "job", "app") for spec in self.log.features(entity)})
+        return sorted({spec.name for entity in ENTITIES for spec in self.log.features(entity)})
 
     # -- one input ---------------------------------------------------------------------------
     def execute(self, text: str) -> bool:
@@ -100,9 +105,11 @@ class ReplSession:
         from perfx.explain.engine import explain
         from perfx.grammar.parser import parse
 
-        parsed = parse(query)  # syntax errors show even before a log is loaded
+        if self.log is None:
+            parse(query)  # syntax errors show even before a log is loaded
         options = {k: v for k, v in self.options.items() if k != "format"}
-        explanation = explain(self.require_log(), parsed, **options)
+        # the text, not a parsed query: the engine checks its feature names against the log
+        explanation = explain(self.require_log(), query, **options)
         if self.options["format"] == "json":
             self.console.print_json(json.dumps(explanation.to_dict()))
         else:
@@ -121,8 +128,7 @@ def query_is_complete(text: str) -> bool:
     try:
         parse(stripped)
     except PxqlError as err:
-        span = getattr(err, "span", None)
-        start = span[0] if isinstance(span, tuple) else getattr(span, "start", 0)
+        start = err.span[0] if err.span else 0
         return start < len(stripped)
     return True
 

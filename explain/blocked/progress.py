@@ -16,7 +16,8 @@ THRESHOLD = 1.5
 """A task straggles when its inverse progress rate exceeds this multiple of its stage's median."""
 
 
-def _column(tasks: pd.DataFrame, name: str) -> pd.Series:
+def numeric_column(tasks: pd.DataFrame, name: str) -> pd.Series:
+    """``tasks[name]`` as numbers, or all NaN when the log lacks that column."""
     if name not in tasks.columns:
         return pd.Series(np.nan, index=tasks.index)
     return pd.to_numeric(tasks[name], errors="coerce")
@@ -25,15 +26,15 @@ def _column(tasks: pd.DataFrame, name: str) -> pd.Series:
 def bytes_read(tasks: pd.DataFrame) -> pd.Series:
     """Bytes each task consumed: ``bytes_in`` when the reader derived it, else input + shuffle read."""
     if "bytes_in" in tasks.columns:
-        return _column(tasks, "bytes_in")
-    return _column(tasks, "input_bytes").fillna(0) + _column(tasks, "shuffle_read_bytes").fillna(0)
+        return numeric_column(tasks, "bytes_in")
+    return numeric_column(tasks, "input_bytes").fillna(0) + numeric_column(tasks, "shuffle_read_bytes").fillna(0)
 
 
 def records_read(tasks: pd.DataFrame) -> pd.Series:
     """Records each task consumed: ``records_in``, else input + shuffle read records."""
     if "records_in" in tasks.columns:
-        return _column(tasks, "records_in")
-    return _column(tasks, "input_records").fillna(0) + _column(tasks, "shuffle_read_records").fillna(0)
+        return numeric_column(tasks, "records_in")
+    return numeric_column(tasks, "input_records").fillna(0) + numeric_column(tasks, "shuffle_read_records").fillna(0)
 
 
 def work(tasks: pd.DataFrame) -> pd.DataFrame:

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from . import components
-from .progress import stage_median, straggles, work
+from .progress import numeric_column, stage_median, straggles, work
 from .replay import slot_release
 
 SPECIAL_CAUSES = ("output_skew", "first_task")
@@ -79,10 +79,6 @@ def analysed_tasks(tasks: pd.DataFrame) -> pd.DataFrame:
     return tasks[ok]
 
 
-def _numeric(tasks: pd.DataFrame, name: str) -> pd.Series:
-    return pd.to_numeric(tasks[name], errors="coerce") if name in tasks.columns else pd.Series(np.nan, index=tasks.index)
-
-
 def _output_bytes(tasks: pd.DataFrame) -> pd.Series | None:
     columns = [c for c in ("shuffle_write_bytes", "output_bytes") if c in tasks.columns]
     if not columns:
@@ -99,14 +95,14 @@ def first_tasks(tasks: pd.DataFrame) -> pd.Series | None:
         return None
     released = pd.Series(slot_release(tasks), index=tasks.index)
     first_release = released.groupby([tasks["stage_key"], tasks[machine]]).transform("min")
-    return _numeric(tasks, "launch_time") < first_release
+    return numeric_column(tasks, "launch_time") < first_release
 
 
 def find_stragglers(tasks: pd.DataFrame) -> StragglerReport:
     """Stragglers of every stage of ``tasks`` (a canonical task table) and their causes."""
     t = analysed_tasks(tasks)
     stage = t["stage_key"]
-    duration = _numeric(t, "duration").astype(float)
+    duration = numeric_column(t, "duration").astype(float)
     w = work(t)
     rate = duration / w["size"]
     median = stage_median(rate, stage)

@@ -66,3 +66,13 @@ class LineageStore(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r})"
+
+
+def one_line(err: BaseException) -> str:
+    """An exception's message on one line (for StoreError messages)."""
+    return " ".join(str(err).split()) or type(err).__name__
+
+
+def oldest_first(metas: list[dict]) -> list[dict]:
+    """Run metadata in the order ``runs()`` lists them: by creation time, then run id."""
+    return sorted(metas, key=lambda m: (m.get("created", ""), m.get("run", "")))

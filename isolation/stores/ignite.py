@@ -22,7 +22,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import IsolationError, StoreError
-from .base import PARTITION_COLUMNS, LineageStore
+from .base import PARTITION_COLUMNS, LineageStore, oldest_first, one_line
 
 RUNS = "perfx_runs"
 DEFAULT_PORT = 10800
@@ -58,14 +58,14 @@ class IgniteStore(LineageStore):
             return self._client.get_or_create_cache(name)
         except Exception as err:  # noqa: BLE001 - pyignite raises socket, protocol and cache errors
             self._client = None
-            raise StoreError(f"cannot reach Ignite at {self.host}:{self.port}: {_one_line(err)}") from None
+            raise StoreError(f"cannot reach Ignite at {self.host}:{self.port}: {one_line(err)}") from None
 
     def _put(self, cache: str, key: str, value) -> None:
         handle = self._cache(cache)
         try:
             handle.put(key, value)
         except Exception as err:  # noqa: BLE001
-            raise StoreError(f"cannot write to Ignite at {self.host}:{self.port}: {_one_line(err)}") from None
+            raise StoreError(f"cannot write to Ignite at {self.host}:{self.port}: {one_line(err)}") from None
 
     def _scan(self, cache: str):
         handle = self._cache(cache)
@@ -73,7 +73,7 @@ class IgniteStore(LineageStore):
             with handle.scan(page_size=256) as cursor:
                 return list(cursor)
         except Exception as err:  # noqa: BLE001
-            raise StoreError(f"cannot read from Ignite at {self.host}:{self.port}: {_one_line(err)}") from None
+            raise StoreError(f"cannot read from Ignite at {self.host}:{self.port}: {one_line(err)}") from None
 
     def begin(self, run: str, meta: dict) -> None:
         self._put(RUNS, run, json.dumps(meta))
@@ -101,7 +101,7 @@ class IgniteStore(LineageStore):
         try:
             value = handle.get(run)
         except Exception as err:  # noqa: BLE001
-            raise StoreError(f"cannot read from Ignite at {self.host}:{self.port}: {_one_line(err)}") from None
+            raise StoreError(f"cannot read from Ignite at {self.host}:{self.port}: {one_line(err)}") from None
         if value is None:
             raise IsolationError(f"no run {run} in {self.url} (perfx runs lists them)")
         return json.loads(value)
@@ -116,8 +116,4 @@ class IgniteStore(LineageStore):
 
     def runs(self) -> list[dict]:
         metas = [json.loads(value) for _, value in self._scan(RUNS)]
-        return sorted(metas, key=lambda m: (m.get("created", ""), m.get("run", "")))
-
-
-def _one_line(err: BaseException) -> str:
-    return " ".join(str(err).split()) or type(err).__name__
+        return oldest_first(metas)

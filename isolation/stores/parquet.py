@@ -22,7 +22,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from ..errors import IsolationError, StoreError
-from .base import PARTITION_COLUMNS, LineageStore
+from .base import PARTITION_COLUMNS, LineageStore, oldest_first, one_line
 
 META = "run.json"
 
@@ -84,7 +84,7 @@ class ParquetStore(LineageStore):
             fs.create_dir(self._path(run), recursive=True)
             self._write_bytes(self._path(run, META), json.dumps(meta, indent=1).encode())
         except (OSError, pa.ArrowException) as err:
-            raise StoreError(f"cannot write lineage store {self.url}: {_one_line(err)}") from None
+            raise StoreError(f"cannot write lineage store {self.url}: {one_line(err)}") from None
 
     def write_partition(self, run, stage, partition, table, attempt=0, spark_stage=-1):
         fs, _ = self._fs
@@ -99,7 +99,7 @@ class ParquetStore(LineageStore):
             pq.write_table(table, tmp, filesystem=fs, compression="zstd")
             fs.move(tmp, path)
         except (OSError, pa.ArrowException) as err:
-            raise StoreError(f"cannot write lineage to {self.url}: {_one_line(err)}") from None
+            raise StoreError(f"cannot write lineage to {self.url}: {one_line(err)}") from None
 
     def _files(self, run: str) -> list[pafs.FileInfo]:
         fs, _ = self._fs
@@ -127,7 +127,7 @@ class ParquetStore(LineageStore):
         try:
             self._write_bytes(self._path(run, META), json.dumps({**meta, "complete": True}, indent=1).encode())
         except (OSError, pa.ArrowException) as err:
-            raise StoreError(f"cannot write lineage store {self.url}: {_one_line(err)}") from None
+            raise StoreError(f"cannot write lineage store {self.url}: {one_line(err)}") from None
 
     def run_meta(self, run: str) -> dict:
         fs, _ = self._fs
@@ -150,7 +150,7 @@ class ParquetStore(LineageStore):
         try:
             infos = fs.get_file_info(pafs.FileSelector(root, allow_not_found=True))
         except OSError as err:
-            raise StoreError(f"cannot read lineage store {self.url}: {_one_line(err)}") from None
+            raise StoreError(f"cannot read lineage store {self.url}: {one_line(err)}") from None
         found = []
         for info in infos:
             if info.type == pafs.FileType.Directory:
@@ -158,8 +158,4 @@ class ParquetStore(LineageStore):
                     found.append(self.run_meta(info.base_name))
                 except IsolationError:
                     continue
-        return sorted(found, key=lambda m: (m.get("created", ""), m.get("run", "")))
-
-
-def _one_line(err: BaseException) -> str:
-    return " ".join(str(err).split()) or type(err).__name__
+        return oldest_first(found)

@@ -146,12 +146,7 @@ def task_end(event: dict) -> tuple[tuple, tuple]:
         task_id, index, attempt, info.get("Partition ID", -1), launch, finish or None, fetch_start, stage, stage_attempt,
     ) + (task_metrics(metrics) if metrics else NO_METRICS)
     kind = reason["Reason"]
-    if failed:
-        status = "FAILED"
-    elif info.get("Killed"):
-        status = "KILLED"
-    else:
-        status = "SUCCESS" if finish else "UNKNOWN"
+    status = task_status(info)
     nominal = (
         intern(executor), intern(host), intern(locality), "T" if speculative else "F", intern(task_type), status,
         intern(kind), "" if kind == "Success" else failure_text(reason),

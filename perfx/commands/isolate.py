@@ -64,7 +64,7 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
 
     from perfx.isolation.runner import load_program, run_traced, spark_session
 
-    load_program(program)  # a broken program fails before a JVM starts
+    module = load_program(program)  # a broken program fails before a JVM starts
     console = Console()
     status = Console(stderr=True)
     if fmt == "text":
@@ -72,7 +72,8 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
     session, created = spark_session(master, f"perfx isolate {Path(program).name}")
     try:
         with spark_progress(session.sparkContext, status):
-            result = run_traced(program, input_path, spark=session, store=store, lineage=lineage, top=top)
+            result = run_traced(program, input_path, spark=session, store=store, lineage=lineage, top=top,
+                                module=module)
     finally:
         if created:
             session.stop()

@@ -12,7 +12,6 @@ import click
 
 ENTITY_CHOICES = ("task", "stage", "job", "app")
 SUMMARY_FORMATS = ("text", "json")
-TABLE_FORMATS = ("csv", "json", "parquet")
 SKIPPED_SHOWN = 20
 """Skipped lines listed one by one in text output; the rest are only counted."""
 

@@ -29,10 +29,11 @@ def skew(logs, factor, fmt) -> None:
     flagged = skewed_tasks(log.tasks, factor=factor)
     names = dict(zip(log.apps.get("app_id", []), log.apps.get("name", []))) if not log.apps.empty else {}
     stages = []
+    tasks_per_stage = log.tasks["stage_key"].value_counts()
     for (app, stage), rows in flagged.groupby(["app_id", "stage_id"], sort=False):
         stages.append({
             "app_id": app, "app_name": names.get(app, ""), "stage_id": int(stage),
-            "tasks": int((log.tasks.stage_key == rows.stage_key.iloc[0]).sum()),
+            "tasks": int(tasks_per_stage[rows.stage_key.iloc[0]]),
             "skewed_tasks": [{"task_id": int(r.task_id), "partition": int(r.partition_id),
                               "duration_ms": float(r.duration), "rate_ratio": round(float(r.rate_ratio), 3),
                               "reasons": list(r.reasons)} for r in rows.itertuples()],

@@ -68,8 +68,8 @@ def test_batch_report_matches_golden(tmp_path, log_path):
 
 
 def test_straggler_questions_name_real_stragglers(log_path):
-    from perfx.logs.loader import load_log
+    from perfx.questions import load_for_questions
 
-    questions = straggler_questions(load_log([log_path]), limit=5)
+    questions = straggler_questions(load_for_questions([log_path]), limit=5)
     assert len(questions) == 5
     assert all(re.fullmatch(r"WHY TASK 'local-1430917381534/\d+' SLOWER", q) for q in questions)

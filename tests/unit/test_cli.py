@@ -32,7 +32,7 @@ def _perfx(*args: str) -> subprocess.CompletedProcess:
 
 def test_a_missing_log_is_one_line_and_exit_code_1(tmp_path):
     result = _perfx("logs", str(tmp_path / "nowhere"))
-    assert result.returncode != 0
+    assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
 
