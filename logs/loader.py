@@ -1,11 +1,12 @@
 """``load_log``: any mix of log files and directories -> one ``Log``.
 
-Dispatch, per path: PerfXplain-style tables (logs.tabular) are read by their reader; else
-the path is searched for Spark event logs (a file, a rolling ``eventlog_v2_*`` directory, or
-a directory of apps, recursively); a path without any is offered to the Ousterhout text
-job-log reader (logs.ousterhout), which would otherwise claim a whole directory for one of its
-files. A ``.jhist`` file is refused with ``UnsupportedFormat``. Several inputs concatenate into
-one Log, onto which host metrics may be joined.
+Dispatch, per path: a Hadoop job history file (logs.jhist) and PerfXplain-style tables
+(logs.tabular) are read by their readers; else the path is searched for Spark event logs (a
+file, a rolling ``eventlog_v2_*`` directory, or a directory of apps, recursively) and, if it is
+a directory, for job histories too, so that a folder holding both loads both; a path without
+any is offered to the Ousterhout text job-log reader (logs.ousterhout), which would otherwise
+claim a whole directory for one of its files. Several inputs concatenate into one Log, onto
+which host metrics may be joined.
 """
 
 from __future__ import annotations
@@ -14,15 +15,18 @@ import importlib
 import importlib.util
 import os
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
 import pandas as pd
 
-from .errors import NotALog, UnsupportedFormat
+from .errors import NotALog
 from .eventlog.log import read_event_logs
-from .eventlog.open import JHIST_MESSAGE, EventLogSource, find_event_logs
+from .eventlog.open import EventLogSource, find_event_logs
 from .hostmetrics import join_host_metrics, read_host_metrics
+from .jhist import SUFFIX as JHIST_SUFFIX
+from .jhist import find_job_histories, is_job_history, not_a_history, read_job_histories
 from .model import Log, SkippedLine
 from .registry import ENTITIES, FeatureRegistry
 
@@ -56,6 +60,18 @@ def _spark_sources(path: Path, skipped: list[SkippedLine]) -> list[EventLogSourc
         if path.is_file():
             return []
         raise
+
+
+def _once(found: list, path_of) -> list:
+    """``found`` without the logs reached a second time through another path."""
+    seen: set[Path] = set()
+    kept = []
+    for item in found:
+        resolved = path_of(item).resolve()
+        if resolved not in seen:
+            seen.add(resolved)
+            kept.append(item)
+    return kept
 
 
 def _merge(logs: list[Log]) -> Log:
@@ -96,27 +112,47 @@ def _progress_bar(sources: list[EventLogSource], wanted: bool):
     )
 
 
-def _read_path(path: Path, skipped: list[SkippedLine], sources: list[EventLogSource]) -> Log | None:
-    """The Log of a non-Spark ``path`` (tabular or Ousterhout), or None after adding its Spark
-    event logs to ``sources`` and the files it passed over to ``skipped``.
+def _job_histories(path: Path, skipped: list[SkippedLine]) -> list[Path]:
+    """The Hadoop job history files at ``path``: the file itself, or those under a directory."""
+    if path.is_dir():
+        return find_job_histories(path, lambda p, n, r: skipped.append(SkippedLine(p, n, r)))
+    if is_job_history(path):
+        return [path]
+    if path.suffix == JHIST_SUFFIX:
+        raise NotALog(f"{path}: {not_a_history(path)}")
+    return []
+
+
+def _read_path(
+    path: Path, skipped: list[SkippedLine], sources: list[EventLogSource], histories: list[Path],
+) -> Log | None:
+    """The Log of a tabular or Ousterhout ``path``, or None after adding its Spark event logs
+    to ``sources``, its job histories to ``histories`` and the files it passed over to
+    ``skipped``.
 
     A file is offered to every reader in turn, exactly like a directory: users point perfx
     at one job log or one table as often as at a folder of them."""
     if not path.exists():
         raise NotALog(f"{path}: no such file or directory")
-    if path.suffix == ".jhist":
-        raise UnsupportedFormat(f"{path}: {JHIST_MESSAGE}")
+    found_skipped: list[SkippedLine] = []
+    here = _job_histories(path, found_skipped) if path.is_file() else []
+    if here:
+        histories.extend(here)
+        return None
     if (tabular := _other_format(path, OTHER_READERS[:1])) is not None:
         return tabular
-    found_skipped: list[SkippedLine] = []
+    if path.is_dir():
+        here = _job_histories(path, found_skipped)
     found = _spark_sources(path, found_skipped)
+    # the event-log search reports job histories without a .jhist suffix as files it does not read
+    claimed = {str(p) for p in here}
+    found_skipped = [s for s in found_skipped if s.path not in claimed]
+    histories.extend(here)
     if not found and (other := _other_format(path, OTHER_READERS[1:])) is not None:
-        return other
-    if not found and any(s.reason == JHIST_MESSAGE for s in found_skipped):
-        raise UnsupportedFormat(f"{path}: {JHIST_MESSAGE}")
-    if not found:
+        return other  # it reads the files the event-log search passed over
+    if not found and not here:
         what = "directory" if path.is_dir() else "file"
-        raise NotALog(f"{path}: no Spark event log, tabular log or Ousterhout job log in this {what}")
+        raise NotALog(f"{path}: no Spark event log, Hadoop job history, tabular log or Ousterhout job log in this {what}")
     skipped.extend(found_skipped)
     sources.extend(found)
     return None
@@ -127,13 +163,13 @@ def load_log(
     host_metrics: str | os.PathLike | pd.DataFrame | None = None,
 ) -> Log:
     """Load Spark event logs (any codec, rolling or not, one app or directories of many),
-    tabular logs and Ousterhout job logs into one ``Log``.
+    Hadoop job history files, tabular logs and Ousterhout job logs into one ``Log``.
 
     ``host_metrics`` (a CSV/Parquet path or a DataFrame: ``host``, ``timestamp``, one column
     per metric) is joined onto the tasks as ``host_<metric>`` and percolated to the jobs
     (logs.hostmetrics). Bad lines are skipped and listed in ``Log.skipped``; only inputs that
-    cannot be read at all raise ``LogError`` (``UnsupportedFormat`` for Hadoop ``.jhist``,
-    ``NotALog`` for anything unrecognised or a path that does not exist)."""
+    cannot be read at all raise ``LogError`` (``NotALog`` for anything unrecognised or a path
+    that does not exist)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = [Path(p) for p in paths]
@@ -143,15 +179,14 @@ def load_log(
     logs: list[Log] = []
     skipped: list[SkippedLine] = []
     found: list[EventLogSource] = []
+    found_histories: list[Path] = []
     for path in paths:
-        if (other := _read_path(path, skipped, found)) is not None:
+        if (other := _read_path(path, skipped, found, found_histories)) is not None:
             logs.append(other)
-    sources: list[EventLogSource] = []
-    seen: set[Path] = set()
-    for source in found:  # the same log reached through two paths is read once
-        if source.path.resolve() not in seen:
-            seen.add(source.path.resolve())
-            sources.append(source)
+    sources = _once(found, lambda s: s.path)
+    histories = _once(found_histories, lambda p: p)
+    if histories:
+        logs.append(read_job_histories(histories))
     if sources:
         with _progress_bar(sources, progress) as bar:
             advance = None
@@ -160,4 +195,6 @@ def load_log(
                 advance = lambda n: bar.advance(task, n)  # noqa: E731 - a one-line callback
             logs.append(read_event_logs(sources, skipped, advance))
     log = _merge(logs)
+    if skipped and not sources:  # files passed over in folders without Spark event logs
+        log = replace(log, skipped=skipped + log.skipped)
     return join_host_metrics(log, metrics) if metrics is not None else log

@@ -14,14 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
-from ..errors import CorruptStream, NotALog, UnsupportedFormat
+from ..errors import CorruptStream, NotALog
 from .codecs import CODECS, sniff_codec
 
 EVENT_PREFIX = b'{"Event"'
 ROLLING_DIR = "eventlog_v2_"
 ROLLING_PART = re.compile(r"^events_(\d+)_")
-JHIST_MESSAGE = "Hadoop .jhist job history is not supported yet"
 IGNORED_SUFFIXES = (".crc",)
+HEAD_BYTES = 64
+"""Bytes read from the start of a file to tell an event log (after a BOM and blank space)."""
 
 
 @dataclass(frozen=True)
@@ -69,22 +70,29 @@ def open_stream(path: Path, codec: str | None) -> BinaryIO:
     return io.BufferedReader(_ChunkReader(CODECS[codec](raw)), buffer_size=1 << 20)
 
 
-def _head(path: Path, codec: str | None) -> bytes:
-    """The first decompressed bytes of a file (empty if it cannot be decoded)."""
-    try:
-        with open_stream(path, codec) as stream:
-            return stream.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
-    except (CorruptStream, OSError):
-        return b""
+def _first_bytes(path: Path, size: int) -> bytes:
+    """The first ``size`` bytes of a file as stored: one unbuffered read of just those bytes."""
+    with open(path, "rb", buffering=0) as f:
+        return f.read(size)
 
 
 def _codec_of(path: Path) -> str | None:
-    with open(path, "rb") as f:
-        return sniff_codec(f.read(8))
+    return sniff_codec(_first_bytes(path, 8))
 
 
-def _is_event_log(path: Path, codec: str | None) -> bool:
-    return _head(path, codec).startswith(EVENT_PREFIX)
+def _sniff(path: Path) -> tuple[str | None, bytes]:
+    """A file's codec and its first decompressed bytes (empty if they cannot be decoded).
+
+    A plain file is read once, only the bytes sniffed; a compressed one is then decoded."""
+    head = _first_bytes(path, HEAD_BYTES)
+    codec = sniff_codec(head)
+    if codec is not None:
+        try:
+            with open_stream(path, codec) as stream:
+                head = stream.read(HEAD_BYTES)
+        except (CorruptStream, OSError):
+            head = b""
+    return codec, head.lstrip(b"\xef\xbb\xbf \t\r\n")
 
 
 def _rolling_source(directory: Path) -> EventLogSource:
@@ -100,8 +108,12 @@ def _rolling_source(directory: Path) -> EventLogSource:
 
 
 def _file_source(path: Path) -> EventLogSource | None:
-    codec = _codec_of(path)
-    return EventLogSource(path, (path,), codec) if _is_event_log(path, codec) else None
+    codec, head = _sniff(path)
+    return EventLogSource(path, (path,), codec) if head.startswith(EVENT_PREFIX) else None
+
+
+NOT_A_LOG = "not a Spark event log or Hadoop job history"
+"""Why a file met while walking a directory was passed over (the loader reads both kinds)."""
 
 
 def find_event_logs(path: Path, skip: Callable[[str, int, str], None]) -> list[EventLogSource]:
@@ -112,8 +124,6 @@ def find_event_logs(path: Path, skip: Callable[[str, int, str], None]) -> list[E
     if not path.exists():
         raise NotALog(f"{path}: no such file or directory")
     if path.is_file():
-        if path.suffix == ".jhist":
-            raise UnsupportedFormat(f"{path}: {JHIST_MESSAGE}")
         source = _file_source(path)
         if source is None:
             raise NotALog(f"{path}: not a Spark event log (expected JSON lines starting with {EVENT_PREFIX.decode()})")
@@ -127,11 +137,11 @@ def find_event_logs(path: Path, skip: Callable[[str, int, str], None]) -> list[E
         if child.is_dir():
             sources.extend(find_event_logs(child, skip))
         elif child.suffix == ".jhist":
-            skip(str(child), 0, JHIST_MESSAGE)
+            continue  # Hadoop job histories are logs.jhist's to read
         elif (source := _file_source(child)) is not None:
             sources.append(source)
         else:
-            skip(str(child), 0, "not a Spark event log")
+            skip(str(child), 0, NOT_A_LOG)
     return sources
 
 

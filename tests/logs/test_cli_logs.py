@@ -82,7 +82,6 @@ def test_features_lists_kind_unit_role() -> None:
 
 @pytest.mark.parametrize("args, message", [
     (["logs", "job_1.jhist"], "no such file or directory"),
-    (["logs", str(SHARED_DATA / "hadoop-jhist")], "Hadoop .jhist job history is not supported yet"),
     (["logs", str(SHARED_DATA / "spark-events" / "README.md")], "no Spark event log"),
 ])
 def test_unreadable_inputs_are_one_line_errors(args, message, capsys) -> None:

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import zstandard
 
-from perfx.logs.errors import NotALog, UnsupportedFormat
+from perfx.logs.errors import NotALog
 from perfx.logs.eventlog.codecs import LZ4_MAGIC, SNAPPY_MAGIC, lzf_decompress
 from perfx.logs.loader import load_log
 from tests.conftest import SHARED_DATA
@@ -129,13 +129,6 @@ def test_rolling_directory_parts_in_numeric_order(tmp_path) -> None:
     log = load_log(rolling)
     assert log.skipped == []
     pd.testing.assert_frame_equal(log.tasks, load_log(FIXTURE).tasks)
-
-
-def test_jhist_is_unsupported(tmp_path) -> None:
-    path = tmp_path / "job_1.jhist"
-    path.write_text("Avro-Json\n")
-    with pytest.raises(UnsupportedFormat, match="Hadoop .jhist job history is not supported yet"):
-        load_log(path)
 
 
 def test_not_a_log(tmp_path) -> None:

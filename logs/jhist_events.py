@@ -1,0 +1,250 @@
+"""Hadoop MapReduce job history events -> what one job did: its own fields, its tasks and
+each task's attempts, every event applied much as Hadoop's ``JobHistoryParser`` applies it.
+
+A ``.jhist`` event is Avro's JSON encoding of ``Events.avpr``:
+``{"type": "TASK_FINISHED", "event": {"org.apache.hadoop.mapreduce.jobhistory.TaskFinished": {...}}}``.
+Field names below are the schema's. Writers differ, so:
+
+* a union field comes wrapped (``{"string": "x"}``, as Avro encodes unions) or bare (``"x"``:
+  Hadoop 2.4.0's schema did not declare those fields unions yet): ``plain`` takes both;
+* fields newer than Hadoop 0.23 (``successfulAttemptId``, ``locality``, ``avataar``, the
+  counters of failed attempts and failed tasks) may be absent or null.
+
+This module reads no files: ``logs.jhist`` feeds it parsed lines.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+AVRO_NAMESPACE = "org.apache.hadoop.mapreduce.jobhistory."
+_AVRO_PRIMITIVES = {"string", "long", "int", "boolean", "double", "float", "bytes"}
+NAN = math.nan
+
+Counters = dict[tuple[str, str], float]
+"""(counter group, counter name) -> value."""
+
+
+def plain(value: Any) -> Any:
+    """An Avro-JSON union value without its branch: ``{"string": "x"}`` -> ``"x"``,
+    ``{"org...JhCounters": {...}}`` -> ``{...}``; bare values and null as they are."""
+    if isinstance(value, dict) and len(value) == 1:
+        ((branch, inner),) = value.items()
+        if branch in _AVRO_PRIMITIVES or branch.startswith(AVRO_NAMESPACE):
+            return inner
+    return value
+
+
+@dataclass
+class Attempt:
+    """One task attempt: its start event and its end event (finished, failed or killed)."""
+
+    attempt_id: str
+    start_time: float = NAN
+    finish_time: float = NAN
+    status: str = ""
+    """SUCCEEDED, FAILED or KILLED as Hadoop wrote it; '' while no end event was read."""
+    tracker_name: str = ""
+    host: str = ""
+    rack: str = ""
+    locality: str = ""
+    avataar: str = ""
+    map_finish_time: float = NAN
+    shuffle_finish_time: float = NAN
+    sort_finish_time: float = NAN
+    error: str = ""
+    counters: Counters = field(default_factory=dict)
+
+
+@dataclass
+class Task:
+    """One task: its start and end events and its attempts, in the order they were logged."""
+
+    task_id: str
+    task_type: str
+    scheduled_time: float = NAN
+    finish_time: float = NAN
+    status: str = ""
+    """SUCCEEDED, FAILED or KILLED from TASK_FINISHED / TASK_FAILED; '' without one."""
+    error: str = ""
+    successful_attempt: str | None = None
+    failed_due_to: str | None = None
+    counters: Counters = field(default_factory=dict)
+    attempts: dict[str, Attempt] = field(default_factory=dict)
+
+
+@dataclass
+class JobHistory:
+    """Everything one job history file said about its job."""
+
+    source: str
+    job: dict[str, Any] = field(default_factory=dict)
+    """Job fields as read, under their canonical column names (see ``logs.jhist_tables``)."""
+    counters: Counters = field(default_factory=dict)
+    tasks: dict[str, Task] = field(default_factory=dict)
+    counter_names: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(group, name) -> the counter's display name, for feature descriptions."""
+
+    def read_counters(self, value: Any) -> Counters:
+        """A ``JhCounters`` record (possibly null, wrapped or with no groups) as a flat dict."""
+        value = plain(value)
+        if value is None:
+            return {}
+        out: Counters = {}
+        for group in value["groups"]:
+            for count in group["counts"]:
+                key = (group["name"], count["name"])
+                out[key] = float(count["value"])
+                self.counter_names.setdefault(key, count.get("displayName") or count["name"])
+        return out
+
+    def task(self, body: dict) -> Task:
+        task_id = body["taskid"]
+        if task_id not in self.tasks:  # an attempt whose TASK_STARTED was not logged still counts
+            self.tasks[task_id] = Task(task_id, body["taskType"])
+        return self.tasks[task_id]
+
+    def attempt(self, body: dict) -> Attempt:
+        attempts = self.task(body).attempts
+        attempt_id = body["attemptId"]
+        if attempt_id not in attempts:
+            attempts[attempt_id] = Attempt(attempt_id)
+        return attempts[attempt_id]
+
+
+def _job_event(history: JobHistory, body: dict) -> dict[str, Any]:
+    """The job's fields, after taking its id from the event when it is not known yet."""
+    history.job.setdefault("id", body["jobid"])
+    return history.job
+
+
+def _job_submitted(history: JobHistory, body: dict) -> None:
+    _job_event(history, body).update(
+        name=body["jobName"], user=body["userName"], submit_time=float(body["submitTime"]),
+        queue=plain(body.get("jobQueueName")) or "",
+    )
+
+
+def _job_inited(history: JobHistory, body: dict) -> None:
+    job = _job_event(history, body)
+    job.update(launch_time=float(body["launchTime"]), num_map_tasks=body["totalMaps"], num_reduce_tasks=body["totalReduces"])
+    if body.get("uberized") is not None:
+        job["uberized"] = "T" if body["uberized"] else "F"
+
+
+def _job_info_changed(history: JobHistory, body: dict) -> None:
+    _job_event(history, body).update(submit_time=float(body["submitTime"]), launch_time=float(body["launchTime"]))
+
+
+def _job_queue_changed(history: JobHistory, body: dict) -> None:
+    _job_event(history, body)["queue"] = plain(body["jobQueueName"])
+
+
+def _job_finished(history: JobHistory, body: dict) -> None:
+    _job_event(history, body).update(
+        status="SUCCEEDED", finish_time=float(body["finishTime"]),
+        finished_maps=body["finishedMaps"], finished_reduces=body["finishedReduces"],
+        failed_maps=body["failedMaps"], failed_reduces=body["failedReduces"],
+    )
+    history.counters = history.read_counters(body.get("totalCounters"))
+
+
+def _job_unsuccessful(history: JobHistory, body: dict) -> None:
+    """JOB_FAILED, JOB_KILLED and JOB_ERROR: one record, the status says which."""
+    _job_event(history, body).update(
+        status=body["jobStatus"], finish_time=float(body["finishTime"]),
+        finished_maps=body["finishedMaps"], finished_reduces=body["finishedReduces"],
+        failure_reason=plain(body.get("diagnostics")) or "",
+    )
+
+
+def _am_started(history: JobHistory, body: dict) -> None:
+    history.job["am_attempts"] = history.job.get("am_attempts", 0) + 1
+
+
+def _task_started(history: JobHistory, body: dict) -> None:
+    history.task(body).scheduled_time = float(body["startTime"])
+
+
+def _task_finished(history: JobHistory, body: dict) -> None:
+    task = history.task(body)
+    task.status, task.finish_time = "SUCCEEDED", float(body["finishTime"])
+    task.counters = history.read_counters(body.get("counters"))
+    task.successful_attempt = plain(body.get("successfulAttemptId")) or None
+
+
+def _task_failed(history: JobHistory, body: dict) -> None:
+    task = history.task(body)
+    task.status, task.finish_time = body.get("status") or "FAILED", float(body["finishTime"])
+    task.error = body.get("error") or ""
+    task.failed_due_to = plain(body.get("failedDueToAttempt")) or None
+    task.counters = history.read_counters(body.get("counters"))
+
+
+def _attempt_started(history: JobHistory, body: dict) -> None:
+    attempt = history.attempt(body)
+    attempt.start_time = float(body["startTime"])
+    attempt.tracker_name = body.get("trackerName") or ""
+    attempt.locality = plain(body.get("locality")) or ""
+    attempt.avataar = plain(body.get("avataar")) or ""
+
+
+def _attempt_ended(history: JobHistory, body: dict, status: str) -> Attempt:
+    attempt = history.attempt(body)
+    attempt.status, attempt.finish_time = status, float(body["finishTime"])
+    attempt.host = body.get("hostname") or ""
+    attempt.rack = plain(body.get("rackname")) or ""
+    attempt.counters = history.read_counters(body.get("counters"))
+    return attempt
+
+
+def _attempt_finished(history: JobHistory, body: dict) -> None:
+    """SETUP_/CLEANUP_ATTEMPT_FINISHED (``TaskAttemptFinished``)."""
+    _attempt_ended(history, body, body["taskStatus"])
+
+
+def _map_attempt_finished(history: JobHistory, body: dict) -> None:
+    _attempt_ended(history, body, body["taskStatus"]).map_finish_time = float(body["mapFinishTime"])
+
+
+def _reduce_attempt_finished(history: JobHistory, body: dict) -> None:
+    attempt = _attempt_ended(history, body, body["taskStatus"])
+    attempt.shuffle_finish_time = float(body["shuffleFinishTime"])
+    attempt.sort_finish_time = float(body["sortFinishTime"])
+
+
+def _attempt_unsuccessful(history: JobHistory, body: dict) -> None:
+    """*_ATTEMPT_FAILED and *_ATTEMPT_KILLED (``TaskAttemptUnsuccessfulCompletion``); its
+    counters are absent before Hadoop 2.4 and null or empty after."""
+    _attempt_ended(history, body, body["status"]).error = body.get("error") or ""
+
+
+Handler = Callable[[JobHistory, dict], None]
+
+HANDLERS: dict[str, Handler] = {
+    "JOB_SUBMITTED": _job_submitted,
+    "JOB_INITED": _job_inited,
+    "JOB_INFO_CHANGED": _job_info_changed,
+    "JOB_QUEUE_CHANGED": _job_queue_changed,
+    "JOB_FINISHED": _job_finished,
+    "JOB_FAILED": _job_unsuccessful,
+    "JOB_KILLED": _job_unsuccessful,
+    "JOB_ERROR": _job_unsuccessful,
+    "AM_STARTED": _am_started,
+    "TASK_STARTED": _task_started,
+    "TASK_FINISHED": _task_finished,
+    "TASK_FAILED": _task_failed,
+    "MAP_ATTEMPT_FINISHED": _map_attempt_finished,
+    "REDUCE_ATTEMPT_FINISHED": _reduce_attempt_finished,
+    "SETUP_ATTEMPT_FINISHED": _attempt_finished,
+    "CLEANUP_ATTEMPT_FINISHED": _attempt_finished,
+    **{f"{kind}_ATTEMPT_STARTED": _attempt_started for kind in ("MAP", "REDUCE", "SETUP", "CLEANUP")},
+    **{f"{kind}_ATTEMPT_{end}": _attempt_unsuccessful
+       for kind in ("MAP", "REDUCE", "SETUP", "CLEANUP") for end in ("FAILED", "KILLED")},
+}
+"""Event type -> how it changes the job's history."""
+
+IGNORED = frozenset({"JOB_PRIORITY_CHANGED", "JOB_STATUS_CHANGED", "TASK_UPDATED", "NORMALIZED_RESOURCE"})
+"""Hadoop events that say nothing the tables hold: not reported as skipped."""

@@ -1,0 +1,301 @@
+"""Hadoop job history files (.jhist): the three real files of Hadoop's own tests, checked
+against what Hadoop's tests assert and against the raw events, plus damaged, compressed and
+mixed copies of them."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import zstandard
+
+from perfx.cli import main
+from perfx.logs.errors import NotALog
+from perfx.logs.jhist import name_summary
+from perfx.logs.loader import load_log
+from tests.conftest import SHARED_DATA
+from tests.logs.test_reader import lz4_stream
+
+JHIST = SHARED_DATA / "hadoop-jhist"
+SLEEP = JHIST / "job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-SUCCEEDED-default.jhist"
+TERAGEN = JHIST / "job_1416424547277_0002-1416424775281-root-TeraGen-1416424785433-2-0-SUCCEEDED-default-1416424779349.jhist"
+FAILED = JHIST / "job_2.4.0-FAILED.jhist"
+SPARK_LOG = SHARED_DATA / "spark-events" / "local-1426533911241"
+
+
+def raw_events(path: Path) -> list[tuple[str, dict]]:
+    """(type, body) of every event line, read with the json module, not perfx."""
+    events = []
+    for line in path.read_text().splitlines()[2:]:
+        if line.strip():
+            record = json.loads(line)
+            (body,) = record["event"].values()
+            events.append((record["type"], body))
+    return events
+
+
+def by_id(table: pd.DataFrame) -> pd.DataFrame:
+    return table.set_index("id")
+
+
+def test_sleep_job_counts_as_hadoop_tests_assert() -> None:
+    """TestJobHistoryEntities: 10 completed maps, 1 completed reduce (JOB_FINISHED), 12 tasks
+    (10 MAP + 2 REDUCE: the file was hand-edited to add r_000001), user 'user', SUCCEEDED, 1 AM.
+    perfx keeps both: every task logged, and the job's summary as Hadoop wrote it."""
+    log = load_log(SLEEP)
+    assert log.skipped == [] and log.stages.empty and log.apps.empty
+    assert log.tasks["task_type"].value_counts().to_dict() == {"MAP": 10, "REDUCE": 2}
+    assert (log.tasks["status"] == "SUCCESS").all()
+    (job,) = log.jobs.to_dict(orient="records")
+    assert job["id"] == "job_1329348432655_0001" and job["status"] == "SUCCEEDED"
+    assert (job["name"], job["user"], job["queue"]) == ("Sleep job", "user", "default")
+    assert (job["num_map_tasks"], job["num_reduce_tasks"]) == (10, 1)  # JOB_INITED
+    assert (job["finished_maps"], job["finished_reduces"]) == (10, 1)  # JOB_FINISHED, not the tasks
+    assert job["task_count"] == 12 and job["am_attempts"] == 1
+    assert (job["submit_time"], job["launch_time"], job["finish_time"]) == (1329348443227, 1329348448308, 1329348468601)
+    assert job["duration"] == 1329348468601 - 1329348443227
+
+
+def test_sleep_job_average_merge_time_is_50_ms() -> None:
+    """TestJobInfo: the average merge (sortFinish - shuffleFinish) time of the reduces is 50 ms."""
+    reduces = load_log(SLEEP).tasks.query("task_type == 'REDUCE'")
+    assert reduces["sort_time"].tolist() == [55.0, 45.0] and reduces["sort_time"].mean() == 50.0
+    assert (reduces["shuffle_time"] == reduces["shuffle_finished"] - reduces["launch_time"]).all()
+
+
+@pytest.mark.parametrize("path", [SLEEP, TERAGEN], ids=["sleep", "teragen"])
+def test_task_times_and_host_are_the_successful_attempts(path: Path) -> None:
+    starts, ends = {}, {}
+    for kind, body in raw_events(path):
+        if kind.endswith("_ATTEMPT_STARTED"):
+            starts[body["taskid"]] = body
+        elif kind.endswith("_ATTEMPT_FINISHED") and body["taskStatus"] == "SUCCEEDED":
+            ends[body["taskid"]] = body
+    tasks = by_id(load_log(path).tasks)
+    assert set(tasks.index) == set(ends)
+    for task_id, end in ends.items():
+        row = tasks.loc[task_id]
+        start = starts[task_id]
+        assert row["attempt_id"] == end["attemptId"] == start["attemptId"]
+        assert (row["launch_time"], row["finish_time"]) == (start["startTime"], end["finishTime"])
+        assert row["duration"] == end["finishTime"] - start["startTime"]
+        assert (row["host"], row["tracker_name"], row["rack"]) == (end["hostname"], start["trackerName"], end["rackname"])
+        assert row["failed_attempts"] == 0 and row["killed_attempts"] == 0
+
+
+def test_counters_of_one_task_match_the_raw_file() -> None:
+    (end,) = [b for k, b in raw_events(SLEEP) if k == "MAP_ATTEMPT_FINISHED" and b["taskid"].endswith("m_000005")]
+    row = by_id(load_log(SLEEP).tasks).loc["task_1329348432655_0001_m_000005"]
+    counts = {c["name"]: c["value"] for g in end["counters"]["groups"] for c in g["counts"]}
+    assert len(counts) > 20
+    for name, value in counts.items():
+        column = "gc_time" if name == "GC_TIME_MILLIS" else name.lower()
+        assert row[column] == value, name
+    assert row["input_size"] == counts["HDFS_BYTES_READ"] and row["map_finished"] == end["mapFinishTime"]
+    reduce = by_id(load_log(SLEEP).tasks).loc["task_1329348432655_0001_r_000000"]
+    assert reduce["input_size"] == reduce["reduce_shuffle_bytes"] and np.isnan(reduce["map_input_records"])
+
+
+def test_counter_features_have_units_roles_and_hadoop_names() -> None:
+    log = load_log([SLEEP, TERAGEN])
+    task = {s.name: s for s in log.registry.specs("task")}
+    assert (task["gc_time"].unit, task["gc_time"].role, task["gc_time"].aliases) == ("ms", "feature", ("gc_time_millis",))
+    assert log.registry.resolve("task", "GC_TIME_MILLIS") is task["gc_time"]
+    assert (task["hdfs_bytes_read"].unit, task["cpu_milliseconds"].unit, task["spilled_records"].unit) == ("bytes", "ms", "count")
+    assert task["shuffle_errors_connection"].source == "Shuffle Errors/CONNECTION"  # other groups are prefixed
+    assert "tera_gen_counters_checksum" in log.tasks
+    assert {task[n].role for n in ("duration", "finish_time", "status", "shuffle_finished")} == {"outcome"}
+    assert {task[n].role for n in ("id", "job_id", "launch_time", "attempt_id")} == {"identity"}
+    assert log.registry.resolve("task", "inputsize").name == "input_size"
+    job = {s.name: s for s in log.registry.specs("job")}
+    assert job["millis_maps"].role == "outcome" and job["mb_millis_maps"].unit == "none"
+    assert job["total_launched_maps"].role == "feature" and job["duration_skew"].role == "outcome"
+    teragen = by_id(log.jobs).loc["job_1416424547277_0002"]
+    assert (teragen["hdfs_bytes_written"], teragen["millis_maps"], teragen["gc_time"]) == (10000, 5956, 70)
+
+
+def test_teragen_has_two_maps_and_no_reduce() -> None:
+    """TestJobHistoryEntities: 0 total and 0 completed reduces."""
+    log = load_log(TERAGEN)
+    assert log.tasks["task_type"].tolist() == ["MAP", "MAP"]
+    (job,) = log.jobs.to_dict(orient="records")
+    assert (job["num_map_tasks"], job["num_reduce_tasks"], job["finished_reduces"]) == (2, 0, 0)
+    assert (job["name"], job["user"], job["queue"], job["status"]) == ("TeraGen", "root", "default", "SUCCEEDED")
+    assert job["launch_time"] == name_summary(TERAGEN.name)["launch_time"] == 1416424779349
+    assert log.tasks["locality"].tolist() == ["OFF_SWITCH"] * 2 and log.tasks["speculative"].tolist() == ["F", "F"]
+
+
+def test_failed_job_2_4_0() -> None:
+    """TestJobHistoryParsing...WithoutCounters240 only asks that it parses: one map failed
+    four times, the other map and the reduce were killed before they ran."""
+    log = load_log(FAILED)
+    assert log.skipped == []
+    (job,) = log.jobs.to_dict(orient="records")
+    assert (job["id"], job["name"], job["queue"], job["status"]) == ("job_1400204860297_0001", "Fail job", "unfunded", "FAILED")
+    assert (job["finished_maps"], job["finished_reduces"]) == (0, 0) and np.isnan(job["failed_maps"])
+    assert job["failure_reason"].startswith("Task failed task_1400204860297_0001_m_000000")
+    tasks = by_id(log.tasks)
+    failed = tasks.loc["task_1400204860297_0001_m_000000"]
+    assert (failed["status"], failed["failed_attempts"], failed["attempt_id"]) == (
+        "FAILED", 4, "attempt_1400204860297_0001_m_000000_3")  # TASK_FAILED's failedDueToAttempt
+    assert failed["failure"] == "Error: java.lang.RuntimeException: Intentional map failure"
+    assert failed["duration"] == 1400205004187 - 1400205000985 and failed["locality"] == "NODE_LOCAL"
+    assert failed["spilled_records"] == 0 and "hdfs_bytes_read" not in tasks  # the few counters it logged
+    for task_id in ("task_1400204860297_0001_m_000001", "task_1400204860297_0001_r_000000"):
+        killed = tasks.loc[task_id]
+        assert (killed["status"], killed["attempt_id"], killed["host"]) == ("KILLED", "", "")
+        assert np.isnan(killed["duration"]) and killed["scheduled_time"] > 0
+
+
+def test_failed_attempts_without_counters_load(tmp_path) -> None:
+    """As Hadoop 0.23 wrote them: attempt failures without a counters field, task failures
+    with null counters."""
+    lines = FAILED.read_text().splitlines(keepends=True)
+    out = lines[:2]  # the header and the schema
+    for line in lines[2:]:
+        record = json.loads(line) if line.strip() else {}
+        if record.get("type") in ("MAP_ATTEMPT_FAILED", "TASK_FAILED"):
+            (body,) = record["event"].values()
+            if record["type"] == "TASK_FAILED":
+                body["counters"] = None
+            else:
+                del body["counters"]
+            line = json.dumps(record, separators=(",", ":")) + "\n"
+        out.append(line)
+    path = tmp_path / FAILED.name
+    path.write_text("".join(out))
+    log = load_log(path)
+    assert log.skipped == []
+    failed = by_id(log.tasks).loc["task_1400204860297_0001_m_000000"]
+    assert failed["status"] == "FAILED" and failed["failed_attempts"] == 4 and "spilled_records" not in log.tasks
+
+
+def test_a_directory_of_histories_loads_every_job() -> None:
+    log = load_log(JHIST)
+    assert sorted(log.jobs["id"]) == ["job_1329348432655_0001", "job_1400204860297_0001", "job_1416424547277_0002"]
+    assert len(log.tasks) == 12 + 2 + 3 and log.tasks["id"].is_unique
+    assert sorted(Path(s.path).name for s in log.skipped) == ["LICENSE", "NOTICE", "README.md"]
+    assert log.jobs.set_index("id")["task_count"].to_dict() == {
+        "job_1329348432655_0001": 12, "job_1416424547277_0002": 2, "job_1400204860297_0001": 3}
+
+
+def test_histories_among_spark_logs_load_both(tmp_path) -> None:
+    shutil.copy(SPARK_LOG, tmp_path / SPARK_LOG.name)
+    shutil.copy(SLEEP, tmp_path / SLEEP.name)
+    log = load_log(tmp_path)
+    assert log.skipped == []
+    assert len(log.apps) == 1 and len(log.jobs) == 2 and len(log.tasks) == 8 + 12
+    assert set(log.tasks["job_id"]) == {"0", "job_1329348432655_0001"}
+    assert log.registry.resolve("task", "executor_cpu_time") and log.registry.resolve("task", "hdfs_bytes_read")
+    assert len(load_log([tmp_path, tmp_path / SLEEP.name]).jobs) == 2  # the same file twice is read once
+
+
+def test_truncated_history_counts_the_cut_line(tmp_path) -> None:
+    """A file cut inside its last event (JOB_FINISHED) keeps every task; the done file's name
+    still says how the job ended. Under another name the job is still RUNNING."""
+    data = SLEEP.read_bytes()
+    cut = data[: data.rindex(b'"totalCounters"')]
+    for name, status in ((SLEEP.name, "SUCCEEDED"), ("job_1329348432655_0001_1.jhist", "RUNNING")):
+        path = tmp_path / name
+        path.write_bytes(cut)
+        log = load_log(path)
+        assert [(s.line, s.reason) for s in log.skipped] == [(55, "truncated last line")]
+        assert len(log.tasks) == 12 and (log.tasks["status"] == "SUCCESS").all()
+        (job,) = log.jobs.to_dict(orient="records")
+        assert job["id"] == "job_1329348432655_0001" and job["status"] == status
+        if status == "SUCCEEDED":
+            assert (job["finish_time"], job["finished_reduces"]) == (1329348468601, 1)
+        else:
+            assert np.isnan(job["finish_time"]) and np.isnan(job["duration"])
+
+
+def test_bad_lines_are_skipped_with_their_reason(tmp_path) -> None:
+    lines = TERAGEN.read_text().splitlines(keepends=True)
+    lines.insert(5, '{"type":"JOB_FROZEN","event":{"x":{}}}\n')
+    lines.insert(5, '{"type":"TASK_STARTED","event":{"org.apache.hadoop.mapreduce.jobhistory.TaskStarted":{}}}\n')
+    lines.insert(5, "{not json}\n")
+    path = tmp_path / "teragen.jhist"
+    path.write_text("".join(lines))
+    log = load_log(path)
+    assert [(s.line, s.reason.split(":")[0]) for s in log.skipped] == [
+        (6, "malformed JSON"), (7, "TASK_STARTED without usable 'startTime'"), (8, "unknown event 'JOB_FROZEN'")]
+    assert len(log.tasks) == 2
+    shutil.copy(TERAGEN, tmp_path / "copy.jhist")
+    assert [s.reason for s in load_log(tmp_path).skipped][-1].startswith("duplicate of job job_1416424547277_0002")
+
+
+def test_compressed_copies_load_identically_and_gzip_is_refused_in_one_line(tmp_path, capsys) -> None:
+    plain = load_log(SLEEP)
+    for name, data in ((SLEEP.name + ".zst", zstandard.ZstdCompressor().compress(SLEEP.read_bytes())),
+                       ("sleep.lz4", lz4_stream(SLEEP.read_bytes()))):
+        (tmp_path / name).write_bytes(data)
+        log = load_log(tmp_path / name)
+        assert log.skipped == []
+        pd.testing.assert_frame_equal(log.tasks, plain.tasks)
+        pd.testing.assert_frame_equal(log.jobs.drop(columns="source"), plain.jobs.drop(columns="source"))
+    broken = tmp_path / "broken.jhist"
+    broken.write_bytes(lz4_stream(SLEEP.read_bytes())[:-300])
+    log = load_log(broken)
+    assert [s.reason.split(":")[0] for s in log.skipped] == ["compressed stream broken off"]
+    assert len(log.tasks) == 12 and log.jobs["status"].tolist() == ["RUNNING"]
+
+    gzipped = tmp_path / SLEEP.name
+    gzipped.write_bytes(gzip.compress(SLEEP.read_bytes()))
+    with pytest.raises(NotALog, match="gzip-compressed job history"):
+        load_log(gzipped)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["logs", str(gzipped)])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 1 and err.count("\n") == 1 and "decompress it" in err
+
+
+def test_cli_logs_features_and_explain_on_a_history(capsys) -> None:
+    def run(*args: str) -> str:
+        with pytest.raises(SystemExit) as exit_info:
+            main(list(args))
+        assert exit_info.value.code == 0
+        return capsys.readouterr().out
+
+    summary = json.loads(run("logs", str(SLEEP), "--format", "json"))
+    assert (summary["jobs"], summary["tasks"], summary["skipped"]["count"]) == (1, 12, 0)
+    rows = json.loads(run("logs", str(FAILED), "--entity", "task", "--format", "json"))
+    assert [r["status"] for r in rows] == ["FAILED", "KILLED", "KILLED"]
+    features = {f["name"]: f for f in json.loads(run("features", "--log", str(SLEEP), "--format", "json"))["features"]}
+    assert features["task_type"]["role"] == "feature" and features["shuffle_time"]["unit"] == "ms"
+    slow, fast = "task_1329348432655_0001_m_000000", "task_1329348432655_0001_m_000009"
+    answer = json.loads(run("explain", "--log", str(SLEEP), "--format", "json", f"WHY TASK {slow} SLOWER THAN TASK {fast}"))
+    assert answer["pair"] == [slow, fast]
+    query = (f"FOR T1, T2 WHERE T1.TaskID = {slow} AND T2.TaskID = {fast} DESPITE task_type isSame = T "
+             "OBSERVED duration compare = GT EXPECTED duration compare = SIM")
+    answer = json.loads(run("explain", "--log", str(JHIST), "--format", "json", query))
+    assert answer["pair"] == [slow, fast] and "DESPITE task_type isSame = T" in answer["query"]
+
+
+def test_name_summary_unescapes_the_job_name() -> None:
+    assert name_summary(SLEEP.name) == {
+        "id": "job_1329348432655_0001", "submit_time": 1329348443227, "user": "user", "name": "Sleep job",
+        "finish_time": 1329348468601, "status": "SUCCEEDED", "queue": "default",
+        "finished_maps": 10, "finished_reduces": 1,
+    }
+    assert name_summary("job_1_0001-1-u-a%2Db+c-2-3-0-KILLED-q.jhist")["name"] == "a-b c"
+    assert name_summary(FAILED.name) == {}
+
+
+def test_a_jhist_that_is_not_a_history_is_not_a_log(tmp_path) -> None:
+    path = tmp_path / "job_1.jhist"
+    path.write_text("hello\n")
+    with pytest.raises(NotALog, match="not a Hadoop job history file"):
+        load_log(path)
+    binary = tmp_path / "job_2.jhist"  # Hadoop 3's default format
+    binary.write_bytes(b"Avro-Binary\n" + SLEEP.read_bytes().splitlines(keepends=True)[1] + b"\x02\x00")
+    with pytest.raises(NotALog, match="binary Avro job history.*jhist.format=json"):
+        load_log(binary)
+    binary.unlink()
+    shutil.copy(SPARK_LOG, tmp_path / SPARK_LOG.name)
+    log = load_log(tmp_path)  # in a folder it is passed over and reported
+    assert [(Path(s.path).name, s.reason.split(" (")[0]) for s in log.skipped] == [("job_1.jhist", "not a Hadoop job history file")]
