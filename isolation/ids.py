@@ -42,6 +42,10 @@ def describe_id(record_id: int) -> str:
     return f"t{table}/p{partition}/#{seq}"
 
 
+EXCERPT_WIDTH = 120
+"""Width of the excerpts of records that a stored run keeps (outputs, keys, source lines)."""
+
+
 def excerpt(value: object, width: int = 80) -> str:
     """A one-line excerpt of a record for messages and tables."""
     text = value if isinstance(value, str) else repr(value)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from .ids import excerpt
+from .ids import EXCERPT_WIDTH, excerpt
 
 SCHEMA = pa.schema([
     ("run", pa.dictionary(pa.int32(), pa.string())),
@@ -31,8 +31,6 @@ SCHEMA = pa.schema([
     ("key", pa.string()),
 ])
 """Every lineage table, of every store, has exactly these columns."""
-
-EXCERPT_WIDTH = 120
 
 
 def output_key(value: object) -> str:

@@ -15,9 +15,7 @@ import io
 
 import pyarrow.fs as pafs
 
-from .ids import NO_LATENCY, excerpt, partition_base, split_id
-
-EXCERPT_WIDTH = 120
+from .ids import EXCERPT_WIDTH, NO_LATENCY, excerpt, partition_base, split_id
 
 
 def text_source(stage: int, full: bool):

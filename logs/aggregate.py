@@ -14,8 +14,8 @@ import pandas as pd
 from .derive import group_codes
 from .registry import FeatureSpec, spec
 
-SUMMED = (
-    "duration", "executor_run_time", "executor_cpu_time", "deserialize_time", "deserialize_cpu_time",
+TASK_METRICS = (
+    "executor_run_time", "executor_cpu_time", "deserialize_time", "deserialize_cpu_time",
     "result_serialization_time", "getting_result_time", "scheduler_delay", "gc_time", "result_size",
     "peak_execution_memory", "memory_bytes_spilled", "disk_bytes_spilled", "input_bytes", "input_records",
     "output_bytes", "output_records", "shuffle_read_bytes", "shuffle_remote_bytes_read",
@@ -23,6 +23,9 @@ SUMMED = (
     "shuffle_remote_blocks_fetched", "shuffle_local_blocks_fetched", "shuffle_fetch_wait_time",
     "shuffle_remote_reqs_duration", "shuffle_write_bytes", "shuffle_write_records", "shuffle_write_time",
 )
+"""The task metrics Spark logs, all additive (the Spark task table's last columns)."""
+
+SUMMED = ("duration",) + TASK_METRICS
 """Task metrics whose sum over an entity's tasks means something."""
 
 SPREAD = (

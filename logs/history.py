@@ -15,6 +15,28 @@ import pandas as pd
 
 DEFAULT_QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
+KILLED_REASONS = ("TaskKilled", "TaskCommitDenied")
+
+
+def task_end_counts(tasks: pd.DataFrame) -> dict[str, np.ndarray]:
+    """What each task attempt adds to the history server's task counters ``active``,
+    ``completed``, ``failed`` and ``killed`` (int64 arrays, one entry per task).
+
+    Spark counts task *ends*: Success is completed; TaskKilled and TaskCommitDenied are
+    killed; anything else is failed, including the extra ``Resubmitted`` end of a map task
+    whose output was lost (which perfx keeps as a count on the task's row rather than as a
+    second row). A task without an end is active."""
+    reason = tasks["end_reason"].to_numpy()
+    ended = tasks["status"].to_numpy() != "UNKNOWN"
+    completed = reason == "Success"
+    killed = np.isin(reason, KILLED_REASONS)
+    return {
+        "active": (~ended).astype(np.int64),
+        "completed": completed.astype(np.int64),
+        "failed": (ended & ~completed & ~killed).astype(np.int64) + tasks["resubmitted"].to_numpy(dtype=np.int64),
+        "killed": killed.astype(np.int64),
+    }
+
 
 def executor_totals(tasks: pd.DataFrame, apps: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per (app_key, executor_id): completed, failed and total tasks, and total duration, GC,
@@ -25,17 +47,14 @@ def executor_totals(tasks: pd.DataFrame, apps: pd.DataFrame | None = None) -> pd
     again, but not its metrics. Given ``apps``, the driver's total duration is the
     application's duration (the history server reports the driver's uptime there), and every
     app has a driver row."""
-    reason = tasks["end_reason"]
-    ended = tasks["status"] != "UNKNOWN"
-    completed = reason == "Success"
-    killed = reason.isin(("TaskKilled", "TaskCommitDenied"))
+    counts = task_end_counts(tasks)
     resubmitted = tasks["resubmitted"].astype(np.int64)
     frame = pd.DataFrame({
         "app_key": tasks["app_key"],
         "executor_id": tasks["executor_id"],
-        "active_tasks": (~ended).astype(np.int64),
-        "completed_tasks": completed.astype(np.int64),
-        "failed_tasks": (ended & ~completed & ~killed).astype(np.int64) + resubmitted,
+        "active_tasks": counts["active"],
+        "completed_tasks": counts["completed"],
+        "failed_tasks": counts["failed"],
         "total_duration": tasks["duration"].fillna(0) * (1 + resubmitted),
         "total_gc_time": tasks["gc_time"].fillna(0),
         "total_input_bytes": tasks["input_bytes"].fillna(0),

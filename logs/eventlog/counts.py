@@ -1,8 +1,5 @@
-"""The history server's task and stage counters for stages and jobs, from the tables.
-
-Spark counts task *ends*: Success is completed; TaskKilled and TaskCommitDenied are killed;
-anything else is failed, including the extra ``Resubmitted`` end of a map task whose output
-was lost (which perfx keeps as a count on the task's row rather than as a second row).
+"""The history server's task and stage counters for stages and jobs, from the tables
+(what each task end counts for: ``logs.history.task_end_counts``).
 """
 
 from __future__ import annotations
@@ -10,24 +7,22 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-KILLED_REASONS = ("TaskKilled", "TaskCommitDenied")
+from ..history import task_end_counts
+
+STAGE_TASK_COUNTERS = {
+    "active": "num_active_tasks", "completed": "num_complete_tasks", "failed": "num_failed_tasks", "killed": "num_killed_tasks",
+}
+"""``task_end_counts`` counter -> its column in the stage table."""
 
 
 def _task_counters(tasks: pd.DataFrame, keys: np.ndarray) -> pd.DataFrame:
     """The four task counters of each distinct key (one key per task), indexed by key:
     ``np.bincount`` over the keys' codes rather than a groupby of a frame of flags."""
-    reason = tasks["end_reason"].to_numpy()
-    ended = tasks["status"].to_numpy() != "UNKNOWN"
-    completed = reason == "Success"
-    killed = np.isin(reason, KILLED_REASONS)
     codes, uniques = pd.factorize(keys)
-    flags = {
-        "num_active_tasks": ~ended,
-        "num_complete_tasks": completed,
-        "num_failed_tasks": (ended & ~completed & ~killed) + tasks["resubmitted"].to_numpy(),
-        "num_killed_tasks": killed,
+    counts = {
+        STAGE_TASK_COUNTERS[name]: np.bincount(codes, weights=flag, minlength=len(uniques)).astype(np.int64)
+        for name, flag in task_end_counts(tasks).items()
     }
-    counts = {name: np.bincount(codes, weights=flag, minlength=len(uniques)).astype(np.int64) for name, flag in flags.items()}
     return pd.DataFrame(counts, index=uniques)
 
 

@@ -4,25 +4,24 @@ logs.aggregate, configuration by logs.config)."""
 
 from __future__ import annotations
 
-from ..registry import COMMON, spec
+from ..registry import C, COMMON, N, SPARK_TASK, spec
 
-N, C = "numeric", "nominal"
+_TASK = {s.name: s for s in SPARK_TASK}
+"""The task specs the other tables share (app and stage identity), defined once in logs.registry."""
 
-APP_IDENTITY = [
-    spec("app_id", C, "none", "identity", "Spark application id.", "App ID", "appID"),
-    spec("app_attempt_id", C, "none", "identity", "Application attempt id (YARN), '' if none.", "App Attempt ID"),
-    spec("app_key", C, "none", "identity", "app_id, or app_id/attempt when several attempts of the app are loaded.", ""),
-]
+APP_KEY = spec("app_key", C, "none", "identity", "app_id, or app_id/attempt when several attempts of the app are loaded.", "")
+
+APP_IDENTITY = [_TASK["app_id"], _TASK["app_attempt_id"], APP_KEY]
 
 SPARK_TASK_EXTRA = [
-    spec("app_key", C, "none", "identity", "app_id, or app_id/attempt when several attempts of the app are loaded.", ""),
+    APP_KEY,
     spec("failure", C, "none", "outcome", "Why the attempt did not succeed (exception, lost executor, ...), '' if it did.", "Task End Reason"),
     spec("resubmitted", N, "count", "outcome", "How often Spark resubmitted this finished map task because its output was lost.", "Task End Reason/Resubmitted"),
 ]
 
 SPARK_STAGE = COMMON + APP_IDENTITY + [
-    spec("stage_id", N, "none", "identity", "Stage id within the app.", "Stage ID", "stageID"),
-    spec("stage_attempt_id", N, "none", "identity", "Stage attempt.", "Stage Attempt ID"),
+    _TASK["stage_id"],
+    _TASK["stage_attempt_id"],
     spec("job_id", C, "none", "identity", "First job that lists the stage.", "Job ID", "jobID"),
     spec("name", C, "none", "feature", "Stage name (call site).", "Stage Name"),
     spec("status", C, "none", "outcome", "COMPLETE, FAILED, ACTIVE, PENDING or SKIPPED.", ""),

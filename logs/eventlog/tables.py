@@ -12,20 +12,15 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
+from ..aggregate import TASK_METRICS
 from .build import AppState
 
 TASK_COLUMNS = (
     "id", "duration", "app_id", "app_attempt_id", "app_key", "job_id", "stage_id", "stage_attempt_id",
     "stage_key", "task_id", "task_index", "attempt", "partition_id", "launch_time", "finish_time",
     "executor_id", "host", "locality", "speculative", "task_type", "status", "end_reason", "failure",
-    "resubmitted", "executor_run_time", "executor_cpu_time", "deserialize_time", "deserialize_cpu_time",
-    "result_serialization_time", "getting_result_time", "scheduler_delay", "gc_time", "result_size",
-    "peak_execution_memory", "memory_bytes_spilled", "disk_bytes_spilled", "input_bytes", "input_records",
-    "output_bytes", "output_records", "shuffle_read_bytes", "shuffle_remote_bytes_read",
-    "shuffle_remote_bytes_read_to_disk", "shuffle_local_bytes_read", "shuffle_read_records",
-    "shuffle_remote_blocks_fetched", "shuffle_local_blocks_fetched", "shuffle_fetch_wait_time",
-    "shuffle_remote_reqs_duration", "shuffle_write_bytes", "shuffle_write_records", "shuffle_write_time",
-)
+    "resubmitted",
+) + TASK_METRICS
 
 
 def app_keys(states: list[AppState]) -> list[str]:
@@ -58,13 +53,13 @@ def _per_value(values: np.ndarray, name) -> np.ndarray:
     return np.array([name(v) for v in uniques.tolist()], dtype=object)[codes]
 
 
-def task_table(state: AppState, key: str) -> pd.DataFrame:
+def task_table(state: AppState, key: str, stage_jobs: dict[int, int]) -> pd.DataFrame:
     """The task attempts of one app, with Spark's derived times (duration, getting-result
     time, scheduler delay) computed as the history server computes them. Computed on
-    column arrays, each string formatted once per distinct value, and made a frame once."""
+    column arrays, each string formatted once per distinct value, and made a frame once.
+    ``stage_jobs`` is ``_stage_jobs(state)``."""
     columns = state.task_columns()
     n = len(columns["task_id"])
-    stage_jobs = _stage_jobs(state)
     stage_id, attempt, task_id = columns["stage_id"], columns["stage_attempt_id"], columns["task_id"]
     columns["job_id"] = _per_value(stage_id, lambda s: str(stage_jobs[s]) if s in stage_jobs else "")
     codes = pd.factorize(stage_id * (int(attempt.max(initial=0)) + 1) + attempt)[0]
@@ -102,10 +97,21 @@ def _frame(columns: dict[str, np.ndarray], n: int) -> pd.DataFrame:
     return frame
 
 
-def stage_table(state: AppState, key: str, jobs_ended: set[int]) -> pd.DataFrame:
+def _timed_table(rows: list[dict], columns: list[str], state: AppState, key: str) -> pd.DataFrame:
+    """The stage or job rows of one app as a table: with the app's identity columns, the
+    submission and completion times as float epoch ms, and ``duration`` between them."""
+    table = pd.DataFrame(rows, columns=columns)
+    _identity(table, state, key)
+    for column in ("submission_time", "completion_time"):
+        table[column] = pd.to_numeric(table[column]).astype(float)
+    table["duration"] = table["completion_time"] - table["submission_time"]
+    return table
+
+
+def stage_table(state: AppState, key: str, jobs_ended: set[int], stage_jobs: dict[int, int]) -> pd.DataFrame:
     """One row per stage attempt, submitted or only announced by a job (then PENDING, or
-    SKIPPED once every job that listed it has ended, as in the history server)."""
-    stage_jobs = _stage_jobs(state)
+    SKIPPED once every job that listed it has ended, as in the history server).
+    ``stage_jobs`` is ``_stage_jobs(state)``."""
     listing_jobs: dict[int, list[int]] = {}
     for job_id, job in state.jobs.items():
         for stage_id in job["stage_ids"]:
@@ -134,15 +140,10 @@ def stage_table(state: AppState, key: str, jobs_ended: set[int]) -> pd.DataFrame
             "parent_ids": ",".join(map(str, stage["parent_ids"])),
             "details": stage.get("details") or "",
         })
-    stages = pd.DataFrame(rows, columns=[
+    return _timed_table(rows, [
         "id", "stage_id", "stage_attempt_id", "job_id", "name", "status", "num_tasks", "submission_time",
         "completion_time", "failure_reason", "parent_ids", "details",
-    ])
-    _identity(stages, state, key)
-    for column in ("submission_time", "completion_time"):
-        stages[column] = pd.to_numeric(stages[column]).astype(float)
-    stages["duration"] = stages["completion_time"] - stages["submission_time"]
-    return stages
+    ], state, key)
 
 
 JOB_STATUS = {"JobSucceeded": "SUCCEEDED", "JobFailed": "FAILED"}
@@ -168,15 +169,10 @@ def job_table(state: AppState, key: str) -> pd.DataFrame:
             "num_stages": len(job["stage_ids"]),
             "num_tasks": sum(i["num_tasks"] for i in job["stage_infos"] if i["completion_time"] is None),
         })
-    jobs = pd.DataFrame(rows, columns=[
+    return _timed_table(rows, [
         "id", "job_id", "name", "description", "job_group", "status", "submission_time", "completion_time",
         "failure_reason", "stage_ids", "num_stages", "num_tasks",
-    ])
-    _identity(jobs, state, key)
-    for column in ("submission_time", "completion_time"):
-        jobs[column] = pd.to_numeric(jobs[column]).astype(float)
-    jobs["duration"] = jobs["completion_time"] - jobs["submission_time"]
-    return jobs
+    ], state, key)
 
 
 def app_row(state: AppState, key: str) -> dict:
@@ -203,8 +199,9 @@ def build_tables(states: list[AppState]) -> tuple[pd.DataFrame, pd.DataFrame, pd
     tasks, stages, jobs, apps = [], [], [], []
     for state, key in zip(states, keys):
         ended = {j for j, job in state.jobs.items() if job.get("result") is not None}
-        tasks.append(task_table(state, key))
-        stages.append(stage_table(state, key, ended))
+        stage_jobs = _stage_jobs(state)
+        tasks.append(task_table(state, key, stage_jobs))
+        stages.append(stage_table(state, key, ended, stage_jobs))
         jobs.append(job_table(state, key))
         apps.append(app_row(state, key))
     app_frame = pd.DataFrame(apps, columns=list(app_row(AppState(""), "")))
