@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from perfx.grammar.ast import Atom, Bool
+from perfx.grammar.printer import to_pxql
 
 from .columns import Columns, columns_for
 from .engine import register_method
@@ -34,8 +35,6 @@ RELIEF_NEIGHBOURS = 10
 SIMILARITY = 0.9
 """SimButDiff's s: a related pair is similar to the pair of interest when it agrees on at
 least this fraction of the isSame features (the paper's setting)."""
-
-_RELIEF_CACHE = "_perfx_relief_ranking"
 
 
 @register_method("ruleofthumb")
@@ -80,11 +79,10 @@ def sim_but_diff(request: Request) -> Explanation:
 
 def relief_ranking(cols: Columns, seed: int = 0) -> list[str]:
     """Candidate raw features, most important to duration first (Relief, once per log)."""
-    cache = cols.log.__dict__.setdefault(_RELIEF_CACHE, {})
-    key = (cols.entity, len(cols.table))
-    if key not in cache:
-        cache[key] = _relief(cols, seed)
-    return cache[key]
+    key = ("relief", seed)
+    if key not in cols.derived:
+        cols.derived[key] = _relief(cols, seed)
+    return cols.derived[key]
 
 
 def _relief(cols: Columns, seed: int) -> list[str]:
@@ -161,8 +159,6 @@ def _answer(request: Request, cols: Columns, atoms: list[Atom], method: str, ts:
     for atom in atoms:
         current &= atom_mask(cols, atom, ts.i, ts.j)
         steps.append(Step(atom, "because", share(ts.weight, ts.observed, current), generality(ts.weight, current)))
-    from .perfxplain import _canonical
-
-    return Explanation(query=_canonical(request.query), entity=request.entity, pair=request.pair_ids, despite=[],
+    return Explanation(query=to_pxql(request.query), entity=request.entity, pair=request.pair_ids, despite=[],
                        because=steps, metrics=metrics_on(cols, ts, atoms), notes=request.notes, method=method,
                        query_ast=request.query)

@@ -32,6 +32,9 @@ class Columns:
     _numeric: dict[str, np.ndarray] = field(default_factory=dict)
     _codes: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
     _ids: pd.Index | None = None
+    derived: dict = field(default_factory=dict)
+    """Whole-table results other modules compute once per table (e.g. the Relief ranking);
+    they go when the table does, since ``columns_for`` rebuilds ``Columns`` then."""
 
     @property
     def n(self) -> int:

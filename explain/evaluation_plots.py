@@ -17,7 +17,7 @@ STYLE = {"perfxplain": ("PerfXplain", "o-"), "ruleofthumb": ("RuleOfThumb", "s--
 
 
 def plot_all(summary: dict, out: Path) -> list[Path]:
-    """fig3a.png ... fig4c.png for the tables the summary has."""
+    """fig3a.png ... fig4c.png and table3.png for the tables the summary has."""
     tables = summary.get("tables", {})
     paths = []
     for name, x_label in (("fig3a", "width"), ("fig3b", "width"), ("fig3c", "width"), ("fig3d", "fraction of the jobs in the training log")):
@@ -28,19 +28,22 @@ def plot_all(summary: dict, out: Path) -> list[Path]:
     if tables.get("fig4c"):
         levels = {level: (f"level {level}", style) for level, style in zip((1, 2, 3), ("s--", "^:", "o-"))}
         paths.append(_lines(tables["fig4c"], TITLES["fig4c"], "width", out / "fig4c.png", levels))
+    if tables.get("fig4a"):
+        queries = {q: (q, style) for q, style in zip(tables["fig4a"], ("o-", "s--"))}
+        paths.append(_lines(tables["fig4a"], TITLES["fig4a"], "DESPITE width", out / "fig4a.png", queries, "relevance"))
     if tables.get("table3"):
         paths.append(_relevance(tables["table3"], out / "table3.png"))
     return paths
 
 
-def _lines(table: dict, title: str, x_label: str, path: Path, styles: dict) -> Path:
+def _lines(table: dict, title: str, x_label: str, path: Path, styles: dict, y_label: str = "precision") -> Path:
     fig, ax = plt.subplots(figsize=(5.5, 4))
     for key, series in table.items():
         label, style = styles.get(key, (str(key), "o-"))
         xs = sorted(series)
         ax.errorbar(xs, [series[x]["mean"] for x in xs], yerr=[_zero(series[x]["std"]) for x in xs],
                     fmt=style, capsize=3, label=label)
-    return _finish(fig, ax, title, x_label, "precision", path)
+    return _finish(fig, ax, title, x_label, y_label, path)
 
 
 def _tradeoff(table: dict, path: Path) -> Path:

@@ -20,6 +20,7 @@ TITLES = {
     "fig3b": f"Figure 3(b): precision vs width, {SLOWER}",
     "fig3c": f"Figure 3(c): precision vs width, {SLOWER}, training log of simple-groupby jobs, simple-filter pair and test log",
     "fig3d": f"Figure 3(d): width-3 precision vs training log size, {SLOWER}",
+    "fig4a": "Figure 4(a): relevance of the generated DESPITE vs its width (0 = no DESPITE)",
     "fig4b": f"Figure 4(b): precision vs generality (widths 1-5), {SLOWER}",
     "fig4c": f"Figure 4(c): PerfXplain precision vs width by feature level, {SLOWER}",
     "table3": "Table 3: relevance with no DESPITE, the user's DESPITE, and a generated DESPITE (width 3)",
@@ -42,12 +43,14 @@ def summarise(evaluation: Evaluation) -> dict:
         for m, gm in fig3b.groupby("method")
     }
     tables["fig4c"] = _stats(df[df.experiment == "fig4c"], ["level", "width"], "precision")
+    tables["fig4a"] = _stats(df[df.experiment == "fig4a"], ["query", "width"], "relevance")
     t3 = df[df.experiment == "table3"]
     tables["table3"] = {
         q: {k: _cell(g[f"relevance_{k}"]) for k in ("none", "user", "generated")} for q, g in t3.groupby("query")
     }
     out["tables"] = tables
-    out["checks"] = checks(tables)
+    out["kinds"] = kinds(df)
+    out["checks"] = checks(tables, out["kinds"])
     out["explanations"] = {
         exp: {m: _common(g.explanation) for m, g in df[(df.experiment == exp) & (df.get("width", 0) == 3)].groupby("method")}
         for exp in ("fig3a", "fig3b", "fig3c")
@@ -57,9 +60,39 @@ def summarise(evaluation: Evaluation) -> dict:
     return out
 
 
-def checks(tables: dict) -> dict:
+LOAD_CPU = ("host_cpu_", "host_load_", "host_proc_")
+"""Features of the load and CPU of a task's instance (the paper's WhyLastTaskFaster answer)."""
+
+
+def kinds(df: pd.DataFrame) -> dict:
+    """Whether PerfXplain's width-3 explanations are of the paper's kind, as the share of runs:
+    WhyLastTaskFaster led by a load/CPU predicate that points one way (LT/GT, not isSame or
+    SIM); WhySlowerDespiteSameNumInstances with ``input_size compare = GT``, and with it a
+    bound on the number of instances."""
+    mine = df[(df.get("method") == "perfxplain") & (df.get("width") == 3)]
+
+    def share(experiment: str, test) -> float:
+        texts = mine.loc[mine.experiment == experiment, "explanation"].dropna()
+        return float(texts.map(test).mean()) if len(texts) else math.nan
+
+    def led_by_load(text: str) -> bool:
+        first = text.split(" AND ")[0]
+        return first.startswith(LOAD_CPU) and (first.endswith("= LT") or first.endswith("= GT"))
+
+    return {
+        "fig3a_led_by_load_or_cpu": share("fig3a", led_by_load),
+        "fig3b_input_size_greater": share("fig3b", lambda t: "input_size compare = GT" in t),
+        "fig3b_input_size_greater_and_instances": share(
+            "fig3b", lambda t: "input_size compare = GT" in t and "num_instances" in t),
+    }
+
+
+def checks(tables: dict, kind: dict | None = None) -> dict:
     """The acceptance targets of the evaluation, each with the figures it compares."""
     result = {}
+    for name, value in (kind or {}).items():
+        if name != "fig3b_input_size_greater_and_instances":
+            result[f"{name}_in_most_runs"] = {"value": value, "passed": _ok(value) and value >= 0.5}
     b3 = tables.get("fig3b", {})
     p = _get(b3, "perfxplain", 3)
     base = {m: _get(b3, m, 3) for m in ("ruleofthumb", "simbutdiff")}
@@ -93,6 +126,7 @@ def markdown(summary: dict) -> str:
     for m, widths in t.get("fig4b", {}).items():
         lines += [f"| {m} | {w} | {_f(v['precision'])} | {_f(v['generality'])} |" for w, v in widths.items()]
     lines += [""] + _table(TITLES["fig4c"], t.get("fig4c", {}), "level", "width")
+    lines += _table(TITLES["fig4a"], t.get("fig4a", {}), "query", "width")
     lines += [f"## {TITLES['table3']}", "", "| query | no DESPITE | user's DESPITE | generated DESPITE |", "|---|---|---|---|"]
     for q, v in t.get("table3", {}).items():
         lines.append(f"| {q} | {_pm(v['none'])} | {_pm(v['user'])} | {_pm(v['generated'])} |")

@@ -82,6 +82,15 @@ def measure(
     """Figures of the explanation (des′ = ``despite``, bec = ``because``) for ``query`` on
     ``log`` — typically a held-out half of the log the explanation was learnt on. The pair of
     interest plays no part: only the clauses are measured. No related pair gives NaN figures."""
+    cols, ts = measurement_set(log, query, despite, sample=sample, seed=seed)
+    return metrics_on(cols, ts, because)
+
+
+def measurement_set(log: Log, query: Query, despite: Sequence[Atom] = (), *, sample: int = 2000,
+                    seed: int = 0) -> tuple[Columns, TrainingSet]:
+    """The related pairs of ``log`` under the query's DESPITE ∧ ``despite``, sampled as for
+    training: what ``measure`` scores BECAUSE clauses on. Every explanation with the same
+    DESPITE is measured on the same set, so a caller measuring many keeps it."""
     cols = columns_for(log, query.entity)
     ts = training_set(
         cols,
@@ -91,4 +100,4 @@ def measure(
         sample=sample,
         seed=seed,
     )
-    return metrics_on(cols, ts, because)
+    return cols, ts

@@ -32,6 +32,11 @@ MIN_DESPITE_GENERALITY = 0.1
 """A DESPITE step must raise relevance by this much and keep this share of the pairs it
 starts from: smaller gains on narrower subsets are the sample's noise, not context."""
 
+WEAK_GAIN = 0.25
+"""A BECAUSE clause that closes less than this share of the gap between chance (the share of
+related pairs that performed as observed anyway) and certainty explains little: the answer
+says so instead of passing it off."""
+
 MIN_PER_LABEL = 3
 """Fewer related pairs of either label than this and there is nothing to learn from."""
 
@@ -60,13 +65,19 @@ def perfxplain(request: Request) -> Explanation:
                 else f"no DESPITE generated: relevance is already {relevance:.2f}"
             )
     bec_atoms = learn(request, cols, ts, "because", request.width)
+    metrics = metrics_on(cols, ts, bec_atoms)
+    chance = share(ts.weight, ts.observed, np.ones(ts.size, dtype=bool))
+    if not metrics.precision >= chance + WEAK_GAIN * (1 - chance):
+        request.notes.append(
+            f"weak explanation: precision {metrics.precision:.2f} against {chance:.2f} for any related pair; "
+            "nothing in the log tells this pair apart from pairs that performed as expected")
     return Explanation(
-        query=_canonical(query),
+        query=to_pxql(query),
         entity=request.entity,
         pair=request.pair_ids,
         despite=des_steps,
         because=ordered_steps(cols, bec_atoms, ts, "because"),
-        metrics=metrics_on(cols, ts, bec_atoms),
+        metrics=metrics,
         notes=request.notes,
         method="perfxplain",
         query_ast=query,
@@ -143,8 +154,3 @@ def _too_few(ts: TrainingSet, n: int, entity: str, despite, observed, expected) 
     if despite and ts.despite_total < n * (n - 1):
         hint += f" or DESPITE ({format_conjunction(despite)})"
     return f"too few related pairs to learn from: {counts}; need at least {MIN_PER_LABEL} of each: {hint}"
-
-
-def _canonical(query) -> str:
-    """The query as canonical PXQL (the grammar's printer); the baselines answer with it too."""
-    return to_pxql(query)

@@ -5,10 +5,15 @@ load, CPU and network of the instance while the task ran, sampled by Ganglia eve
 seconds. A task gets, for each metric, the time-weighted mean of the metric over its run on
 its host; a job gets the mean over its tasks.
 
-A sample's value holds from its timestamp until the next sample on the same host (the last
-one holds onwards, the first one also covers the time before it). The mean over a task's run
-``[launch, finish]`` is then an exact integral of that step function, computed for all tasks of
-a host at once from the host's cumulative integral and ``searchsorted`` — never a loop over
+A sample describes the interval that *ends* at its timestamp, since the previous sample on
+the same host — as Ganglia's RRD files store it, and as gmond computes its rates (CPU shares
+from /proc/stat deltas, bytes and packets per second since the last collection). Reading it
+the other way round (value holds from its timestamp onwards) shifts every metric one interval
+late: a task that ran alone at the end of a job would be credited with the busy interval
+before it, a task of the first wave with the idle interval before the job. The first sample
+also covers the time before it, the last one the time after it. The mean over a task's run
+``[launch, finish]`` is an exact integral of that step function, computed for all tasks of a
+host at once from the host's cumulative integral and ``searchsorted`` — never a loop over
 tasks.
 """
 
@@ -47,7 +52,8 @@ def read_host_metrics(source: str | os.PathLike | pd.DataFrame) -> pd.DataFrame:
 
 def join_host_metrics(log: Log, metrics: pd.DataFrame) -> Log:
     """A copy of ``log`` with every numeric metric of ``metrics`` joined onto its tasks as
-    ``host_<metric>`` (time-weighted mean over the task's run on its host) and onto its jobs
+    ``host_<metric>`` (time-weighted mean over the task's run on its host, each sample
+    covering the interval up to its timestamp) and onto its jobs
     as the mean over their tasks. ``metrics`` has columns ``host``, ``timestamp`` (epoch s or
     ms, or datetimes) and one column per metric; tasks need ``host``, ``launch_time`` and
     ``finish_time`` (epoch ms). Tasks on hosts without samples get missing values."""
@@ -93,8 +99,17 @@ def task_means(tasks: pd.DataFrame, samples: pd.DataFrame, names: list[str]) -> 
             values = group[name].to_numpy(float)
             keep = ~np.isnan(values)
             if keep.any():
-                out.iloc[rows, out.columns.get_loc(name)] = step_mean(group["timestamp"].to_numpy(float)[keep], values[keep], a, b)
+                starts = interval_starts(group["timestamp"].to_numpy(float)[keep])
+                out.iloc[rows, out.columns.get_loc(name)] = step_mean(starts, values[keep], a, b)
     return out
+
+
+def interval_starts(times: np.ndarray) -> np.ndarray:
+    """Where the interval each sample describes begins: the previous sample's timestamp
+    (the first sample's interval is as long as the one after it). ``times`` sorted."""
+    if len(times) < 2:
+        return times
+    return np.concatenate([[2 * times[0] - times[1]], times[:-1]])
 
 
 def step_mean(times: np.ndarray, values: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:

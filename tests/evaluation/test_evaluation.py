@@ -13,7 +13,7 @@ from perfx.explain.evaluation_setup import QUERY_TEXT, candidates, query, restri
 from perfx.logs.ec2fixtures import generate
 from perfx.logs.tabular import read_tabular_log
 
-PLOTS = {"fig3a.png", "fig3b.png", "fig3c.png", "fig3d.png", "fig4b.png", "fig4c.png", "table3.png"}
+PLOTS = {"fig3a.png", "fig3b.png", "fig3c.png", "fig3d.png", "fig4a.png", "fig4b.png", "fig4c.png", "table3.png"}
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def test_restrict_keeps_the_jobs_and_their_tasks(log):
 def test_harness_runs_every_experiment_and_writes_every_output(log, tmp_path):
     evaluation = evaluate(log, runs=1, seed=3, sample=600)
     experiments = {r["experiment"] for r in evaluation.records}
-    assert experiments == set(EXPERIMENTS), evaluation.skipped
+    assert experiments == set(EXPERIMENTS) | {"fig4a"}, evaluation.skipped  # table3 gives fig4a too
     summary = summarise(evaluation)
     tables = summary["tables"]
     assert set(tables["fig3a"]) == {"perfxplain", "ruleofthumb", "simbutdiff"}
@@ -58,13 +58,16 @@ def test_harness_runs_every_experiment_and_writes_every_output(log, tmp_path):
     assert set(tables["fig3d"]["perfxplain"]) == {0.1, 0.2, 0.3, 0.4, 0.5}
     assert set(tables["fig4c"]) == {1, 2, 3}
     assert set(tables["table3"]) == {LAST, SLOWER}
+    assert set(tables["fig4a"]) == {LAST, SLOWER} and set(tables["fig4a"][SLOWER]) == set(range(6))
+    assert set(summary["kinds"]) == {"fig3a_led_by_load_or_cpu", "fig3b_input_size_greater",
+                                     "fig3b_input_size_greater_and_instances"}
     assert set(summary["checks"]) >= {"fig3b_width3_precision_at_least_0.85", "table3_generated_despite_raises_relevance"}
     paths = write(evaluation, tmp_path)
     assert {p.name for p in paths} == {"results.json", "results.md"} | PLOTS
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["records"] and data["summary"]["runs"] == 1
     md = (tmp_path / "results.md").read_text()
-    for heading in ("Figure 3(a)", "Figure 3(b)", "Figure 3(c)", "Figure 3(d)", "Figure 4(b)", "Figure 4(c)", "Table 3", "Acceptance checks"):
+    for heading in ("Figure 3(a)", "Figure 3(b)", "Figure 3(c)", "Figure 3(d)", "Figure 4(a)", "Figure 4(b)", "Figure 4(c)", "Table 3", "Acceptance checks"):
         assert heading in md
     assert " ± " in md
 

@@ -79,15 +79,17 @@ def test_names_units_and_roles():
 def test_host_metrics_are_time_weighted_means_over_each_run(tmp_path):
     log = read_tabular_log(_write(tmp_path))
     by_id = log.tasks.set_index("id")
-    # samples on host a (s): 0 -> 10, 10 -> 20, 20 -> 40, each holding until the next
-    assert by_id.loc["t1", "host_cpu_user"] == pytest.approx((10 * 5 + 20 * 5) / 10)  # 5..15 s
-    assert by_id.loc["t2", "host_cpu_user"] == pytest.approx((20 * 8 + 40 * 10) / 18)  # 12..30 s
+    # samples on host a (s): 10 at 0, 20 at 10, 40 at 20; each describes the interval ending
+    # at its timestamp (Ganglia's RRD semantics): 20 over 0..10 s, 40 over 10..20 s and after
+    assert by_id.loc["t1", "host_cpu_user"] == pytest.approx((20 * 5 + 40 * 5) / 10)  # 5..15 s
+    assert by_id.loc["t2", "host_cpu_user"] == pytest.approx(40)  # 12..30 s
     assert by_id.loc["t3", "host_cpu_user"] == pytest.approx(40)  # empty run: the value then
     assert math.isnan(by_id.loc["t4", "host_cpu_user"])  # host b has no samples
-    # a missing sample is skipped: load_one is 1 from 0 s until the 3 at 20 s
-    assert by_id.loc["t2", "host_load_one"] == pytest.approx((1 * 8 + 3 * 10) / 18)
+    # a missing sample is skipped: load_one's 3 at 20 s covers everything after 0 s
+    assert by_id.loc["t2", "host_load_one"] == pytest.approx(3)
+    assert by_id.loc["t1", "host_load_one"] == pytest.approx(3)
     jobs = log.jobs.set_index("id")
-    assert jobs.loc["1", "host_cpu_user"] == pytest.approx((15 + (160 + 400) / 18) / 2)
+    assert jobs.loc["1", "host_cpu_user"] == pytest.approx((30 + 40) / 2)
     assert jobs.loc["2", "host_cpu_user"] == pytest.approx(40)  # mean over tasks with a value
     spec = log.registry.resolve("task", "host_cpu_user")
     assert spec.role == "feature" and spec.unit == "ratio"
@@ -106,7 +108,8 @@ def test_join_matches_spark_style_job_keys():
                           "host": ["h", "h", "h"], "launch_time": [0, 0, 10_000], "finish_time": [10_000, 10_000, 20_000],
                           "duration": [10_000] * 3})
     jobs = pd.DataFrame({"id": ["a/0", "b/0"], "app_id": ["a", "b"], "job_id": ["0", "0"], "duration": [1, 1]})
-    metrics = pd.DataFrame({"host": ["h", "h"], "timestamp": [0, 10], "cpu": [1.0, 3.0]})  # epoch seconds
+    # epoch seconds; each sample covers the 10 s before it
+    metrics = pd.DataFrame({"host": ["h", "h"], "timestamp": [10, 20], "cpu": [1.0, 3.0]})
     joined = join_host_metrics(Log(tasks=tasks, jobs=jobs, registry=FeatureRegistry()), metrics)
     assert joined.tasks["host_cpu"].tolist() == pytest.approx([1.0, 1.0, 3.0])
     assert joined.jobs["host_cpu"].tolist() == pytest.approx([1.0, 3.0])

@@ -148,3 +148,22 @@ def test_methods_registry_and_bad_options():
 def test_feature_levels_restrict_the_because_clause():
     answer = explain(skewed_log(), slower("app-1/5"), level=1)
     assert all(s.atom.pair_op == "isSame" for s in answer.because)
+
+
+def test_an_explanation_no_better_than_chance_says_so():
+    # Durations are noise and every task ran on the same host with the same records: nothing
+    # tells the slower pairs apart, so the answer must not pass itself off as an explanation.
+    rng = np.random.default_rng(7)
+    n = 120
+    duration = rng.normal(100.0, 15.0, n)
+    log = make_log(pd.DataFrame({
+        "id": [f"app-1/{k}" for k in range(n)], "app_id": "app-1", "task_id": np.arange(n),
+        "stage_key": "app-1/0/0", "duration": duration, "executor_run_time": duration * 0.9,
+        "launch_time": 1_700_000_000_000 + np.arange(n) * 10.0, "records_in": 1000.0, "host": "h1",
+    }))
+    slow = int(np.argmax(duration))
+    answer = explain(log, slower(f"app-1/{slow}", despite=(SAME_STAGE,)))
+    assert answer.because == []
+    assert any(n.startswith("weak explanation: precision") for n in answer.notes)
+    strong = explain(skewed_log(), "WHY TASK app-1/5 SLOWER", seed=2)
+    assert not any(n.startswith("weak explanation") for n in strong.notes)

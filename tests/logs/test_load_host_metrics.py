@@ -22,11 +22,12 @@ LOG = SHARED_DATA / "spark-events" / "local-1426533911241"
 
 def metrics_csv(tmp_path, tasks: pd.DataFrame):
     """``load`` is 10 until a moment in the middle of the tasks' runs, then 30; another host's
-    samples must not count."""
+    samples must not count. A sample describes the interval ending at its timestamp (Ganglia's
+    RRD semantics): 10 is sampled at the change, 30 after the last task ended."""
     change = float(tasks["launch_time"].min() + tasks["finish_time"].max()) / 2
     frame = pd.DataFrame({
         "host": ["localhost", "localhost", "elsewhere"],
-        "timestamp": [tasks["launch_time"].min() - 5000, change, change],
+        "timestamp": [change, tasks["finish_time"].max() + 5000, change],
         "load": [10.0, 30.0, 1000.0],
     })
     path = tmp_path / "hosts.csv"
