@@ -108,8 +108,12 @@ def _rolling_source(directory: Path) -> EventLogSource:
 
 
 def _file_source(path: Path) -> EventLogSource | None:
+    """The file as an event log, or None if it is not one. A stream in one of Spark's codecs
+    that breaks before its first event is still a (broken) event log: reading it reports the
+    break, instead of the file being passed over as something else."""
     codec, head = _sniff(path)
-    return EventLogSource(path, (path,), codec) if head.startswith(EVENT_PREFIX) else None
+    broken = codec is not None and not head
+    return EventLogSource(path, (path,), codec) if broken or head.startswith(EVENT_PREFIX) else None
 
 
 NOT_A_LOG = "not a Spark event log or Hadoop job history"

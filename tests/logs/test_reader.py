@@ -3,6 +3,7 @@ from a real log (pyspark-written samples are in test_codec_logs.py)."""
 
 from __future__ import annotations
 
+import io
 import struct
 
 import cramjam
@@ -139,3 +140,31 @@ def test_not_a_log(tmp_path) -> None:
         load_log(tmp_path)
     with pytest.raises(NotALog, match="no log paths"):
         load_log([])
+
+
+def test_zstd_cut_inside_a_frame_keeps_the_complete_blocks_and_says_so(tmp_path) -> None:
+    # One frame, a block per 20 lines (as Spark's flushes make them), cut inside the last
+    # block but after a line end: without a check the tail would vanish without a word.
+    lines = TEXT.splitlines(keepends=True)
+    out = io.BytesIO()
+    writer = zstandard.ZstdCompressor(write_content_size=False).stream_writer(out, closefd=False)
+    sizes = []
+    for k in range(0, len(lines), 20):
+        writer.write(b"".join(lines[k:k + 20]))
+        writer.flush(zstandard.FLUSH_BLOCK)
+        sizes.append(out.tell())
+    path = tmp_path / "app.zstd"
+    path.write_bytes(out.getvalue()[: sizes[-2] + 5])  # the last block's header, not its data
+    log = load_log(path)
+    kept = len(lines) - len(lines[(len(sizes) - 1) * 20:])
+    assert [(s.line, s.reason) for s in log.skipped] == [(kept + 1, "compressed stream broken off: zstd: stream ends inside a frame")]
+    assert log.apps["completed"].tolist() == ["F"]  # the application end was in the lost block
+
+
+def test_compressed_log_broken_before_its_first_event_is_reported_not_passed_over(tmp_path) -> None:
+    packed = zstandard.ZstdCompressor(write_content_size=False).compress(TEXT)  # one block
+    path = tmp_path / "app.zstd"
+    path.write_bytes(packed[: len(packed) // 2])
+    log = load_log(path)
+    assert [(s.line, s.reason) for s in log.skipped] == [(1, "compressed stream broken off: zstd: stream ends inside a frame")]
+    assert log.tasks.empty
