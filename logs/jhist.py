@@ -23,9 +23,7 @@ from urllib.parse import unquote_plus
 
 import orjson
 
-from .errors import CorruptStream
-from .eventlog.codecs import sniff_codec
-from .eventlog.open import IGNORED_SUFFIXES, EventLogSource, iter_lines, open_stream
+from .eventlog.open import IGNORED_SUFFIXES, EventLogSource, codec_of, iter_lines, sniff
 from .jhist_events import HANDLERS, IGNORED, JobHistory, plain
 from .jhist_tables import build_tables
 from .model import Log, SkippedLine
@@ -42,41 +40,22 @@ _DONE_NAME = re.compile(
 Skip = Callable[[str, int, str], None]
 
 
-def _first_bytes(path: Path) -> bytes:
-    """Enough of a file as stored to tell its codec and, when plain, its header: one small
-    unbuffered read, since a directory walk sniffs every file."""
-    with open(path, "rb", buffering=0) as f:
-        return f.read(16)
-
-
-def _codec(path: Path) -> str | None:
-    return sniff_codec(_first_bytes(path))
-
-
-def _head(path: Path) -> bytes:
-    """The first bytes of a file once decompressed (as stored if no codec is recognised)."""
-    head = _first_bytes(path)
-    codec = sniff_codec(head)
-    if codec is None:
-        return head
-    with open_stream(path, codec) as stream:
-        return stream.read(len(head))
-
-
 def is_job_history(path: Path) -> bool:
     """Is ``path`` a file whose (decompressed) bytes start with ``Avro-Json``?"""
     try:
-        return _head(path).startswith(HEADER)
-    except (OSError, CorruptStream):
+        return sniff(path)[1].startswith(HEADER)
+    except OSError:
         return False
 
 
 def not_a_history(path: Path) -> str:
     """Why ``path``, named like a job history, cannot be read as one."""
     try:
-        head = _head(path)
-    except (OSError, CorruptStream) as err:
+        codec, head = sniff(path)
+    except OSError as err:
         return f"cannot be read: {err}"
+    if codec is not None and not head:
+        return f"its {codec} stream breaks before the first event"
     if head.startswith(_GZIP_MAGIC):
         return "gzip-compressed job history: decompress it (perfx reads plain, zstd, lz4, snappy and lzf files)"
     if head.startswith(_BINARY_HEADER):
@@ -145,7 +124,7 @@ def read_job_history(path: Path, skip: Skip) -> JobHistory:
     """One file's job; bad lines go to ``skip``. The job always has an id: from its events,
     else from the file name."""
     history = JobHistory(str(path))
-    for name, number, line in iter_lines(EventLogSource(path, (path,), _codec(path)), skip):
+    for name, number, line in iter_lines(EventLogSource(path, (path,), codec_of(path)), skip):
         text = line.strip()
         if not text or (number == 1 and text == HEADER) or text.startswith(_SCHEMA_PREFIX):
             continue

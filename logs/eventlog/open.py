@@ -70,21 +70,22 @@ def open_stream(path: Path, codec: str | None) -> BinaryIO:
     return io.BufferedReader(_ChunkReader(CODECS[codec](raw)), buffer_size=1 << 20)
 
 
-def _first_bytes(path: Path, size: int) -> bytes:
+def first_bytes(path: Path, size: int) -> bytes:
     """The first ``size`` bytes of a file as stored: one unbuffered read of just those bytes."""
     with open(path, "rb", buffering=0) as f:
         return f.read(size)
 
 
-def _codec_of(path: Path) -> str | None:
-    return sniff_codec(_first_bytes(path, 8))
+def codec_of(path: Path) -> str | None:
+    """The codec a file is stored with, from its first bytes (None: plain)."""
+    return sniff_codec(first_bytes(path, 8))
 
 
-def _sniff(path: Path) -> tuple[str | None, bytes]:
+def sniff(path: Path) -> tuple[str | None, bytes]:
     """A file's codec and its first decompressed bytes (empty if they cannot be decoded).
 
     A plain file is read once, only the bytes sniffed; a compressed one is then decoded."""
-    head = _first_bytes(path, HEAD_BYTES)
+    head = first_bytes(path, HEAD_BYTES)
     codec = sniff_codec(head)
     if codec is not None:
         try:
@@ -104,14 +105,14 @@ def _rolling_source(directory: Path) -> EventLogSource:
     if not numbered:
         raise NotALog(f"{directory}: rolling event log directory without events_<N>_ parts")
     parts = tuple(p for _, p in sorted(numbered))
-    return EventLogSource(directory, parts, _codec_of(parts[0]))
+    return EventLogSource(directory, parts, codec_of(parts[0]))
 
 
 def _file_source(path: Path) -> EventLogSource | None:
     """The file as an event log, or None if it is not one. A stream in one of Spark's codecs
     that breaks before its first event is still a (broken) event log: reading it reports the
     break, instead of the file being passed over as something else."""
-    codec, head = _sniff(path)
+    codec, head = sniff(path)
     broken = codec is not None and not head
     return EventLogSource(path, (path,), codec) if broken or head.startswith(EVENT_PREFIX) else None
 
