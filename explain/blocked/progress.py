@@ -24,9 +24,12 @@ def numeric_column(tasks: pd.DataFrame, name: str) -> pd.Series:
 
 
 def bytes_read(tasks: pd.DataFrame) -> pd.Series:
-    """Bytes each task consumed: ``bytes_in`` when the reader derived it, else input + shuffle read."""
+    """Bytes each task consumed: ``bytes_in`` when the reader derived it, else input + shuffle
+    read, else (MapReduce logs) ``input_size``: a map's split, a reduce's shuffled bytes."""
     if "bytes_in" in tasks.columns:
         return numeric_column(tasks, "bytes_in")
+    if "input_size" in tasks.columns and not {"input_bytes", "shuffle_read_bytes"} & set(tasks.columns):
+        return numeric_column(tasks, "input_size")
     return numeric_column(tasks, "input_bytes").fillna(0) + numeric_column(tasks, "shuffle_read_bytes").fillna(0)
 
 

@@ -61,3 +61,14 @@ def test_whatif_refuses_unknown_names(traces):
     result = CliRunner().invoke(cli, ["whatif", "--log", traces, "--without", "gc,cpu"])
     assert result.exit_code == 2
     assert "unknown cpu" in result.output and "stragglers" in result.output
+
+
+def test_whatif_on_a_mapreduce_log_is_one_line_and_exit_code_1(shared_data):
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "perfx.cli", "whatif", "--log", str(shared_data / "hadoop-jhist")],
+                            capture_output=True, text=True)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.strip() == ("perfx: what-if replays Spark stages, and this log's tasks have no app_id, stage_key "
+                                     "(MapReduce and tabular logs have jobs and tasks only: try perfx stragglers)")
