@@ -31,7 +31,6 @@ from .model import Log, SkippedLine
 HEADER = b"Avro-Json"
 SUFFIX = ".jhist"
 _SCHEMA_PREFIX = b'{"type":"record"'
-_GZIP_MAGIC = b"\x1f\x8b"
 _BINARY_HEADER = b"Avro-Binary"
 _DONE_NAME = re.compile(
     r"^(job_\d+_\d+)-(\d+)-([^-]*)-([^-]*)-(\d+)-(-?\d+)-(-?\d+)-([A-Z]+)-([^-.]*)(?:-(\d+))?\.jhist"
@@ -56,8 +55,6 @@ def not_a_history(path: Path) -> str:
         return f"cannot be read: {err}"
     if codec is not None and not head:
         return f"its {codec} stream breaks before the first event"
-    if head.startswith(_GZIP_MAGIC):
-        return "gzip-compressed job history: decompress it (perfx reads plain, zstd, lz4, snappy and lzf files)"
     if head.startswith(_BINARY_HEADER):
         return ("binary Avro job history (Hadoop 3's default): perfx reads the JSON format "
                 "(mapreduce.jobhistory.jhist.format=json)")

@@ -17,13 +17,14 @@ from ..errors import CorruptStream
 
 CHUNK = 1 << 20
 ZSTD_READ = 1 << 17
-"""Compressed bytes fed to zstd at a time: event logs compress ~10-20x, so this bounds each
-decompressed chunk to a few MB."""
+"""Compressed bytes fed to zstd (or gzip) at a time: event logs compress ~10-20x, so this
+bounds each decompressed chunk to a few MB."""
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 LZ4_MAGIC = b"LZ4Block"
 SNAPPY_MAGIC = b"\x82SNAPPY\x00"
 LZF_MAGIC = b"ZV"
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 def _read_exact(stream: BinaryIO, size: int, what: str) -> bytes:
@@ -164,8 +165,32 @@ def lzf_chunks(stream: BinaryIO) -> Iterator[bytes]:
 
 Decoder = Callable[[BinaryIO], Iterator[bytes]]
 
-CODECS: dict[str, Decoder] = {"zstd": zstd_chunks, "lz4": lz4_chunks, "snappy": snappy_chunks, "lzf": lzf_chunks}
-"""Codec name (as in ``spark.eventLog.compression.codec``) -> decoder."""
+def gzip_chunks(stream: BinaryIO) -> Iterator[bytes]:
+    """gzip (RFC 1952), one member after another: Spark does not write it, but logs are
+    gzipped when archived and copied. A stream cut inside a member says so after its data."""
+    import zlib
+
+    member = zlib.decompressobj(wbits=31)
+    inside = False
+    try:
+        while data := stream.read(ZSTD_READ):
+            while data:
+                out = member.decompress(data)
+                inside = True
+                if out:
+                    yield out
+                data = b""
+                if member.eof:
+                    data, member, inside = member.unused_data, zlib.decompressobj(wbits=31), False
+    except zlib.error as err:
+        raise CorruptStream(f"gzip: {err}") from err
+    if inside:
+        raise CorruptStream("gzip: stream ends inside a member")
+
+
+CODECS: dict[str, Decoder] = {"zstd": zstd_chunks, "lz4": lz4_chunks, "snappy": snappy_chunks, "lzf": lzf_chunks,
+                              "gzip": gzip_chunks}
+"""Codec name (as in ``spark.eventLog.compression.codec``, plus gzip) -> decoder."""
 
 
 def sniff_codec(head: bytes) -> str | None:
@@ -179,4 +204,6 @@ def sniff_codec(head: bytes) -> str | None:
         return "snappy"
     if head.startswith(LZF_MAGIC):
         return "lzf"
+    if head.startswith(GZIP_MAGIC):
+        return "gzip"
     return None

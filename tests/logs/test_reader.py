@@ -3,6 +3,7 @@ from a real log (pyspark-written samples are in test_codec_logs.py)."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import struct
 
@@ -62,6 +63,7 @@ def zstd_stream(data: bytes) -> bytes:
 
 @pytest.mark.parametrize("name, encode", [
     ("app.lz4", lz4_stream), ("app.snappy", snappy_stream), ("app.lzf", lzf_stored_stream), ("app.zstd", zstd_stream),
+    ("app.gz", lambda data: gzip.compress(data[:1000]) + gzip.compress(data[1000:])),  # two members, as `cat a.gz b.gz`
 ])
 def test_framings_decode_to_the_plain_tables(tmp_path, name, encode) -> None:
     (tmp_path / name).write_bytes(encode(TEXT))
