@@ -66,7 +66,7 @@ def perfxplain(request: Request) -> Explanation:
             )
     bec_atoms = learn(request, cols, ts, "because", request.width)
     metrics = metrics_on(cols, ts, bec_atoms)
-    chance = share(ts.weight, ts.observed, np.ones(ts.size, dtype=bool))
+    chance = 1 - metrics.relevance  # share of related pairs that performed as observed anyway
     if not metrics.precision >= chance + WEAK_GAIN * (1 - chance):
         request.notes.append(
             f"weak explanation: precision {metrics.precision:.2f} against {chance:.2f} for any related pair; "

@@ -23,7 +23,9 @@ TASK_METRICS = (
     "shuffle_remote_blocks_fetched", "shuffle_local_blocks_fetched", "shuffle_fetch_wait_time",
     "shuffle_remote_reqs_duration", "shuffle_write_bytes", "shuffle_write_records", "shuffle_write_time",
 )
-"""The task metrics Spark logs, all additive (the Spark task table's last columns)."""
+"""The task metrics Spark logs (the Spark task table's last columns): amounts a task used or
+moved, whose sum over an entity's tasks means something — all but ``peak_execution_memory``,
+a peak, whose sum only bounds the memory the tasks held at once."""
 
 SUMMED = ("duration",) + TASK_METRICS
 """Task metrics whose sum over an entity's tasks means something."""

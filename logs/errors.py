@@ -12,10 +12,6 @@ class LogError(Exception):
     exit_code = 1
 
 
-class UnsupportedFormat(LogError):
-    """The input is a known log format that perfx does not read (yet)."""
-
-
 class NotALog(LogError):
     """The input is not any log format perfx recognises, or holds no log at all."""
 

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import NotALog
-from .model import Log
+from .model import Log, SkippedLine
 from .registry import spec
 from .tabular import infer_unit
 
@@ -56,7 +56,8 @@ def join_host_metrics(log: Log, metrics: pd.DataFrame) -> Log:
     covering the interval up to its timestamp) and onto its jobs
     as the mean over their tasks. ``metrics`` has columns ``host``, ``timestamp`` (epoch s or
     ms, or datetimes) and one column per metric; tasks need ``host``, ``launch_time`` and
-    ``finish_time`` (epoch ms). Tasks on hosts without samples get missing values."""
+    ``finish_time`` (epoch ms). Tasks on hosts without samples get missing values; a sample
+    without a usable timestamp is left out and listed in ``skipped`` (its 1-based row)."""
     missing = {"host", "launch_time", "finish_time"} - set(log.tasks.columns)
     if missing:
         raise ValueError(f"joining host metrics needs task columns {', '.join(sorted(missing))}")
@@ -64,6 +65,10 @@ def join_host_metrics(log: Log, metrics: pd.DataFrame) -> Log:
         raise ValueError("host metrics need 'host' and 'timestamp' columns")
     names = [c for c in metrics.columns if c not in ("host", "timestamp") and pd.api.types.is_numeric_dtype(metrics[c])]
     samples = metrics.assign(timestamp=_epoch_ms(metrics["timestamp"]))
+    untimed = np.flatnonzero(samples["timestamp"].isna().to_numpy())
+    samples = samples.iloc[np.setdiff1d(np.arange(len(samples)), untimed)]
+    skipped = list(log.skipped) + [SkippedLine("host metrics", int(row) + 1, "sample without a usable timestamp")
+                                   for row in untimed]
 
     tasks = log.tasks.copy()
     joined = task_means(tasks, samples, names)
@@ -78,7 +83,7 @@ def join_host_metrics(log: Log, metrics: pd.DataFrame) -> Log:
         for name in names:
             registry.register("job", _spec(name, "Mean over the job's tasks of the task's host mean"), replace=True)
     return Log(tasks=tasks, stages=log.stages, jobs=jobs, apps=log.apps, registry=registry,
-               skipped=list(log.skipped), sources=list(log.sources))
+               skipped=skipped, sources=list(log.sources))
 
 
 def task_means(tasks: pd.DataFrame, samples: pd.DataFrame, names: list[str]) -> pd.DataFrame:

@@ -33,8 +33,13 @@ SUFFIX = ".jhist"
 _SCHEMA_PREFIX = b'{"type":"record"'
 _BINARY_HEADER = b"Avro-Binary"
 _DONE_NAME = re.compile(
-    r"^(job_\d+_\d+)-(\d+)-([^-]*)-([^-]*)-(\d+)-(-?\d+)-(-?\d+)-([A-Z]+)-([^-.]*)(?:-(\d+))?\.jhist"
+    r"^(job_\d+_\d+)-(\d+)-([^-]*)-([^-]*)-(\d+)-(-?\d+)-(-?\d+)-([A-Z]+)-([^-]*?)(?:-(\d+))?\.jhist"
 )
+"""A done file's name. The queue may hold dots (Fair Scheduler queues are ``root.users.alice``):
+only ``-`` separates fields, Hadoop escapes it inside them."""
+_JOB_ID = re.compile(r"job_\d+_\d+")
+"""A job id at the start of a file name: done files (``job_..._0001-<submit>-...``) and staging
+copies (``job_..._0001_1.jhist``, ``_1`` the ApplicationMaster attempt) alike."""
 
 Skip = Callable[[str, int, str], None]
 
@@ -42,7 +47,7 @@ Skip = Callable[[str, int, str], None]
 def is_job_history(path: Path) -> bool:
     """Is ``path`` a file whose (decompressed) bytes start with ``Avro-Json``?"""
     try:
-        return sniff(path)[1].startswith(HEADER)
+        return sniff(path).head.startswith(HEADER)
     except OSError:
         return False
 
@@ -50,10 +55,11 @@ def is_job_history(path: Path) -> bool:
 def not_a_history(path: Path) -> str:
     """Why ``path``, named like a job history, cannot be read as one."""
     try:
-        codec, head = sniff(path)
+        sniffed = sniff(path)
+        codec, head = sniffed.codec, sniffed.head
     except OSError as err:
         return f"cannot be read: {err}"
-    if codec is not None and not head:
+    if sniffed.broken:
         return f"its {codec} stream breaks before the first event"
     if head.startswith(_BINARY_HEADER):
         return ("binary Avro job history (Hadoop 3's default): perfx reads the JSON format "
@@ -114,12 +120,13 @@ def _apply(history: JobHistory, text: bytes, truncated: bool) -> str | None:
         handler(history, plain(record["event"]))
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         return f"{kind} without usable {err}"
+    history.events += 1
     return None
 
 
 def read_job_history(path: Path, skip: Skip) -> JobHistory:
     """One file's job; bad lines go to ``skip``. The job always has an id: from its events,
-    else from the file name."""
+    else from the file name (its leading job id, else the name up to its first ``-``)."""
     history = JobHistory(str(path))
     for name, number, line in iter_lines(EventLogSource(path, (path,), codec_of(path)), skip):
         text = line.strip()
@@ -130,27 +137,43 @@ def read_job_history(path: Path, skip: Skip) -> JobHistory:
             skip(name, number, reason)
     for key, value in name_summary(path.name).items():
         history.job.setdefault(key, value)
-    history.job.setdefault("id", re.split(r"-|\.jhist", path.name)[0])
+    named = _JOB_ID.match(path.name)
+    history.job.setdefault("id", named.group(0) if named else re.split(r"-|\.jhist", path.name)[0])
     return history
 
 
+def completeness(history: JobHistory) -> tuple[bool, int, int]:
+    """How complete one copy of a job's history is, to choose among copies: one that reached
+    the job's end event first, then the one with more tasks, then more events."""
+    return history.ended, len(history.tasks), history.events
+
+
 def read_job_histories(paths: list[Path]) -> Log:
-    """The jobs of ``paths`` (job history files) as one Log; a job met twice (copied files) is
-    read from its first file and the other reported."""
-    skipped: list[SkippedLine] = []
+    """The jobs of ``paths`` (job history files) as one Log.
 
-    def skip(path: str, line: int, reason: str) -> None:
-        skipped.append(SkippedLine(path, line, reason))
-
-    histories: list[JobHistory] = []
-    first_seen: dict[str, str] = {}
+    A job met in several files (a staging copy cut off when its ApplicationMaster died beside
+    the done-directory file, copied folders) is read from its most complete file (see
+    ``completeness``; among equals the first in ``paths``); each other file is reported as
+    its duplicate, and the lines skipped in it are not listed."""
+    read: list[tuple[Path, JobHistory, list[SkippedLine]]] = []
     for path in paths:
-        history = read_job_history(path, skip)
+        lines: list[SkippedLine] = []
+        history = read_job_history(path, lambda name, line, reason, lines=lines: lines.append(SkippedLine(name, line, reason)))
+        read.append((path, history, lines))
+    best: dict[str, tuple[Path, JobHistory, list[SkippedLine]]] = {}
+    for copy in read:
+        job_id = copy[1].job["id"]
+        if job_id not in best or completeness(copy[1]) > completeness(best[job_id][1]):
+            best[job_id] = copy
+    histories: list[JobHistory] = []
+    skipped: list[SkippedLine] = []
+    duplicates: list[SkippedLine] = []
+    for path, history, lines in read:
         job_id = history.job["id"]
-        if job_id in first_seen:
-            skip(str(path), 0, f"duplicate of job {job_id} already read from {first_seen[job_id]}")
-            continue
-        first_seen[job_id] = str(path)
-        histories.append(history)
+        if best[job_id][1] is history:
+            histories.append(history)
+            skipped.extend(lines)
+        else:
+            duplicates.append(SkippedLine(str(path), 0, f"duplicate of job {job_id}, read from {best[job_id][0]}"))
     tasks, jobs, registry = build_tables(histories)
-    return Log(tasks=tasks, jobs=jobs, registry=registry, skipped=skipped, sources=[str(p) for p in paths])
+    return Log(tasks=tasks, jobs=jobs, registry=registry, skipped=skipped + duplicates, sources=[str(p) for p in paths])

@@ -10,6 +10,10 @@ Field names below are the schema's. Writers differ, so:
 * fields newer than Hadoop 0.23 (``successfulAttemptId``, ``locality``, ``avataar``, the
   counters of failed attempts and failed tasks) may be absent or null.
 
+An event is applied whole or not at all: each handler reads and converts every field it needs
+before it changes the history, so a line skipped for a missing or malformed field has left
+no trace (no task created, no status set).
+
 This module reads no files: ``logs.jhist`` feeds it parsed lines.
 """
 
@@ -25,6 +29,10 @@ NAN = math.nan
 
 Counters = dict[tuple[str, str], float]
 """(counter group, counter name) -> value."""
+
+ReadCounters = tuple[Counters, dict[tuple[str, str], str]]
+"""Counters as read from an event, and their display names: kept only once the whole event
+could be read."""
 
 
 def plain(value: Any) -> Any:
@@ -86,78 +94,112 @@ class JobHistory:
     tasks: dict[str, Task] = field(default_factory=dict)
     counter_names: dict[tuple[str, str], str] = field(default_factory=dict)
     """(group, name) -> the counter's display name, for feature descriptions."""
+    ended: bool = False
+    """Was the job's end event (JOB_FINISHED, JOB_FAILED, JOB_KILLED, JOB_ERROR) read?"""
+    events: int = 0
+    """Events applied (``logs.jhist`` counts them): with ``ended`` and the tasks, how complete
+    one copy of a job's history is beside another."""
 
-    def read_counters(self, value: Any) -> Counters:
-        """A ``JhCounters`` record (possibly null, wrapped or with no groups) as a flat dict."""
-        value = plain(value)
-        if value is None:
-            return {}
-        out: Counters = {}
-        for group in value["groups"]:
-            for count in group["counts"]:
-                key = (group["name"], count["name"])
-                out[key] = float(count["value"])
-                self.counter_names.setdefault(key, count.get("displayName") or count["name"])
-        return out
+    def keep_counters(self, read: ReadCounters) -> Counters:
+        """The counters ``read_counters`` read, their display names remembered."""
+        counters, names = read
+        for key, name in names.items():
+            self.counter_names.setdefault(key, name)
+        return counters
 
-    def task(self, body: dict) -> Task:
-        task_id = body["taskid"]
-        if task_id not in self.tasks:  # an attempt whose TASK_STARTED was not logged still counts
-            self.tasks[task_id] = Task(task_id, body["taskType"])
+    def task(self, task_id: str, task_type: str) -> Task:
+        """The task, created if this is its first event (an attempt whose TASK_STARTED was not
+        logged still counts)."""
+        if task_id not in self.tasks:
+            self.tasks[task_id] = Task(task_id, task_type)
         return self.tasks[task_id]
 
-    def attempt(self, body: dict) -> Attempt:
-        attempts = self.task(body).attempts
-        attempt_id = body["attemptId"]
+    def attempt(self, task_id: str, task_type: str, attempt_id: str) -> Attempt:
+        attempts = self.task(task_id, task_type).attempts
         if attempt_id not in attempts:
             attempts[attempt_id] = Attempt(attempt_id)
         return attempts[attempt_id]
 
 
-def _job_event(history: JobHistory, body: dict) -> dict[str, Any]:
-    """The job's fields, after taking its id from the event when it is not known yet."""
-    history.job.setdefault("id", body["jobid"])
-    return history.job
+def read_counters(value: Any) -> ReadCounters:
+    """A ``JhCounters`` record (possibly null, wrapped or with no groups) as a flat dict and
+    the counters' display names; changes nothing, so that an event failing later leaves no trace."""
+    value = plain(value)
+    out: Counters = {}
+    names: dict[tuple[str, str], str] = {}
+    if value is None:
+        return out, names
+    for group in value["groups"]:
+        for count in group["counts"]:
+            key = (group["name"], count["name"])
+            out[key] = float(count["value"])
+            names.setdefault(key, count.get("displayName") or count["name"])
+    return out, names
+
+
+def _task_ref(body: dict) -> tuple[str, str]:
+    """(task id, task type) of a task or attempt event."""
+    return body["taskid"], body["taskType"]
+
+
+def _attempt_ref(body: dict) -> tuple[str, str, str]:
+    return (*_task_ref(body), body["attemptId"])
+
+
+def _update(target: Any, values: dict[str, Any]) -> None:
+    for name, value in values.items():
+        setattr(target, name, value)
+
+
+def _update_job(history: JobHistory, body: dict, fields: dict[str, Any]) -> None:
+    """Set the job's fields, after taking its id from the event when it is not known yet;
+    ``fields`` were read before, and so is the id here."""
+    job_id = body["jobid"]
+    history.job.setdefault("id", job_id)
+    history.job.update(fields)
 
 
 def _job_submitted(history: JobHistory, body: dict) -> None:
-    _job_event(history, body).update(
+    _update_job(history, body, dict(
         name=body["jobName"], user=body["userName"], submit_time=float(body["submitTime"]),
         queue=plain(body.get("jobQueueName")) or "",
-    )
+    ))
 
 
 def _job_inited(history: JobHistory, body: dict) -> None:
-    job = _job_event(history, body)
-    job.update(launch_time=float(body["launchTime"]), num_map_tasks=body["totalMaps"], num_reduce_tasks=body["totalReduces"])
+    fields = dict(launch_time=float(body["launchTime"]), num_map_tasks=body["totalMaps"], num_reduce_tasks=body["totalReduces"])
     if body.get("uberized") is not None:
-        job["uberized"] = "T" if body["uberized"] else "F"
+        fields["uberized"] = "T" if body["uberized"] else "F"
+    _update_job(history, body, fields)
 
 
 def _job_info_changed(history: JobHistory, body: dict) -> None:
-    _job_event(history, body).update(submit_time=float(body["submitTime"]), launch_time=float(body["launchTime"]))
+    _update_job(history, body, dict(submit_time=float(body["submitTime"]), launch_time=float(body["launchTime"])))
 
 
 def _job_queue_changed(history: JobHistory, body: dict) -> None:
-    _job_event(history, body)["queue"] = plain(body["jobQueueName"])
+    _update_job(history, body, dict(queue=plain(body["jobQueueName"])))
 
 
 def _job_finished(history: JobHistory, body: dict) -> None:
-    _job_event(history, body).update(
+    fields = dict(
         status="SUCCEEDED", finish_time=float(body["finishTime"]),
         finished_maps=body["finishedMaps"], finished_reduces=body["finishedReduces"],
         failed_maps=body["failedMaps"], failed_reduces=body["failedReduces"],
     )
-    history.counters = history.read_counters(body.get("totalCounters"))
+    counters = read_counters(body.get("totalCounters"))
+    _update_job(history, body, fields)
+    history.counters, history.ended = history.keep_counters(counters), True
 
 
 def _job_unsuccessful(history: JobHistory, body: dict) -> None:
     """JOB_FAILED, JOB_KILLED and JOB_ERROR: one record, the status says which."""
-    _job_event(history, body).update(
+    _update_job(history, body, dict(
         status=body["jobStatus"], finish_time=float(body["finishTime"]),
         finished_maps=body["finishedMaps"], finished_reduces=body["finishedReduces"],
         failure_reason=plain(body.get("diagnostics")) or "",
-    )
+    ))
+    history.ended = True
 
 
 def _am_started(history: JobHistory, body: dict) -> None:
@@ -165,39 +207,40 @@ def _am_started(history: JobHistory, body: dict) -> None:
 
 
 def _task_started(history: JobHistory, body: dict) -> None:
-    history.task(body).scheduled_time = float(body["startTime"])
+    start, ref = float(body["startTime"]), _task_ref(body)
+    history.task(*ref).scheduled_time = start
 
 
 def _task_finished(history: JobHistory, body: dict) -> None:
-    task = history.task(body)
-    task.status, task.finish_time = "SUCCEEDED", float(body["finishTime"])
-    task.counters = history.read_counters(body.get("counters"))
-    task.successful_attempt = plain(body.get("successfulAttemptId")) or None
+    ref = _task_ref(body)
+    values = dict(status="SUCCEEDED", finish_time=float(body["finishTime"]),
+                  successful_attempt=plain(body.get("successfulAttemptId")) or None)
+    counters = read_counters(body.get("counters"))
+    _update(history.task(*ref), values | {"counters": history.keep_counters(counters)})
 
 
 def _task_failed(history: JobHistory, body: dict) -> None:
-    task = history.task(body)
-    task.status, task.finish_time = body.get("status") or "FAILED", float(body["finishTime"])
-    task.error = body.get("error") or ""
-    task.failed_due_to = plain(body.get("failedDueToAttempt")) or None
-    task.counters = history.read_counters(body.get("counters"))
+    ref = _task_ref(body)
+    values = dict(status=body.get("status") or "FAILED", finish_time=float(body["finishTime"]),
+                  error=body.get("error") or "", failed_due_to=plain(body.get("failedDueToAttempt")) or None)
+    counters = read_counters(body.get("counters"))
+    _update(history.task(*ref), values | {"counters": history.keep_counters(counters)})
 
 
 def _attempt_started(history: JobHistory, body: dict) -> None:
-    attempt = history.attempt(body)
-    attempt.start_time = float(body["startTime"])
-    attempt.tracker_name = body.get("trackerName") or ""
-    attempt.locality = plain(body.get("locality")) or ""
-    attempt.avataar = plain(body.get("avataar")) or ""
+    ref = _attempt_ref(body)
+    values = dict(start_time=float(body["startTime"]), tracker_name=body.get("trackerName") or "",
+                  locality=plain(body.get("locality")) or "", avataar=plain(body.get("avataar")) or "")
+    _update(history.attempt(*ref), values)
 
 
-def _attempt_ended(history: JobHistory, body: dict, status: str) -> Attempt:
-    attempt = history.attempt(body)
-    attempt.status, attempt.finish_time = status, float(body["finishTime"])
-    attempt.host = body.get("hostname") or ""
-    attempt.rack = plain(body.get("rackname")) or ""
-    attempt.counters = history.read_counters(body.get("counters"))
-    return attempt
+def _attempt_ended(history: JobHistory, body: dict, status: str, **more: Any) -> None:
+    """Record an attempt's end; ``more`` holds the fields of its kind of end, already read."""
+    ref = _attempt_ref(body)
+    values = dict(status=status, finish_time=float(body["finishTime"]), host=body.get("hostname") or "",
+                  rack=plain(body.get("rackname")) or "")
+    counters = read_counters(body.get("counters"))
+    _update(history.attempt(*ref), values | more | {"counters": history.keep_counters(counters)})
 
 
 def _attempt_finished(history: JobHistory, body: dict) -> None:
@@ -206,19 +249,18 @@ def _attempt_finished(history: JobHistory, body: dict) -> None:
 
 
 def _map_attempt_finished(history: JobHistory, body: dict) -> None:
-    _attempt_ended(history, body, body["taskStatus"]).map_finish_time = float(body["mapFinishTime"])
+    _attempt_ended(history, body, body["taskStatus"], map_finish_time=float(body["mapFinishTime"]))
 
 
 def _reduce_attempt_finished(history: JobHistory, body: dict) -> None:
-    attempt = _attempt_ended(history, body, body["taskStatus"])
-    attempt.shuffle_finish_time = float(body["shuffleFinishTime"])
-    attempt.sort_finish_time = float(body["sortFinishTime"])
+    _attempt_ended(history, body, body["taskStatus"], shuffle_finish_time=float(body["shuffleFinishTime"]),
+                   sort_finish_time=float(body["sortFinishTime"]))
 
 
 def _attempt_unsuccessful(history: JobHistory, body: dict) -> None:
     """*_ATTEMPT_FAILED and *_ATTEMPT_KILLED (``TaskAttemptUnsuccessfulCompletion``); its
     counters are absent before Hadoop 2.4 and null or empty after."""
-    _attempt_ended(history, body, body["status"]).error = body.get("error") or ""
+    _attempt_ended(history, body, body["status"], error=body.get("error") or "")
 
 
 Handler = Callable[[JobHistory, dict], None]

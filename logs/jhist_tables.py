@@ -23,14 +23,15 @@ import pandas as pd
 
 from .aggregate import add_task_aggregates, aggregate_specs
 from .jhist_events import Attempt, Counters, JobHistory, Task
-from .registry import COMMON, FeatureRegistry, FeatureSpec, Unit, spec
+from .registry import COMMON, C, FeatureRegistry, FeatureSpec, N, Unit, spec
 from .tabular import infer_unit, snake_case
-
-N, C = "numeric", "nominal"
 
 JHIST_TASK = COMMON + [
     spec("job_id", C, "none", "identity", "Hadoop job id.", "TaskStarted/taskid", "jobID", "jobid"),
     spec("task_type", C, "none", "feature", "MAP or REDUCE (JOB_SETUP / JOB_CLEANUP where logged).", "TaskStarted/taskType"),
+    spec("stage_key", C, "none", "identity", "The job's map or reduce tasks: the MapReduce counterpart of a Spark "
+         "stage (job_id/task_type, e.g. job_1329348432655_0001/MAP), where a task's reference and stragglers are "
+         "looked for.", "derived"),
     spec("status", C, "none", "outcome", "SUCCESS, FAILED or KILLED as the task ended (Hadoop's SUCCEEDED is "
          "written SUCCESS, as for Spark tasks); UNKNOWN without an end event.", "TaskFinished, TaskFailed/status"),
     spec("attempt_id", C, "none", "identity", "The attempt the row describes: the successful one, else the one "
@@ -51,8 +52,9 @@ JHIST_TASK = COMMON + [
     spec("failed_attempts", N, "count", "feature", "Attempts of the task that failed.", "*_ATTEMPT_FAILED"),
     spec("killed_attempts", N, "count", "feature", "Attempts of the task that were killed (lost speculation, "
          "preemption, a failing job).", "*_ATTEMPT_KILLED"),
-    spec("input_size", N, "bytes", "feature", "Bytes the task consumed: HDFS bytes read by a map, shuffle bytes "
-         "of a reduce.", "HDFS_BYTES_READ, REDUCE_SHUFFLE_BYTES", "inputsize"),
+    spec("input_size", N, "bytes", "feature", "Bytes the task consumed: a map's input-format bytes read, else "
+         "its file-system bytes read (HDFS, then S3A, then local files); a reduce's shuffle bytes.",
+         "BYTES_READ, HDFS_BYTES_READ, S3A_BYTES_READ, FILE_BYTES_READ, REDUCE_SHUFFLE_BYTES", "inputsize"),
     spec("map_finished", N, "ms", "outcome", "Epoch ms a map attempt's map phase ended (its sort and spill "
          "followed).", "MapAttemptFinished/mapFinishTime"),
     spec("shuffle_finished", N, "ms", "outcome", "Epoch ms a reduce attempt's shuffle ended.",
@@ -109,6 +111,20 @@ COUNTED_GROUPS = FRAMEWORK_GROUPS | {"Shuffle Errors"}
 """Hadoop's groups whose counters count things unless their name says bytes or time."""
 
 _FIXED = {s.name for s in JHIST_TASK + JHIST_JOB}
+
+_FS = "org.apache.hadoop.mapreduce.FileSystemCounter"
+MAP_INPUT = (
+    ("org.apache.hadoop.mapreduce.lib.input.FileInputFormatCounter", "BYTES_READ"),
+    (_FS, "HDFS_BYTES_READ"),
+    (_FS, "S3A_BYTES_READ"),
+    (_FS, "FILE_BYTES_READ"),
+)
+"""Where a map's ``input_size`` comes from, the first counter present: the bytes its input
+format read (its splits, whatever the file system: HDFS, S3, local); else the bytes read from
+HDFS (which also holds the split metadata: TeraGen's maps read 79 bytes of it and no input),
+then S3A, then local files (which also count re-reading the map's own spills)."""
+REDUCE_INPUT = (("org.apache.hadoop.mapreduce.TaskCounter", "REDUCE_SHUFFLE_BYTES"),)
+"""Where a reduce's ``input_size`` comes from: the map output it fetched."""
 
 
 def counter_column(group: str, name: str) -> str:
@@ -168,14 +184,22 @@ def _counter_values(counters: Counters, history: JobHistory, columns: dict[str, 
     return values
 
 
+def _input_size(task_type: str, counters: Counters) -> float:
+    """The task's input bytes: the first of its MAP_INPUT (REDUCE_INPUT) counters present."""
+    wanted = REDUCE_INPUT if task_type == "REDUCE" else MAP_INPUT
+    return next((counters[key] for key in wanted if key in counters), math.nan)
+
+
 def _task_row(task: Task, job_id: str, history: JobHistory, columns: dict[str, FeatureSpec]) -> dict:
     attempt = _row_attempt(task) or Attempt("")
-    counters = _counter_values(attempt.counters or task.counters, history, columns,
+    raw = attempt.counters or task.counters
+    counters = _counter_values(raw, history, columns,
                                "of the task's attempt (its total over the task when the attempt logged none)")
     launch, finish = attempt.start_time, attempt.finish_time
     ends = [a.status for a in task.attempts.values()]
     row = {
         "id": task.task_id, "duration": finish - launch, "job_id": job_id, "task_type": task.task_type,
+        "stage_key": f"{job_id}/{task.task_type}",
         "status": {"SUCCEEDED": "SUCCESS", "": "UNKNOWN"}.get(task.status, task.status),
         "attempt_id": attempt.attempt_id, "host": attempt.host or attempt.tracker_name,
         "tracker_name": attempt.tracker_name, "rack": attempt.rack, "locality": attempt.locality,
@@ -183,7 +207,7 @@ def _task_row(task: Task, job_id: str, history: JobHistory, columns: dict[str, F
         "scheduled_time": task.scheduled_time, "launch_time": launch, "finish_time": finish,
         "wait_time": launch - task.scheduled_time,
         "failed_attempts": ends.count("FAILED"), "killed_attempts": ends.count("KILLED"),
-        "input_size": counters.get("reduce_shuffle_bytes" if task.task_type == "REDUCE" else "hdfs_bytes_read", math.nan),
+        "input_size": _input_size(task.task_type, raw),
         "map_finished": attempt.map_finish_time,
         "shuffle_finished": attempt.shuffle_finish_time, "sort_finished": attempt.sort_finish_time,
         "shuffle_time": attempt.shuffle_finish_time - launch,

@@ -152,7 +152,9 @@ def _read_path(
         return other  # it reads the files the event-log search passed over
     if not found and not here:
         what = "directory" if path.is_dir() else "file"
-        raise NotALog(f"{path}: no Spark event log, Hadoop job history, tabular log or Ousterhout job log in this {what}")
+        why = "; ".join(dict.fromkeys(f"{Path(s.path).name}: {s.reason}" for s in found_skipped[:3]))
+        raise NotALog(f"{path}: no Spark event log, Hadoop job history, tabular log or Ousterhout job log in this {what}"
+                      + (f" ({why})" if why and path.is_dir() else ""))
     skipped.extend(found_skipped)
     sources.extend(found)
     return None
@@ -193,7 +195,8 @@ def load_log(
             if bar is not None:
                 task = bar.add_task("Reading event logs", total=sum(s.size for s in sources))
                 advance = lambda n: bar.advance(task, n)  # noqa: E731 - a one-line callback
-            logs.append(read_event_logs(sources, skipped, advance))
+            # first: a feature both kinds of log have (gc_time, host, status) keeps Spark's description
+            logs.insert(0, read_event_logs(sources, skipped, advance))
     log = _merge(logs)
     if skipped and not sources:  # files passed over in folders without Spark event logs
         log = replace(log, skipped=skipped + log.skipped)

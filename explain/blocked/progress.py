@@ -2,9 +2,10 @@
 
 The paper (after Dolly and Mantri) divides a task's time by the data it read, so a task that
 is slow only because it had more to do is not a straggler. Rates are compared within a stage,
-so one stage must use one basis for all its tasks: bytes read (input + shuffle read) when
-every task read some, else records read when every task read some, else the duration itself
-(stages that read nothing, such as ``parallelize``, have nothing better to divide by).
+so one stage must use one basis for all its tasks: bytes read (input + shuffle read; a
+MapReduce task's input size) when every task read some, else records read when every task
+read some, else the duration itself (stages that read nothing, such as ``parallelize``, have
+nothing better to divide by).
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ def numeric_column(tasks: pd.DataFrame, name: str) -> pd.Series:
 
 def bytes_read(tasks: pd.DataFrame) -> pd.Series:
     """Bytes each task consumed: ``bytes_in`` when the reader derived it, else input + shuffle
-    read, else (MapReduce logs) ``input_size``: a map's split, a reduce's shuffled bytes."""
+    read; MapReduce tasks (no Spark byte counts) have ``input_size``: a map's split, a reduce's
+    shuffled bytes."""
     if "bytes_in" in tasks.columns:
-        return numeric_column(tasks, "bytes_in")
-    if "input_size" in tasks.columns and not {"input_bytes", "shuffle_read_bytes"} & set(tasks.columns):
-        return numeric_column(tasks, "input_size")
-    return numeric_column(tasks, "input_bytes").fillna(0) + numeric_column(tasks, "shuffle_read_bytes").fillna(0)
+        spark = numeric_column(tasks, "bytes_in")
+    else:
+        counts = tasks.reindex(columns=["input_bytes", "shuffle_read_bytes"]).apply(pd.to_numeric, errors="coerce")
+        spark = counts.sum(axis=1, min_count=1)
+    return spark.fillna(numeric_column(tasks, "input_size"))
 
 
 def records_read(tasks: pd.DataFrame) -> pd.Series:

@@ -62,12 +62,14 @@ REQUIRED = ("app_id", "job_id", "stage_key", "launch_time", "finish_time")
 
 
 def replayable(tasks: pd.DataFrame) -> pd.DataFrame:
-    """Every task attempt with a launch and a finish time."""
+    """Every Spark task attempt with a launch and a finish time (rows without an app, job or
+    stage — MapReduce tasks loaded beside Spark logs — have no stage to replay)."""
     if not set(REQUIRED) <= set(tasks.columns):
         return pd.DataFrame({c: pd.Series(dtype=float) for c in REQUIRED})
     launch = pd.to_numeric(tasks["launch_time"], errors="coerce")
     finish = pd.to_numeric(tasks["finish_time"], errors="coerce")
-    return tasks[launch.notna() & finish.notna() & (finish >= launch)]
+    placed = tasks[["app_id", "job_id", "stage_key"]].notna().all(axis=1)
+    return tasks[placed & launch.notna() & finish.notna() & (finish >= launch)]
 
 
 def executor_slots(group: pd.Series, launch: np.ndarray, busy_end: np.ndarray) -> pd.Series:
@@ -129,6 +131,7 @@ def _bounds(table: pd.DataFrame, keys: list[str], starts: tuple[str, ...], ends:
     """``keys`` + ``start``/``end`` from the first of the candidate columns the table has."""
     if table is None or table.empty or "app_id" not in table.columns or not set(keys[1:]) <= set(table.columns):
         return pd.DataFrame(columns=[*keys, "start", "end"])
+    table = table[table[app_column(table)].notna()]  # MapReduce jobs beside Spark apps have none
     out = table[keys[1:]].astype(str).assign(app_id=table[app_column(table)].astype(str))[keys]
 
     def pick(candidates: tuple[str, ...]) -> pd.Series:

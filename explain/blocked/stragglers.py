@@ -60,12 +60,13 @@ class StragglerReport:
 
 
 def with_stages(tasks: pd.DataFrame) -> pd.DataFrame:
-    """``tasks`` with a ``stage_key``: MapReduce logs have none, and there the map (or the
-    reduce) tasks of one job play the part of a stage."""
-    if "stage_key" in tasks.columns:
+    """``tasks`` with a ``stage_key`` on every row: MapReduce tasks have none, and there the
+    map (or the reduce) tasks of one job play the part of a stage."""
+    parts = [c for c in ("job_id", "task_type") if c in tasks.columns]
+    if not parts or ("stage_key" in tasks.columns and tasks["stage_key"].notna().all()):
         return tasks
-    parts = [c for c in ("app_id", "job_id", "task_type") if c in tasks.columns]
-    return tasks.assign(stage_key=tasks[parts].astype(str).agg("/".join, axis=1)) if parts else tasks
+    mapreduce = tasks[parts].astype(str).agg("/".join, axis=1)
+    return tasks.assign(stage_key=tasks["stage_key"].fillna(mapreduce) if "stage_key" in tasks.columns else mapreduce)
 
 
 def analysed_tasks(tasks: pd.DataFrame) -> pd.DataFrame:

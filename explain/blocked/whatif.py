@@ -83,11 +83,12 @@ def _compare(real: pd.DataFrame, changed: pd.DataFrame, keys: list[str]) -> pd.D
 def whatifs(log: Log, scenarios: Sequence[Sequence[str]]) -> list[WhatIf]:
     """One ``WhatIf`` per scenario (each a list of names removed together); the replay of the
     real durations is shared."""
-    missing = [c for c in REQUIRED if c not in log.tasks.columns]
-    if len(log.tasks) and missing:
-        raise ExplainError(f"what-if replays Spark stages, and this log's tasks have no {', '.join(missing)} "
-                           "(MapReduce and tabular logs have jobs and tasks only: try perfx stragglers)")
     attempts = replayable(log.tasks)
+    if len(log.tasks) and attempts.empty:
+        missing = [c for c in REQUIRED if c not in log.tasks.columns]
+        why = f"this log's tasks have no {', '.join(missing)}" if missing else "no task of this log ran in one"
+        raise ExplainError(f"what-if replays Spark stages, and {why} "
+                           "(MapReduce and tabular logs have jobs and tasks only: try perfx stragglers)")
     changed = [new_durations(attempts, without) for without in scenarios]
     base = replay(attempts, (attempts["finish_time"] - attempts["launch_time"]).astype(float), log.jobs, log.apps)
     results = []

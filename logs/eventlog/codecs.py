@@ -1,4 +1,5 @@
-"""Decoders for the compressed streams Spark writes event logs with.
+"""Decoders for the compressed streams event logs come in: the four Spark writes them with,
+and gzip, which archived copies often are.
 
 Spark does not use the standard lz4-frame or snappy-framing formats: it wraps each codec in a
 Java stream (lz4-java ``LZ4BlockOutputStream``, snappy-java ``SnappyOutputStream``, Ning
@@ -15,16 +16,19 @@ from typing import BinaryIO, Callable, Iterator
 
 from ..errors import CorruptStream
 
-CHUNK = 1 << 20
-ZSTD_READ = 1 << 17
-"""Compressed bytes fed to zstd (or gzip) at a time: event logs compress ~10-20x, so this
-bounds each decompressed chunk to a few MB."""
+FRAMED_READ = 1 << 17
+"""Compressed bytes fed to a zstd or gzip decompressor at a time: event logs compress ~10-20x,
+so this bounds each decompressed chunk to a few MB."""
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 LZ4_MAGIC = b"LZ4Block"
 SNAPPY_MAGIC = b"\x82SNAPPY\x00"
 LZF_MAGIC = b"ZV"
-GZIP_MAGIC = b"\x1f\x8b"
+LZF_CHUNK_TYPES = (b"\x00", b"\x01")
+"""Ning LZF chunks are stored (0) or compressed (1): sniffing wants both bytes, ``ZV`` alone
+starts too many other files."""
+GZIP_MAGIC = b"\x1f\x8b\x08"
+"""gzip's magic and its one compression method (deflate)."""
 
 
 def _read_exact(stream: BinaryIO, size: int, what: str) -> bytes:
@@ -41,22 +45,32 @@ def zstd_chunks(stream: BinaryIO) -> Iterator[bytes]:
     import zstandard
 
     decompressor = zstandard.ZstdDecompressor()
-    frame = decompressor.decompressobj()
+    yield from _frames(stream, decompressor.decompressobj, zstandard.ZstdError, "zstd", "frame")
+
+
+def _frames(stream: BinaryIO, new_frame: Callable, error: type[Exception], codec: str, unit: str) -> Iterator[bytes]:
+    """Decompress a stream of self-delimiting frames (zstd frames, gzip members) one after
+    another with decompressor objects from ``new_frame``; raise ``CorruptStream`` after
+    yielding everything decodable when the stream breaks or ends inside a frame. Zero bytes
+    after the last frame (tape and block-device padding) are not a frame."""
+    frame = new_frame()
     inside = False
     try:
-        while data := stream.read(ZSTD_READ):
+        while data := stream.read(FRAMED_READ):
             while data:
+                if not inside and not data.strip(b"\x00"):
+                    break
                 out = frame.decompress(data)
                 inside = True
                 if out:
                     yield out
                 data = b""
                 if frame.eof:
-                    data, frame, inside = frame.unused_data, decompressor.decompressobj(), False
-    except zstandard.ZstdError as err:
-        raise CorruptStream(f"zstd: {err}") from err
+                    data, frame, inside = frame.unused_data, new_frame(), False
+    except error as err:
+        raise CorruptStream(f"{codec}: {err}") from err
     if inside:
-        raise CorruptStream("zstd: stream ends inside a frame")
+        raise CorruptStream(f"{codec}: stream ends inside a {unit}")
 
 
 def lz4_chunks(stream: BinaryIO) -> Iterator[bytes]:
@@ -165,32 +179,20 @@ def lzf_chunks(stream: BinaryIO) -> Iterator[bytes]:
 
 Decoder = Callable[[BinaryIO], Iterator[bytes]]
 
+
 def gzip_chunks(stream: BinaryIO) -> Iterator[bytes]:
     """gzip (RFC 1952), one member after another: Spark does not write it, but logs are
     gzipped when archived and copied. A stream cut inside a member says so after its data."""
     import zlib
 
-    member = zlib.decompressobj(wbits=31)
-    inside = False
-    try:
-        while data := stream.read(ZSTD_READ):
-            while data:
-                out = member.decompress(data)
-                inside = True
-                if out:
-                    yield out
-                data = b""
-                if member.eof:
-                    data, member, inside = member.unused_data, zlib.decompressobj(wbits=31), False
-    except zlib.error as err:
-        raise CorruptStream(f"gzip: {err}") from err
-    if inside:
-        raise CorruptStream("gzip: stream ends inside a member")
+    yield from _frames(stream, lambda: zlib.decompressobj(wbits=31), zlib.error, "gzip", "member")
 
 
 CODECS: dict[str, Decoder] = {"zstd": zstd_chunks, "lz4": lz4_chunks, "snappy": snappy_chunks, "lzf": lzf_chunks,
                               "gzip": gzip_chunks}
 """Codec name (as in ``spark.eventLog.compression.codec``, plus gzip) -> decoder."""
+SPARK_CODECS = frozenset({"zstd", "lz4", "snappy", "lzf"})
+"""The codecs Spark writes event logs with (``spark.eventLog.compression.codec``)."""
 
 
 def sniff_codec(head: bytes) -> str | None:
@@ -202,7 +204,7 @@ def sniff_codec(head: bytes) -> str | None:
         return "lz4"
     if head.startswith(SNAPPY_MAGIC):
         return "snappy"
-    if head.startswith(LZF_MAGIC):
+    if head.startswith(LZF_MAGIC) and head[2:3] in LZF_CHUNK_TYPES:
         return "lzf"
     if head.startswith(GZIP_MAGIC):
         return "gzip"

@@ -13,14 +13,16 @@ STAGE_TASK_COUNTERS = {
     "active": "num_active_tasks", "completed": "num_complete_tasks", "failed": "num_failed_tasks", "killed": "num_killed_tasks",
 }
 """``task_end_counts`` counter -> its column in the stage table."""
+JOB_TASK_COUNTERS = STAGE_TASK_COUNTERS | {"completed": "num_completed_tasks"}
+"""The same in the job table (the REST API spells one of them differently there)."""
 
 
-def _task_counters(tasks: pd.DataFrame, keys: np.ndarray) -> pd.DataFrame:
-    """The four task counters of each distinct key (one key per task), indexed by key:
-    ``np.bincount`` over the keys' codes rather than a groupby of a frame of flags."""
+def _task_counters(tasks: pd.DataFrame, keys: np.ndarray, names: dict[str, str]) -> pd.DataFrame:
+    """The four task counters of each distinct key (one key per task), indexed by key, as the
+    columns ``names`` gives: ``np.bincount`` over the keys' codes rather than a groupby."""
     codes, uniques = pd.factorize(keys)
     counts = {
-        STAGE_TASK_COUNTERS[name]: np.bincount(codes, weights=flag, minlength=len(uniques)).astype(np.int64)
+        names[name]: np.bincount(codes, weights=flag, minlength=len(uniques)).astype(np.int64)
         for name, flag in task_end_counts(tasks).items()
     }
     return pd.DataFrame(counts, index=uniques)
@@ -36,12 +38,12 @@ def _distinct_successes(tasks: pd.DataFrame, keys: np.ndarray, *columns: str) ->
 def add_stage_counts(stages: pd.DataFrame, tasks: pd.DataFrame) -> pd.DataFrame:
     """Task counters, completed partitions and first launch time of each stage attempt."""
     keys = tasks["stage_key"].to_numpy()
-    counts = _task_counters(tasks, keys)
+    counts = _task_counters(tasks, keys, STAGE_TASK_COUNTERS)
     counts["num_completed_indices"] = _distinct_successes(tasks, keys, "task_index")
     counts["first_task_launched_time"] = tasks["launch_time"].groupby(keys).min().astype(float)
     counts = counts.reindex(stages["id"].to_numpy())
     counts.index = stages.index
-    for column in ("num_active_tasks", "num_complete_tasks", "num_failed_tasks", "num_killed_tasks", "num_completed_indices"):
+    for column in (*STAGE_TASK_COUNTERS.values(), "num_completed_indices"):
         stages[column] = counts[column].fillna(0).astype(np.int64)
     stages["first_task_launched_time"] = counts["first_task_launched_time"]
     return stages
@@ -52,8 +54,7 @@ def add_job_counts(jobs: pd.DataFrame, stages: pd.DataFrame, tasks: pd.DataFrame
     count for the first job listing their stage; a stage counts for every job that lists it
     (completed and skipped stages by id, failed stage attempts one by one), as in the history
     server."""
-    task_counts = _task_counters(tasks, job_keys)
-    task_counts.columns = ["num_active_tasks", "num_completed_tasks", "num_failed_tasks", "num_killed_tasks"]
+    task_counts = _task_counters(tasks, job_keys, JOB_TASK_COUNTERS)
     task_counts["num_completed_indices"] = _distinct_successes(tasks, job_keys, "stage_id", "task_index")
     task_counts = task_counts.reindex(jobs["id"].to_numpy()).fillna(0).astype(np.int64)
     task_counts.index = jobs.index

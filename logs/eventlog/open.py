@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 from ..errors import CorruptStream, NotALog
-from .codecs import CODECS, sniff_codec
+from .codecs import CODECS, SPARK_CODECS, sniff_codec
 
 EVENT_PREFIX = b'{"Event"'
 ROLLING_DIR = "eventlog_v2_"
@@ -81,19 +81,28 @@ def codec_of(path: Path) -> str | None:
     return sniff_codec(first_bytes(path, 8))
 
 
-def sniff(path: Path) -> tuple[str | None, bytes]:
-    """A file's codec and its first decompressed bytes (empty if they cannot be decoded).
+@dataclass(frozen=True)
+class Sniffed:
+    """What the first bytes of a file say: its codec (None: plain), its first decompressed
+    bytes (BOM and leading blank space removed), and whether its stream broke before them."""
 
-    A plain file is read once, only the bytes sniffed; a compressed one is then decoded."""
+    codec: str | None
+    head: bytes
+    broken: bool = False
+
+
+def sniff(path: Path) -> Sniffed:
+    """A plain file is read once, only the bytes sniffed; a compressed one is then decoded."""
     head = first_bytes(path, HEAD_BYTES)
     codec = sniff_codec(head)
+    broken = False
     if codec is not None:
         try:
             with open_stream(path, codec) as stream:
                 head = stream.read(HEAD_BYTES)
-        except (CorruptStream, OSError):
-            head = b""
-    return codec, head.lstrip(b"\xef\xbb\xbf \t\r\n")
+        except CorruptStream:
+            head, broken = b"", True
+    return Sniffed(codec, head.lstrip(b"\xef\xbb\xbf \t\r\n"), broken)
 
 
 def _rolling_source(directory: Path) -> EventLogSource:
@@ -109,12 +118,12 @@ def _rolling_source(directory: Path) -> EventLogSource:
 
 
 def _file_source(path: Path) -> EventLogSource | None:
-    """The file as an event log, or None if it is not one. A stream in one of Spark's codecs
-    that breaks before its first event is still a (broken) event log: reading it reports the
-    break, instead of the file being passed over as something else."""
-    codec, head = sniff(path)
-    broken = codec is not None and not head
-    return EventLogSource(path, (path,), codec) if broken or head.startswith(EVENT_PREFIX) else None
+    """The file as an event log, or None if it is not one. A stream in one of the codecs Spark
+    writes that breaks before its first event is still a (broken) event log: reading it reports
+    the break, instead of the file being passed over as something else."""
+    sniffed = sniff(path)
+    broken = sniffed.broken and sniffed.codec in SPARK_CODECS
+    return EventLogSource(path, (path,), sniffed.codec) if broken or sniffed.head.startswith(EVENT_PREFIX) else None
 
 
 NOT_A_LOG = "not a Spark event log or Hadoop job history"

@@ -70,5 +70,32 @@ def test_whatif_on_a_mapreduce_log_is_one_line_and_exit_code_1(shared_data):
     result = subprocess.run([sys.executable, "-m", "perfx.cli", "whatif", "--log", str(shared_data / "hadoop-jhist")],
                             capture_output=True, text=True)
     assert result.returncode == 1 and result.stdout == ""
-    assert result.stderr.strip() == ("perfx: what-if replays Spark stages, and this log's tasks have no app_id, stage_key "
+    assert result.stderr.strip() == ("perfx: what-if replays Spark stages, and this log's tasks have no app_id "
                                      "(MapReduce and tabular logs have jobs and tasks only: try perfx stragglers)")
+
+
+@pytest.fixture(scope="module")
+def mixed(shared_data, tmp_path_factory):
+    """A Spark application and a MapReduce job history in one folder."""
+    folder = tmp_path_factory.mktemp("mixed")
+    spark = shared_data / "spark-events" / "local-1430917381534"
+    sleep = next((shared_data / "hadoop-jhist").glob("job_1329348432655_0001-*.jhist"))
+    (folder / spark.name).write_bytes(spark.read_bytes())
+    (folder / sleep.name).write_bytes(sleep.read_bytes())
+    return str(folder)
+
+
+def test_stragglers_of_a_mixed_folder_judge_both_kinds_of_task(mixed):
+    result = _run("stragglers", "--log", mixed, "--format", "json")
+    assert result.exit_code == 0, result.output
+    stages = {s["stage_key"]: s for s in json.loads(result.output)["stages"]}
+    assert stages["job_1329348432655_0001/MAP"]["tasks"] == 10 and stages["job_1329348432655_0001/REDUCE"]["tasks"] == 2
+    assert any(key.startswith("local-1430917381534/") for key in stages)
+    assert all(s["basis"] != "nan" for s in stages.values())
+
+
+def test_whatif_of_a_mixed_folder_replays_the_spark_jobs(mixed):
+    result = _run("whatif", "--log", mixed, "--format", "json")
+    assert result.exit_code == 0, result.output
+    jobs = json.loads(result.output)["jobs"]
+    assert jobs and {j["app_id"] for j in jobs} == {"local-1430917381534"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
 from perfx.explain.evaluation import EXPERIMENTS, LAST, SLOWER, evaluate
@@ -89,3 +90,25 @@ def test_cli(fixture_dir, tmp_path):
     assert result.exit_code == 0, result.output
     assert "fig3b_width3_precision_at_least_0.85" in result.output
     assert PLOTS <= {p.name for p in out.iterdir()}
+
+
+def test_explanation_kinds_are_shares_of_runs():
+    from perfx.explain.evaluation_report import kinds
+
+    def row(experiment, text, method="perfxplain", width=3):
+        return {"experiment": experiment, "method": method, "width": width, "explanation": text}
+
+    records = pd.DataFrame([
+        row("fig3a", "host_cpu_user compare = LT AND num_instances > 4"),
+        row("fig3a", "host_cpu_system compare = GT"),
+        row("fig3a", "host_proc_run isSame = F AND host_cpu_user compare = LT"),  # led by isSame: not one way
+        row("fig3a", "block_size <= 268435456 AND host_cpu_user compare = LT"),
+        row("fig3a", "host_cpu_user compare = LT", method="simbutdiff"),  # other methods do not count
+        row("fig3a", "host_cpu_user compare = LT", width=2),  # nor other widths
+        row("fig3b", "input_size compare = GT AND num_instances <= 8"),
+        row("fig3b", "input_size compare = GT AND block_size compare = GT"),
+        row("fig3b", "input_size isSame = F"),
+        row("fig3b", "input_size compare = GT AND num_instances <= 8"),
+    ])
+    assert kinds(records) == {"fig3a_led_by_load_or_cpu": 0.5, "fig3b_input_size_greater": 0.75,
+                              "fig3b_input_size_greater_and_instances": 0.5}

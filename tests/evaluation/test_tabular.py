@@ -120,3 +120,12 @@ def test_join_needs_task_times():
     log = Log(tasks=pd.DataFrame({"id": ["1"], "duration": [1]}))
     with pytest.raises(ValueError, match="launch_time"):
         join_host_metrics(log, pd.DataFrame({"host": [], "timestamp": []}))
+
+
+def test_a_sample_without_a_timestamp_is_left_out_and_listed():
+    # Sorted last, a timeless sample would cover everything after the last real one.
+    tasks = pd.DataFrame({"id": ["t"], "host": ["h"], "launch_time": [15_000], "finish_time": [25_000], "duration": [10_000]})
+    metrics = pd.DataFrame({"host": ["h", "h", "h"], "timestamp": [10.0, 20.0, None], "cpu": [1.0, 3.0, 1000.0]})
+    joined = join_host_metrics(Log(tasks=tasks, registry=FeatureRegistry()), metrics)
+    assert joined.tasks["host_cpu"].tolist() == pytest.approx([3.0])  # 15..20 s and after: the sample at 20 s
+    assert [(s.path, s.line, s.reason) for s in joined.skipped] == [("host metrics", 3, "sample without a usable timestamp")]

@@ -14,7 +14,9 @@ import pandas as pd
 import pytest
 import zstandard
 
+import perfx
 from perfx.cli import main
+from perfx.explain.errors import ExplainError
 from perfx.logs.errors import NotALog
 from perfx.logs.jhist import name_summary
 from perfx.logs.loader import load_log
@@ -96,7 +98,8 @@ def test_counters_of_one_task_match_the_raw_file() -> None:
     for name, value in counts.items():
         column = "gc_time" if name == "GC_TIME_MILLIS" else name.lower()
         assert row[column] == value, name
-    assert row["input_size"] == counts["HDFS_BYTES_READ"] and row["map_finished"] == end["mapFinishTime"]
+    assert row["input_size"] == counts["BYTES_READ"] == 0  # the input format's bytes: a sleep job reads none
+    assert row["map_finished"] == end["mapFinishTime"]
     reduce = by_id(load_log(SLEEP).tasks).loc["task_1329348432655_0001_r_000000"]
     assert reduce["input_size"] == reduce["reduce_shuffle_bytes"] and np.isnan(reduce["map_input_records"])
 
@@ -191,6 +194,8 @@ def test_histories_among_spark_logs_load_both(tmp_path) -> None:
     assert log.skipped == []
     assert len(log.apps) == 1 and len(log.jobs) == 2 and len(log.tasks) == 8 + 12
     assert set(log.tasks["job_id"]) == {"0", "job_1329348432655_0001"}
+    assert log.tasks["stage_key"].notna().all()  # MapReduce tasks are grouped beside Spark stages
+    assert set(log.tasks["stage_key"]) >= {"job_1329348432655_0001/MAP", "job_1329348432655_0001/REDUCE"}
     assert log.registry.resolve("task", "executor_cpu_time") and log.registry.resolve("task", "hdfs_bytes_read")
     assert len(load_log([tmp_path, tmp_path / SLEEP.name]).jobs) == 2  # the same file twice is read once
 
@@ -227,6 +232,174 @@ def test_bad_lines_are_skipped_with_their_reason(tmp_path) -> None:
     assert len(log.tasks) == 2
     shutil.copy(TERAGEN, tmp_path / "copy.jhist")
     assert [s.reason for s in load_log(tmp_path).skipped][-1].startswith("duplicate of job job_1416424547277_0002")
+
+
+def test_a_jobs_maps_and_its_reduces_are_separate_stages() -> None:
+    """stage_key = job_id/task_type: a map's reference is another map of its job, never a
+    reduce. Grouped by job, m_000000's reference was r_000000 (3605 ms, the median of the
+    faster tasks, 3 maps and 2 reduces)."""
+    log = load_log(SLEEP)
+    job = "job_1329348432655_0001"
+    assert log.tasks["stage_key"].value_counts().to_dict() == {f"{job}/MAP": 10, f"{job}/REDUCE": 2}
+    stage_key = log.registry.resolve("task", "stage_key")
+    assert (stage_key.kind, stage_key.role) == ("nominal", "identity") and "Spark stage" in stage_key.description
+    answer = perfx.explain(log, "WHY TASK task_1329348432655_0001_m_000000 SLOWER")
+    assert answer.pair == ("task_1329348432655_0001_m_000000", "task_1329348432655_0001_m_000007")
+    assert "the task of the same stage closest to the median duration" in answer.notes[0]
+    with pytest.raises(ExplainError, match="no task of the same stage as task task_1329348432655_0001_m_000009 "):
+        perfx.explain(log, "WHY TASK task_1329348432655_0001_m_000009 SLOWER")  # the fastest map: no map to compare
+
+
+def without_job_events(text: str) -> str:
+    """A job history whose job events (hence its job id) are gone: only its name can say
+    which job it is."""
+    return "".join(line for line in text.splitlines(keepends=True) if not line.lstrip().startswith('{"type":"JOB_'))
+
+
+def test_the_complete_copy_of_a_job_is_kept_whatever_the_order(tmp_path) -> None:
+    """A staging copy cut off before JOB_FINISHED sorts before the done file: the done file,
+    which has the job's end, is read, and the staging copy reported as its duplicate (its cut
+    line is not listed: the file was not used)."""
+    data = SLEEP.read_bytes()
+    staging, done = tmp_path / "0-staging", tmp_path / "done"
+    staging.mkdir(), done.mkdir()
+    (staging / "job_1329348432655_0001_1.jhist").write_bytes(data[: data.rindex(b'"totalCounters"')])
+    shutil.copy(SLEEP, done / SLEEP.name)
+    log = load_log(tmp_path)
+    (job,) = log.jobs.to_dict(orient="records")
+    assert job["status"] == "SUCCEEDED" and job["hdfs_bytes_read"] == 480 and job["source"] == str(done / SLEEP.name)
+    assert [(Path(s.path).parent.name, s.line, s.reason) for s in log.skipped] == [
+        ("0-staging", 0, f"duplicate of job job_1329348432655_0001, read from {done / SLEEP.name}")]
+    assert len(log.tasks) == 12
+    # a copy with fewer tasks loses even when it ends: the one with more tasks is kept
+    (staging / "job_1329348432655_0001_1.jhist").unlink()
+    lines = SLEEP.read_text().splitlines(keepends=True)
+    fewer = [line for line in lines if "m_000009" not in line]
+    (staging / "job_1329348432655_0001_1.jhist").write_text("".join(fewer))
+    log = load_log(tmp_path)
+    assert len(log.tasks) == 12 and Path(log.skipped[0].path).parent.name == "0-staging"
+
+
+def test_a_staging_copy_is_known_by_its_name(tmp_path) -> None:
+    """Staging files are named ``job_<id>_<AM attempt>.jhist``: without job events, the copy
+    is still the job, not a job 'job_1329348432655_0001_1'."""
+    staging = tmp_path / "job_1329348432655_0001_1.jhist"
+    staging.write_text(without_job_events(SLEEP.read_text()))
+    assert load_log(staging).jobs["id"].tolist() == ["job_1329348432655_0001"]
+    shutil.copy(SLEEP, tmp_path / SLEEP.name)
+    log = load_log(tmp_path)
+    assert log.jobs["id"].tolist() == ["job_1329348432655_0001"] and log.jobs["status"].tolist() == ["SUCCEEDED"]
+    assert [(Path(s.path).name, s.reason.split(",")[0]) for s in log.skipped] == [
+        (staging.name, "duplicate of job job_1329348432655_0001")]
+
+
+def test_name_summary_reads_queues_with_dots() -> None:
+    """Fair Scheduler queues are ``root.<...>``: a dotted queue, with and without a launch time."""
+    name = "job_1_0001-10-alice-wordcount-20-3-1-SUCCEEDED-root.users.alice"
+    assert name_summary(name + "-5.jhist") == {
+        "id": "job_1_0001", "submit_time": 10, "user": "alice", "name": "wordcount", "finish_time": 20,
+        "status": "SUCCEEDED", "queue": "root.users.alice", "finished_maps": 3, "finished_reduces": 1, "launch_time": 5,
+    }
+    assert name_summary(name + ".jhist")["queue"] == "root.users.alice"
+    assert "launch_time" not in name_summary(name + ".jhist")
+    assert name_summary(TERAGEN.name)["queue"] == "default"
+
+
+def _rewrite(path: Path, change) -> str:
+    """The file's text with ``change(type, body)`` applied to every event."""
+    lines = path.read_text().splitlines(keepends=True)
+    out = lines[:2]
+    for line in lines[2:]:
+        if line.strip():
+            record = json.loads(line)
+            (body,) = record["event"].values()
+            change(record["type"], body)
+            if record != json.loads(line):  # other lines stay as they were written
+                line = json.dumps(record, separators=(",", ":")) + "\n"
+        out.append(line)
+    return "".join(out)
+
+
+M5 = "task_1329348432655_0001_m_000005"
+
+
+def _break_counters(kind: str, body: dict) -> None:
+    if kind == "TASK_FINISHED" and body["taskid"] == M5:
+        del body["counters"]["groups"][-1]["counts"][0]["value"]
+
+
+def _drop_finish(kind: str, body: dict) -> None:
+    if kind == "TASK_FINISHED" and body["taskid"] == M5:
+        del body["finishTime"]
+        body["taskid"] = "task_1329348432655_0001_m_000099"  # a task not met before
+
+
+def _drop_map_finish(kind: str, body: dict) -> None:
+    if kind == "MAP_ATTEMPT_FINISHED" and body["taskid"] == M5:
+        del body["mapFinishTime"]
+
+
+def _break_attempt_counters(kind: str, body: dict) -> None:
+    if kind == "MAP_ATTEMPT_FINISHED" and body["taskid"] == M5:
+        body["counters"]["groups"][0]["counts"][0]["value"] = None
+
+
+def _break_job_counters(kind: str, body: dict) -> None:
+    if kind == "JOB_FINISHED":
+        body["totalCounters"]["groups"][0]["counts"][0]["value"] = "many"
+
+
+@pytest.mark.parametrize("change,kind", [
+    (_break_counters, "TASK_FINISHED"), (_drop_finish, "TASK_FINISHED"),
+    (_drop_map_finish, "MAP_ATTEMPT_FINISHED"), (_break_attempt_counters, "MAP_ATTEMPT_FINISHED"),
+    (_break_job_counters, "JOB_FINISHED"),
+], ids=["task-counters", "new-task-without-finish", "attempt-without-map-finish", "attempt-counters", "job-counters"])
+def test_a_skipped_event_changes_nothing(tmp_path, change, kind) -> None:
+    """An event that cannot be used is skipped whole: the tables are those of the file
+    without that line (no status or finish time set, no task created, no counter name kept)."""
+    broken = _rewrite(SLEEP, change)
+    bad = [n for n, (old, new) in enumerate(zip(SLEEP.read_text().splitlines(), broken.splitlines()), 1) if old != new]
+    assert len(bad) == 1
+    (tmp_path / "broken.jhist").write_text(broken)
+    without = broken.splitlines(keepends=True)
+    without[bad[0] - 1] = "\n"
+    (tmp_path / "without").mkdir()
+    (tmp_path / "without" / "broken.jhist").write_text("".join(without))
+    log, expected = load_log(tmp_path / "broken.jhist"), load_log(tmp_path / "without" / "broken.jhist")
+    assert [(s.line, s.reason.split(" without")[0]) for s in log.skipped] == [(bad[0], kind)]
+    pd.testing.assert_frame_equal(log.tasks, expected.tasks)
+    pd.testing.assert_frame_equal(log.jobs.drop(columns="source"), expected.jobs.drop(columns="source"))
+    assert log.registry.specs("task") == expected.registry.specs("task")
+
+
+def _teragen_input(tmp_path: Path, drop_groups: tuple[str, ...], rename: dict[str, str | None]) -> list[float]:
+    """TeraGen's map input sizes once counter groups are dropped and counters renamed (None: dropped)."""
+    def change(kind: str, body: dict) -> None:
+        groups = [g for g in (body.get("counters") or {"groups": []})["groups"] if g["name"] not in drop_groups]
+        for group in groups:
+            renamed = [dict(c, name=rename.get(c["name"], c["name"])) for c in group["counts"]]
+            group["counts"] = [c for c in renamed if c["name"] is not None]
+        if body.get("counters"):
+            body["counters"]["groups"] = groups
+
+    path = tmp_path / f"teragen{len(list(tmp_path.iterdir()))}.jhist"
+    path.write_text(_rewrite(TERAGEN, change))
+    return load_log(path).tasks["input_size"].tolist()
+
+
+def test_map_input_size_prefers_the_input_formats_bytes(tmp_path) -> None:
+    """TeraGen's maps generate their data: the input format read 0 bytes, HDFS 79 (the split
+    metadata), local files 0. Without FileInputFormatCounter: HDFS, then S3A, then FILE."""
+    maps = {c["name"]: c["value"] for k, b in raw_events(TERAGEN) if k == "MAP_ATTEMPT_FINISHED"
+            for g in b["counters"]["groups"] for c in g["counts"]}
+    assert (maps["BYTES_READ"], maps["HDFS_BYTES_READ"], maps["FILE_BYTES_READ"]) == (0, 79, 0)
+    assert load_log(TERAGEN).tasks["input_size"].tolist() == [0, 0]
+    no_format = ("org.apache.hadoop.mapreduce.lib.input.FileInputFormatCounter",)
+    assert _teragen_input(tmp_path, no_format, {}) == [79, 79]
+    assert _teragen_input(tmp_path, no_format, {"HDFS_BYTES_READ": "S3A_BYTES_READ"}) == [79, 79]
+    assert _teragen_input(tmp_path, no_format, {"HDFS_BYTES_READ": None}) == [0, 0]  # FILE_BYTES_READ
+    spec = load_log(TERAGEN).registry.resolve("task", "input_size")
+    assert spec.source.startswith("BYTES_READ, HDFS_BYTES_READ, S3A_BYTES_READ, FILE_BYTES_READ")
 
 
 def test_compressed_copies_load_identically(tmp_path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import io
 import struct
+from pathlib import Path
 
 import cramjam
 import lz4.block
@@ -15,6 +16,7 @@ import zstandard
 
 from perfx.logs.errors import NotALog
 from perfx.logs.eventlog.codecs import LZ4_MAGIC, SNAPPY_MAGIC, lzf_decompress
+from perfx.logs.eventlog.open import NOT_A_LOG
 from perfx.logs.loader import load_log
 from tests.conftest import SHARED_DATA
 
@@ -170,3 +172,20 @@ def test_compressed_log_broken_before_its_first_event_is_reported_not_passed_ove
     log = load_log(path)
     assert [(s.line, s.reason) for s in log.skipped] == [(1, "compressed stream broken off: zstd: stream ends inside a frame")]
     assert log.tasks.empty
+
+
+def test_files_that_only_look_compressed_are_passed_over_not_made_apps(tmp_path) -> None:
+    (tmp_path / "app").write_bytes(TEXT)
+    (tmp_path / "empty.gz").write_bytes(gzip.compress(b""))
+    (tmp_path / "blank.gz").write_bytes(gzip.compress(b"\n\n\n"))
+    (tmp_path / "notes.txt").write_bytes(b"ZVEZDA is a star\n")  # starts like an LZF chunk
+    log = load_log(tmp_path)
+    assert len(log.apps) == 1 and len(log.tasks) == 110
+    assert sorted((Path(s.path).name, s.reason) for s in log.skipped) == [
+        ("blank.gz", NOT_A_LOG), ("empty.gz", NOT_A_LOG), ("notes.txt", NOT_A_LOG)]
+
+
+def test_a_folder_of_unreadable_job_histories_says_why(tmp_path) -> None:
+    (tmp_path / "job_1_1.jhist").write_bytes(b"Avro-Binary\x00\x01")
+    with pytest.raises(NotALog, match=r"in this directory \(job_1_1.jhist: binary Avro job history .*jhist.format=json"):
+        load_log(tmp_path)
