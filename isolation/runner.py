@@ -56,21 +56,35 @@ def load_program(path: str | os.PathLike):
     return module
 
 
+QUIET_LOG4J = Path(__file__).with_name("log4j2-quiet.properties")
+"""Spark's logging for the sessions perfx starts: errors only (see the file)."""
+
+
+def session_builder(master: str = "local[2]", name: str = "perfx"):
+    """A SparkSession builder for a session perfx starts itself: no Spark UI or console
+    progress bar (perfx shows its own), Spark's logging down to errors, and, on a local
+    master, the workers on this Python and the driver on the loopback address (a local run
+    needs no other, and Spark warns about the host name otherwise)."""
+    from pyspark.sql import SparkSession
+
+    if master.startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    return (SparkSession.builder.master(master).appName(name)
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.ui.enabled", "false")
+            .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={QUIET_LOG4J.as_uri()}"))
+
+
 def spark_session(master: str = "local[2]", name: str = "perfx isolate"):
     """``(session, created)``: the active SparkSession if there is one (a notebook, a test),
-    else a new quiet one on ``master`` without Spark's console progress bar (perfx shows its
-    own); ``created`` says whether the caller should stop it."""
+    else a new one from ``session_builder``; ``created`` says whether the caller should stop it."""
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
     if active is not None:
         return active, False
-    if master.startswith("local"):
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = (SparkSession.builder.master(master).appName(name)
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.ui.enabled", "false")
-               .getOrCreate())
+    session = session_builder(master, name).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session, True
 

@@ -15,7 +15,6 @@ Everything is written under a temporary folder (``--keep DIR`` keeps it).
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import shutil
 import sys
@@ -56,16 +55,10 @@ def _paper_queries(console: Console) -> None:
 
 def _spark(event_dir: Path | None):
     """A local[2] session; with ``event_dir``, logging events with Spark 4's defaults."""
-    from pyspark.sql import SparkSession
+    from perfx.isolation.runner import session_builder
 
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .appName("perfx demo: movie ratings")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.eventLog.enabled", str(event_dir is not None).lower())
-    )
+    builder = session_builder("local[2]", "perfx demo: movie ratings").config(
+        "spark.eventLog.enabled", str(event_dir is not None).lower())
     if event_dir is not None:
         builder = builder.config("spark.eventLog.dir", event_dir.as_uri())
     session = builder.getOrCreate()

@@ -56,3 +56,18 @@ def test_import_perfx_grammar_stays_light():
     code = "import sys, perfx.grammar; print('pandas' in sys.modules, 'pyspark' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_data_files_the_code_opens_are_package_data():
+    # A wheel carries only what package-data lists: the grammar, the fixture sample, and the
+    # quiet log4j2 configuration of the Spark sessions perfx starts.
+    from fnmatch import fnmatch
+
+    from perfx.isolation.runner import QUIET_LOG4J
+
+    config = _setuptools_config()
+    folders = config["package-dir"]
+    for path, package in ((QUIET_LOG4J, "perfx.isolation"), (REPO / "grammar" / "pxql.lark", "perfx.grammar")):
+        assert path.is_file()
+        relative = path.relative_to(REPO / folders[package]).as_posix()
+        assert any(fnmatch(relative, pattern) for pattern in config["package-data"][package]), relative
