@@ -87,10 +87,10 @@ def kinds(df: pd.DataFrame) -> dict:
     }
 
 
-def checks(tables: dict, kind: dict | None = None) -> dict:
+def checks(tables: dict, kind: dict) -> dict:
     """The acceptance targets of the evaluation, each with the figures it compares."""
     result = {}
-    for name, value in (kind or {}).items():
+    for name, value in kind.items():
         if name != "fig3b_input_size_greater_and_instances":
             result[f"{name}_in_most_runs"] = {"value": value, "passed": _ok(value) and value >= 0.5}
     b3 = tables.get("fig3b", {})

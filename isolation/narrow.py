@@ -32,41 +32,51 @@ def _advance(record: tuple, value, spent: int, full: bool) -> tuple:
 
 
 def map_records(function, full: bool):
-    def run(records):
-        clock = perf_counter_ns
-        for record in records:
-            start = clock()
-            try:
-                value = function(record[0])
-            except Exception as err:
-                raise udf_error(function, record, err) from err
-            yield _advance(record, value, clock() - start, full)
-    return run
+    return _mapping(function, function, full)
 
 
 def map_values(function, full: bool):
+    def apply(pair):
+        key, value = pair
+        return key, function(value)
+    return _mapping(function, apply, full)
+
+
+def flat_map(function, full: bool):
+    return _flat_mapping(function, function, full)
+
+
+def flat_map_values(function, full: bool):
+    def apply(pair):
+        key, value = pair
+        return [(key, v) for v in function(value)]
+    return _flat_mapping(function, apply, full)
+
+
+def _mapping(function, apply, full: bool):
+    """One output per record, ``apply(value)``, timed; a failure names the user's ``function``
+    (``apply`` is it, or it wrapped to work on a pair's value)."""
     def run(records):
         clock = perf_counter_ns
         for record in records:
             start = clock()
             try:
-                key, value = record[0]
-                value = (key, function(value))
+                value = apply(record[0])
             except Exception as err:
                 raise udf_error(function, record, err) from err
             yield _advance(record, value, clock() - start, full)
     return run
 
 
-def flat_map(function, full: bool):
-    """The whole call, iteration of a returned generator included, is timed once and lies on
-    the path of every record it returns."""
+def _flat_mapping(function, apply, full: bool):
+    """Any number of outputs per record, ``apply(value)``. The whole call, iteration of a
+    returned generator included, is timed once and lies on the path of every output."""
     def run(records):
         clock = perf_counter_ns
         for record in records:
             start = clock()
             try:
-                values = list(function(record[0]))
+                values = list(apply(record[0]))
             except Exception as err:
                 raise udf_error(function, record, err) from err
             spent = clock() - start
@@ -77,22 +87,6 @@ def flat_map(function, full: bool):
                 path, source, rest, shuffle = record[1] + spent, record[2], record[3] + spent, record[4]
                 for value in values:
                     yield (value, path, source, rest, shuffle)
-    return run
-
-
-def flat_map_values(function, full: bool):
-    def run(records):
-        clock = perf_counter_ns
-        for record in records:
-            start = clock()
-            try:
-                key, value = record[0]
-                values = [(key, v) for v in function(value)]
-            except Exception as err:
-                raise udf_error(function, record, err) from err
-            spent = clock() - start
-            for value in values:
-                yield _advance(record, value, spent, full)
     return run
 
 

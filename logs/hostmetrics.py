@@ -65,8 +65,9 @@ def join_host_metrics(log: Log, metrics: pd.DataFrame) -> Log:
         raise ValueError("host metrics need 'host' and 'timestamp' columns")
     names = [c for c in metrics.columns if c not in ("host", "timestamp") and pd.api.types.is_numeric_dtype(metrics[c])]
     samples = metrics.assign(timestamp=_epoch_ms(metrics["timestamp"]))
-    untimed = np.flatnonzero(samples["timestamp"].isna().to_numpy())
-    samples = samples.iloc[np.setdiff1d(np.arange(len(samples)), untimed)]
+    timed = samples["timestamp"].notna().to_numpy()
+    untimed = np.flatnonzero(~timed)
+    samples = samples[timed]
     skipped = list(log.skipped) + [SkippedLine("host metrics", int(row) + 1, "sample without a usable timestamp")
                                    for row in untimed]
 
