@@ -60,8 +60,10 @@ def summarise(evaluation: Evaluation) -> dict:
     return out
 
 
-LOAD_CPU = ("host_cpu_", "host_load_", "host_proc_")
-"""Features of the load and CPU of a task's instance (the paper's WhyLastTaskFaster answer)."""
+LOAD_CPU = ("host_cpu_", "host_load_", "host_proc_", "concurrent_tasks_host", "mean_concurrent_tasks_host")
+"""Features of the load and CPU of a task's instance (the paper's WhyLastTaskFaster answer:
+"the system load is lighter for the last task"): Ganglia's CPU, load and process counts, and
+the task load on the host that the loader derives from the log's own launch and finish times."""
 
 
 def kinds(df: pd.DataFrame) -> dict:

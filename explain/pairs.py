@@ -70,6 +70,21 @@ class PairColumn:
         return Atom(self.spec.name, self.pair_op, op, self.decode(value))  # type: ignore[arg-type]
 
 
+def says_alike(column: PairColumn, value: float) -> bool:
+    """Does ``column = value`` say the two executions are alike — the same value
+    (``isSame = T``, ``diff = (v, v)``, any base predicate: both have it) or similar ones
+    (``compare = SIM``)? A generated DESPITE is made of these: it states what makes the pair
+    comparable, as in the paper's examples, never a difference between the two."""
+    if column.pair_op == "base":
+        return True
+    if column.pair_op == "isSame":
+        return value == 1.0
+    if column.pair_op == "compare":
+        return value == ORDER["SIM"]
+    pair = column.decode(value)
+    return isinstance(pair, ValuePair) and pair.first == pair.second
+
+
 def varies(values: np.ndarray) -> np.ndarray:
     """For each row of a (pair features × pairs) matrix, whether any predicate could split
     the pairs (a missing value counts as a value of its own: it falsifies every atom)."""

@@ -19,7 +19,7 @@ from .engine import register_method
 from .errors import ExplainError
 from .explanation import Explanation, Step, format_conjunction
 from .metrics import metrics_on, ordered_steps, share
-from .pairs import pair_features, varies
+from .pairs import pair_features, says_alike, varies
 from .request import Request
 from .sampling import TrainingSet, training_set
 from .search import grow
@@ -85,7 +85,8 @@ def perfxplain(request: Request) -> Explanation:
 
 
 def learn(request: Request, cols: Columns, ts: TrainingSet, kind: str, width: int, stop=None) -> list[Atom]:
-    """Algorithm 1 on ``ts`` for one clause: BECAUSE targets observed pairs, DESPITE expected."""
+    """Algorithm 1 on ``ts`` for one clause: BECAUSE targets observed pairs, DESPITE expected
+    (with the predicates that say the pair is alike)."""
     specs = cols.candidates()
     i = np.concatenate([[request.first], ts.i])
     j = np.concatenate([[request.second], ts.j])
@@ -93,8 +94,10 @@ def learn(request: Request, cols: Columns, ts: TrainingSet, kind: str, width: in
     poi = np.array([c.values[0] for c in columns])
     for c in columns:
         c.values = c.values[1:]
-    varying = np.flatnonzero(varies(np.vstack([c.values for c in columns]))) if columns else []
-    columns, poi = [columns[k] for k in varying], poi[varying]
+    keep = varies(np.vstack([c.values for c in columns])) if columns else np.zeros(0, bool)
+    if kind == "despite":
+        keep &= np.array([says_alike(c, v) for c, v in zip(columns, poi)], dtype=bool)
+    columns, poi = [c for c, k in zip(columns, keep) if k], poi[keep]
     y = ts.observed if kind == "because" else ~ts.observed
     steps = grow(columns, poi, y, width, weight=request.precision_weight, stop=stop)
     return [s.candidate.atom for s in steps]
@@ -114,7 +117,9 @@ def generate_despite(request: Request, cols: Columns, ts: TrainingSet, width: in
         mask[steps[-1].keep] = True
         relevance = share(ts.weight, expected, mask)
         mass = float(ts.weight[mask].sum())
-        if relevance < best[-1] + MIN_RELEVANCE_GAIN or mass < MIN_DESPITE_GENERALITY * kept[-1]:
+        # A context in which (almost) nothing performed as observed leaves no question.
+        starves = int(np.count_nonzero(ts.observed[mask])) < MIN_PER_LABEL
+        if relevance < best[-1] + MIN_RELEVANCE_GAIN or mass < MIN_DESPITE_GENERALITY * kept[-1] or starves:
             steps.pop()
             return True
         best.append(relevance)

@@ -138,6 +138,12 @@ def grow(
             cand = best_predicate(PairColumn(col.spec, col.pair_op, col.values[keep], True, col.decode), float(poi[k]), ys)
             if cand is not None:
                 found.append(cand)
+        # Information gain is symmetric: a feature's best split may isolate the *other*
+        # class. Such a predicate makes the clause less precise (Algorithm 1 extends it into
+        # "a more precise explanation"), so it is no step; left in the ranking, it would also
+        # lift the percentile rank of predicates barely better than chance. Counts are
+        # cross-multiplied so that a predicate covering just the kept pairs is no step either.
+        found = [c for c in found if c.positive * len(ys) > float(ys.sum()) * c.covered]
         if not found:
             break
         sat = np.array([c.covered for c in found])

@@ -45,6 +45,37 @@ def overlapping(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.nda
     return count
 
 
+def mean_overlapping(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """For each interval [start, end), how many *other* intervals of its group ran beside it
+    on average over its length: the total time others overlapped it divided by its length
+    (NaN for an empty interval).
+
+    Where ``overlapping`` counts a task that shared the host for a second the same as one
+    that shared it throughout, this is the time-weighted load a task saw: the last task of a
+    job on a host that ran alone for half its run scores 0.5 against 1.0 for its
+    predecessors. The overlap total is ∫ (N(t) − 1) dt over the interval, with N(t) the
+    intervals covering t; ∫_{-∞}^{t} N = Σ_{s_k<t} (t − s_k) − Σ_{e_k<t} (t − e_k), which
+    prefix sums of the sorted starts and ends give at any t (O(n log n) per group)."""
+    out = np.full(len(start), np.nan)
+    order = np.argsort(group, kind="stable")
+    bounds = np.flatnonzero(np.diff(group[order])) + 1
+    for members in np.split(order, bounds) if len(start) else []:
+        s, e = start[members], end[members]
+        starts, ends = np.sort(s), np.sort(e)
+        start_sums = np.concatenate([[0.0], np.cumsum(starts)])
+        end_sums = np.concatenate([[0.0], np.cumsum(ends)])
+
+        def busy_until(t: np.ndarray) -> np.ndarray:
+            began = np.searchsorted(starts, t, side="left")
+            done = np.searchsorted(ends, t, side="left")
+            return (began * t - start_sums[began]) - (done * t - end_sums[done])
+
+        length = e - s
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[members] = np.where(length > 0, (busy_until(e) - busy_until(s) - length) / length, np.nan)
+    return out
+
+
 def running_at_start(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """For each interval, how many intervals of its group (itself included) were running at
     the moment it started: started at or before it, not yet ended."""
@@ -89,9 +120,8 @@ def add_task_features(tasks: pd.DataFrame) -> pd.DataFrame:
     start = tasks["launch_time"].to_numpy(dtype=np.float64)
     end = np.where(ran, tasks["finish_time"].to_numpy(dtype=np.float64), start)
     executor = group_codes(tasks, "app_key", "executor_id")
-    host = group_codes(tasks, "host")
     tasks["concurrent_tasks_executor"] = np.where(ran, overlapping(executor, start, end), np.nan)
-    tasks["concurrent_tasks_host"] = np.where(ran, overlapping(host, start, end), np.nan)
+    add_host_load(tasks)
 
     task_id = tasks["task_id"].to_numpy()
     by_launch = np.lexsort((task_id, start))  # launch order, ties by task id
@@ -101,6 +131,21 @@ def add_task_features(tasks: pd.DataFrame) -> pd.DataFrame:
     first[by_launch[_first_of_each(stage_executor[by_launch])]] = True
     tasks["first_task_on_executor"] = np.where(first, "T", "F").astype(object)
     tasks["wave"] = _waves(stage, start, end, ran, by_launch)
+    return tasks
+
+
+def add_host_load(tasks: pd.DataFrame) -> pd.DataFrame:
+    """Add ``concurrent_tasks_host`` and ``mean_concurrent_tasks_host`` (registry
+    TASK_HOST_LOAD) in place: the load other tasks put on a task's host while it ran, read
+    from the log's own launch and finish times. A task that never finished has neither."""
+    ran = tasks["finish_time"].notna().to_numpy()
+    start = pd.to_numeric(tasks["launch_time"], errors="coerce").to_numpy(dtype=np.float64)
+    end = np.where(ran, pd.to_numeric(tasks["finish_time"], errors="coerce").to_numpy(dtype=np.float64), start)
+    ran &= ~np.isnan(start)
+    start, end = np.where(ran, start, 0.0), np.where(ran, end, 0.0)
+    host = group_codes(tasks, "host") * 2 + ~ran  # tasks without times join no group of real ones
+    tasks["concurrent_tasks_host"] = np.where(ran, overlapping(host, start, end), np.nan)
+    tasks["mean_concurrent_tasks_host"] = np.where(ran, mean_overlapping(host, start, end), np.nan)
     return tasks
 
 

@@ -22,8 +22,9 @@ import math
 import pandas as pd
 
 from .aggregate import add_task_aggregates, aggregate_specs
+from .derive import add_host_load
 from .jhist_events import Attempt, Counters, JobHistory, Task
-from .registry import COMMON, C, FeatureRegistry, FeatureSpec, N, Unit, spec
+from .registry import COMMON, TASK_HOST_LOAD, C, FeatureRegistry, FeatureSpec, N, Unit, spec
 from .tabular import infer_unit, snake_case
 
 JHIST_TASK = COMMON + [
@@ -240,10 +241,10 @@ def build_tables(histories: list[JobHistory]) -> tuple[pd.DataFrame, pd.DataFram
     job_counters: dict[str, FeatureSpec] = {}
     task_rows = [_task_row(t, h.job["id"], h, task_counters) for h in histories for t in h.tasks.values()]
     job_rows = [_job_row(h, job_counters) for h in histories]
-    tasks = _frame(task_rows, JHIST_TASK, task_counters)
+    tasks = add_host_load(_frame(task_rows, JHIST_TASK, task_counters))
     jobs = add_task_aggregates(_frame(job_rows, JHIST_JOB, job_counters), tasks, "job_id")
     registry = FeatureRegistry()
-    registry.register_all("task", JHIST_TASK + list(task_counters.values()))
+    registry.register_all("task", JHIST_TASK + TASK_HOST_LOAD + list(task_counters.values()))
     registry.register_all("job", JHIST_JOB + list(job_counters.values()))
     registry.register_all("job", aggregate_specs(registry.specs("task"), set(jobs.columns) - set(registry.names("job"))))
     return tasks, jobs, registry

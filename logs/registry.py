@@ -105,6 +105,15 @@ COMMON = [
     spec("duration", N, "ms", "outcome", "Wall-clock duration of the execution.", "", "runtime", "elapsed"),
 ]
 
+# Derived (logs.derive.add_host_load) for every task log that names a task's host and its
+# launch and finish times: Spark, Hadoop job histories, tabular logs.
+TASK_HOST_LOAD = [
+    spec("concurrent_tasks_host", N, "count", "feature", "Other tasks running on the same host while this one ran.", "derived"),
+    spec("mean_concurrent_tasks_host", N, "count", "feature",
+         "Other tasks running on the same host, on average over this task's run (time-weighted): "
+         "0.5 for a task that shared its host with one other for half its run.", "derived", "host_task_load"),
+]
+
 # Spark tasks: one row per task attempt. Spark field names in ``source``; nanosecond fields
 # (CPU times, shuffle write time) are converted to ms by the reader.
 SPARK_TASK = COMMON + [
@@ -164,7 +173,7 @@ SPARK_TASK = COMMON + [
     spec("blocked_network_time", N, "ms", "feature", "Time blocked on the network (shuffle fetch wait).", "derived"),
     spec("blocked_disk_time", N, "ms", "feature", "Time blocked on disk (shuffle write time, input read time where logged).", "derived"),
     spec("concurrent_tasks_executor", N, "count", "feature", "Other tasks running on the same executor while this one ran.", "derived"),
-    spec("concurrent_tasks_host", N, "count", "feature", "Other tasks running on the same host while this one ran.", "derived"),
+    *TASK_HOST_LOAD,
     spec("first_task_on_executor", C, "none", "feature", "T if this was its stage's first task on its executor (cold JIT / caches).", "derived"),
     spec("wave", N, "count", "feature", "Scheduling wave of the task within its stage (0-based).", "derived"),
 ]

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from .derive import add_host_load
 from .errors import NotALog
 from .model import Log
-from .registry import FeatureRegistry, FeatureSpec, Role, Unit
+from .registry import TASK_HOST_LOAD, FeatureRegistry, FeatureSpec, Role, Unit
 
 SUFFIXES = (".csv", ".parquet")
 TABLES = {"task": "tasks", "job": "jobs"}
@@ -57,6 +58,9 @@ def read_tabular_log(path: str | Path) -> Log:
         tables[entity] = frame
         if file:
             registry.register_all(entity, column_specs(frame, source=file.name))
+    if _has_host_times(tables["task"]):
+        add_host_load(tables["task"])
+        registry.register_all("task", TASK_HOST_LOAD)
     log = Log(tasks=tables["task"], jobs=tables["job"], registry=registry, sources=[str(root)])
     metrics_file = next((f for f in (_find(root, s) for s in HOST_METRIC_TABLES) if f), None)
     if metrics_file is None or log.tasks.empty:
@@ -64,6 +68,12 @@ def read_tabular_log(path: str | Path) -> Log:
     from .hostmetrics import join_host_metrics
 
     return join_host_metrics(log, _read(metrics_file).rename(columns=snake_case))
+
+
+def _has_host_times(tasks: pd.DataFrame) -> bool:
+    """Can the host load be derived (and is it not in the table already)?"""
+    return ({"host", "launch_time", "finish_time"} <= set(tasks.columns)
+            and not {s.name for s in TASK_HOST_LOAD} & set(tasks.columns))
 
 
 def column_specs(frame: pd.DataFrame, source: str = "") -> list[FeatureSpec]:

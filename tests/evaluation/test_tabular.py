@@ -48,6 +48,13 @@ def test_reads_tables_into_the_canonical_model(tmp_path, suffix):
     assert spec["hdfs_bytes_read"].role == "feature"
     assert spec["launch_time"].role == "identity" and spec["job_id"].role == "identity"
     assert spec["finish_time"].role == "outcome" and spec["duration"].role == "outcome"
+    # The load other tasks put on a task's host, from the table's own times: t1 [5, 15) and
+    # t2 [12, 30) share host a for 3 s; t3, launched and finished at 25 s, counts as running
+    # beside t2 but adds no time to its load, and has no load of its own.
+    assert log.tasks["concurrent_tasks_host"].tolist() == [1, 2, 1, 0]
+    assert log.tasks["mean_concurrent_tasks_host"].tolist()[:2] == [pytest.approx(0.3), pytest.approx(3 / 18)]
+    assert math.isnan(log.tasks["mean_concurrent_tasks_host"].iloc[2])
+    assert spec["mean_concurrent_tasks_host"].role == "feature" and spec["mean_concurrent_tasks_host"].unit == "count"
     assert spec["host"].kind == "nominal" and spec["host"].role == "feature"
     assert log.registry.resolve("task", "hostname").name == "host"
     assert log.registry.resolve("job", "numinstances").name == "num_instances"

@@ -88,3 +88,36 @@ def test_grow_weight_trades_precision_for_generality():
     pick = lambda w: grow([narrow, broad, other], np.ones(3), y, 1, weight=w)[0].candidate.column.spec.name  # noqa: E731
     assert pick(0.8) == "narrow"
     assert pick(0.0) == "broad"
+
+
+def test_grow_never_takes_a_predicate_that_points_to_the_other_class():
+    # The pair of interest is on the "expected" side of ``anti`` (its 1s are mostly
+    # expected pairs): information gain is high, but as a BECAUSE it lowers precision.
+    y = np.array([1] * 10 + [0] * 10, bool)
+    anti = column([0] * 9 + [1] * 1 + [1] * 10, numeric=False, name="anti")
+    assert grow([anti], np.array([1.0]), y, width=2) == []
+
+
+def test_predicates_against_the_target_do_not_inflate_a_trivial_ones_rank():
+    # 1000 pairs, half observed. ``precise`` covers 10 % of them at precision 0.9;
+    # ``trivial`` covers all but two at precision 0.501; and eight features whose best
+    # split holds for the pair of interest but isolates *expected* pairs (precision 0.3).
+    # Ranked among those eight, ``trivial`` would be second in precision and first in
+    # generality, beating ``precise``; they are no reasons, so they are not ranked.
+    n = 1000
+    y = np.zeros(n, bool)
+    y[:500] = True
+    precise = np.zeros(n)
+    precise[:90] = 1
+    precise[500:510] = 1
+    trivial = np.ones(n)
+    trivial[[998, 999]] = 0
+    against = []
+    for k in range(8):
+        values = np.zeros(n)
+        values[k * 10: k * 10 + 30] = 1  # 30 observed ...
+        values[500 + k * 50: 570 + k * 50] = 1  # ... and 70 expected
+        against.append(column(values, numeric=False, name=f"against{k}"))
+    columns = [column(trivial, numeric=False, name="trivial"), column(precise, numeric=False, name="precise"), *against]
+    first = grow(columns, np.ones(len(columns)), y, width=1)[0]
+    assert first.candidate.column.spec.name == "precise"

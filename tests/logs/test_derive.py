@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from perfx.logs.aggregate import task_aggregates
-from perfx.logs.derive import add_task_features, overlapping, running_at_start
+from perfx.logs.derive import add_host_load, add_task_features, mean_overlapping, overlapping, running_at_start
 from perfx.logs.loader import load_log
 from tests.conftest import SHARED_DATA
 
@@ -107,3 +107,38 @@ def test_aggregates_equal_pandas_groupby_on_real_logs() -> None:
             ours = task_aggregates(tasks, key)
             expected = reference_aggregates(tasks, key).loc[ours.index]
             pd.testing.assert_frame_equal(ours, expected, check_names=False, check_dtype=False, rtol=1e-12)
+
+
+def brute_mean_overlap(group, start, end):
+    out = np.full(len(start), np.nan)
+    for i in range(len(start)):
+        if end[i] > start[i]:
+            others = (group == group[i]) & (np.arange(len(start)) != i)
+            shared = np.clip(np.minimum(end[others], end[i]) - np.maximum(start[others], start[i]), 0, None)
+            out[i] = shared.sum() / (end[i] - start[i])
+    return out
+
+
+def test_mean_overlap_matches_brute_force() -> None:
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        n = int(rng.integers(1, 60))
+        group = rng.integers(0, 3, n)
+        start = rng.uniform(0, 50, n)
+        end = start + rng.integers(0, 15, n) * rng.uniform(0.5, 1.5, n)  # includes empty intervals
+        assert np.allclose(mean_overlapping(group, start, end), brute_mean_overlap(group, start, end), equal_nan=True)
+
+
+def test_host_load_tells_a_task_that_ran_alone_at_the_end() -> None:
+    # Two map slots on one host: tasks 0 and 1 share it throughout, task 2 runs beside task 3
+    # for half its run and alone for the rest; the overlap count cannot tell 2 from 0.
+    tasks = pd.DataFrame({"host": ["h"] * 4 + ["other"], "launch_time": [0, 0, 10, 10, 0],
+                          "finish_time": [10.0, 10, 30, 20, 40]})
+    add_host_load(tasks)
+    assert tasks["concurrent_tasks_host"].tolist() == [1, 1, 1, 1, 0]
+    assert tasks["mean_concurrent_tasks_host"].tolist() == [1.0, 1.0, 0.5, 1.0, 0.0]
+    # A task that never finished has no load, and adds none to the others.
+    tasks.loc[3, "finish_time"] = np.nan
+    add_host_load(tasks)
+    assert np.isnan(tasks.loc[3, "mean_concurrent_tasks_host"])
+    assert tasks.loc[2, "mean_concurrent_tasks_host"] == 0.0
