@@ -60,10 +60,12 @@ def summarise(evaluation: Evaluation) -> dict:
     return out
 
 
-LOAD_CPU = ("host_cpu_", "host_load_", "host_proc_", "concurrent_tasks_host", "mean_concurrent_tasks_host")
+GANGLIA_LOAD_CPU = ("host_cpu_", "host_load_", "host_proc_")
+"""Ganglia's CPU, load average and process counts of a task's instance."""
+LOAD_CPU = GANGLIA_LOAD_CPU + ("concurrent_tasks_host", "mean_concurrent_tasks_host")
 """Features of the load and CPU of a task's instance (the paper's WhyLastTaskFaster answer:
-"the system load is lighter for the last task"): Ganglia's CPU, load and process counts, and
-the task load on the host that the loader derives from the log's own launch and finish times."""
+"the system load is lighter for the last task"): Ganglia's, and the task load on the host
+that the loader derives from the log's own launch and finish times."""
 
 
 def kinds(df: pd.DataFrame) -> dict:
@@ -77,12 +79,15 @@ def kinds(df: pd.DataFrame) -> dict:
         texts = mine.loc[mine.experiment == experiment, "explanation"].dropna()
         return float(texts.map(test).mean()) if len(texts) else math.nan
 
-    def led_by_load(text: str) -> bool:
-        first = text.split(" AND ")[0]
-        return first.startswith(LOAD_CPU) and (first.endswith("= LT") or first.endswith("= GT"))
+    def led_by(prefixes: tuple[str, ...]):
+        def test(text: str) -> bool:
+            first = text.split(" AND ")[0]
+            return first.startswith(prefixes) and (first.endswith("= LT") or first.endswith("= GT"))
+        return test
 
     return {
-        "fig3a_led_by_load_or_cpu": share("fig3a", led_by_load),
+        "fig3a_led_by_load_or_cpu": share("fig3a", led_by(LOAD_CPU)),
+        "fig3a_led_by_ganglia_load_or_cpu": share("fig3a", led_by(GANGLIA_LOAD_CPU)),
         "fig3b_input_size_greater": share("fig3b", lambda t: "input_size compare = GT" in t),
         "fig3b_input_size_greater_and_instances": share(
             "fig3b", lambda t: "input_size compare = GT" in t and "num_instances" in t),
@@ -93,14 +98,17 @@ def checks(tables: dict, kind: dict) -> dict:
     """The acceptance targets of the evaluation, each with the figures it compares."""
     result = {}
     for name, value in kind.items():
-        if name != "fig3b_input_size_greater_and_instances":
+        if name != "fig3a_led_by_ganglia_load_or_cpu":  # a breakdown of the load/CPU share, reported
             result[f"{name}_in_most_runs"] = {"value": value, "passed": _ok(value) and value >= 0.5}
     b3 = tables.get("fig3b", {})
     p = _get(b3, "perfxplain", 3)
     base = {m: _get(b3, m, 3) for m in ("ruleofthumb", "simbutdiff")}
     result["fig3b_width3_precision_at_least_0.85"] = {"value": p, "passed": p >= 0.85 if _ok(p) else False}
+    # With each margin, the precision 40 % above that baseline would take: above 1, no
+    # explanation of any method can reach it on this log.
     result["fig3b_width3_40pct_above_baselines"] = {
-        "value": {m: (p / v - 1) if _ok(p) and _ok(v) and v > 0 else None for m, v in base.items()},
+        "value": {m: {"above": (p / v - 1) if _ok(p) and _ok(v) and v > 0 else None, "needs": 1.4 * v if _ok(v) else None}
+                  for m, v in base.items()},
         "passed": all(_ok(p) and _ok(v) and p >= 1.4 * v for v in base.values()),
     }
     a = tables.get("fig3a", {})
@@ -135,6 +143,8 @@ def markdown(summary: dict) -> str:
     lines += ["", "## Acceptance checks", ""]
     for name, c in summary.get("checks", {}).items():
         lines.append(f"- {'PASS' if c['passed'] else 'MISS'} `{name}`: {json.dumps(_jsonable(c['value']))}")
+    lines += ["", "## Width-3 PerfXplain explanations of the paper's kind (share of runs)", ""]
+    lines += [f"- `{name}`: {_f(value)}" for name, value in summary.get("kinds", {}).items()]
     lines += ["", "## Most frequent width-3 explanations (count over runs)", ""]
     for exp, methods in summary.get("explanations", {}).items():
         for m, common in methods.items():
