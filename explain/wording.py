@@ -14,8 +14,18 @@ _ORDERING = {"GT": "higher", "LT": "lower", "SIM": "similar"}
 _ABBREVIATIONS = {"gc": "GC", "cpu": "CPU", "mb": "MB", "id": "id", "jvm": "JVM"}
 
 
+_NAMES = {
+    "concurrent_tasks_host": "number of tasks beside it on its host",
+    "concurrent_tasks_executor": "number of tasks beside it on its executor",
+    "mean_concurrent_tasks_host": "average number of tasks beside it on its host",
+}
+"""Derived features whose names, read word by word, do not make a phrase."""
+
+
 def label(feature: str) -> str:
     """``time_per_record`` -> ``time per record``; ``gc_time`` -> ``GC time``."""
+    if feature in _NAMES:
+        return _NAMES[feature]
     return " ".join(_ABBREVIATIONS.get(word.lower(), word) for word in feature.replace(".", "_").split("_") if word)
 
 
