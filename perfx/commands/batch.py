@@ -48,6 +48,9 @@ def batch(logs, queries, pairs, stragglers, out, width, sample, seed, fmt) -> No
     failed = [item for item in items if not item.ok]
     if fmt == "json":
         click.echo(json.dumps({"report": out, "items": [i.to_dict() for i in items]}, indent=2, sort_keys=True))
+    elif stragglers and not items:
+        click.echo(f"no stragglers (inverse progress rate > 1.5x their stage's median): nothing to ask; "
+                   f"report written to {out}")
     else:
         click.echo(f"{len(items) - len(failed)} of {len(items)} questions answered; report written to {out}")
         for item in failed:

@@ -73,3 +73,14 @@ def test_straggler_questions_name_real_stragglers(log_path):
     questions = straggler_questions(load_for_questions([log_path]), limit=5)
     assert len(questions) == 5
     assert all(re.fullmatch(r"WHY TASK 'local-1430917381534/\d+' SLOWER", q) for q in questions)
+
+
+def test_a_log_without_stragglers_says_so(tmp_path):
+    # The committed EC2-style sample: every task's time per byte is within 1.5x of its stage's.
+    sample = Path(__file__).resolve().parents[2] / "logs" / "fixtures" / "ec2-seed1-small"
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(cli, ["batch", "--log", str(sample), "--stragglers", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == \
+        f"no stragglers (inverse progress rate > 1.5x their stage's median): nothing to ask; report written to {out}"
+    assert out.exists()
