@@ -7,7 +7,7 @@ reading BECAUSE predicates from the first execution's point of view.
 
 from __future__ import annotations
 
-from perfx.grammar.ast import Atom, Bool, Ordering
+from perfx.grammar.ast import Atom, Bool, Ordering, ValuePair
 from perfx.grammar.printer import value_to_pxql
 
 _ORDERING = {"GT": "higher", "LT": "lower", "SIM": "similar"}
@@ -39,6 +39,11 @@ def _threshold(atom: Atom, subject: str) -> str:
     return f"{subject} {label(atom.feature)} {words + ' ' if words else ''}{value}".strip()
 
 
+def _both(atom: Atom) -> bool:
+    """``f diff = (v, v)``: both executions had the value v."""
+    return atom.pair_op == "diff" and atom.op == "=" and isinstance(atom.value, ValuePair) and atom.value.first == atom.value.second
+
+
 def despite_phrase(atom: Atom) -> str:
     """What both executions share: ``the same host``, ``a similar input bytes``."""
     name = label(atom.feature)
@@ -51,6 +56,8 @@ def despite_phrase(atom: Atom) -> str:
         return f"a {_ORDERING[atom.value.value]} {name} for the first"
     if atom.pair_op == "base":
         return _threshold(atom, "both with")
+    if _both(atom):
+        return f"the same {name} ({value_to_pxql(atom.value.first)})"
     return f"{name} {atom.pair_op} {atom.op} {value_to_pxql(atom.value)}"
 
 
@@ -62,6 +69,8 @@ def because_phrase(atom: Atom) -> str:
     if atom.pair_op == "isSame" and isinstance(atom.value, Bool):
         same = atom.value.value != _negated(atom)
         return f"its {name} was {'the same' if same else 'different'}"
+    if _both(atom):
+        return f"both had {name} {value_to_pxql(atom.value.first)}"
     if atom.pair_op == "diff":
         return f"its {name} and the other's were {value_to_pxql(atom.value)}"
     if atom.pair_op == "base":

@@ -19,6 +19,7 @@ def _atom(text: str):
     ("gc_time compare = GT", "a higher GC time for the first", "its GC time was higher"),
     ("input_bytes compare = SIM", "similar input bytes", "its input bytes was similar"),
     ("block_size <= 128MB", "both with block size at most 128MB", "both had block size at most 128MB"),
+    ("executor_id diff = ('1', '1')", "the same executor id ('1')", "both had executor id '1'"),
     ("mean_concurrent_tasks_host compare = LT", "a lower average number of tasks beside it on its host for the first",
      "its average number of tasks beside it on its host was lower"),
     ("locality diff = ('NODE_LOCAL', 'ANY')", "locality diff = ('NODE_LOCAL', 'ANY')",
