@@ -75,6 +75,8 @@ def says_alike(column: PairColumn, value: float) -> bool:
     (``isSame = T``, ``diff = (v, v)``, any base predicate: both have it) or similar ones
     (``compare = SIM``)? A generated DESPITE is made of these: it states what makes the pair
     comparable, as in the paper's examples, never a difference between the two."""
+    if np.isnan(value):
+        return False
     if column.pair_op == "base":
         return True
     if column.pair_op == "isSame":

@@ -96,7 +96,7 @@ def learn(request: Request, cols: Columns, ts: TrainingSet, kind: str, width: in
         c.values = c.values[1:]
     keep = varies(np.vstack([c.values for c in columns])) if columns else np.zeros(0, bool)
     if kind == "despite":
-        keep &= np.array([says_alike(c, v) for c, v in zip(columns, poi)], dtype=bool)
+        keep &= np.array([bool(k) and says_alike(c, v) for c, v, k in zip(columns, poi, keep)], dtype=bool)
     columns, poi = [c for c, k in zip(columns, keep) if k], poi[keep]
     y = ts.observed if kind == "because" else ~ts.observed
     steps = grow(columns, poi, y, width, weight=request.precision_weight, stop=stop)

@@ -55,15 +55,22 @@ class Candidate:
         return self.column.atom(self.op, self.value)
 
 
-def best_predicate(column: PairColumn, poi_value: float, y: np.ndarray) -> Candidate | None:
+def best_predicate(column: PairColumn, poi_value: float, y: np.ndarray, toward_target: bool = False) -> Candidate | None:
     """The predicate of highest information gain on ``column`` that holds for the pair of
-    interest (whose value is ``poi_value``), or None if none separates anything."""
+    interest (whose value is ``poi_value``), or None if none separates anything. With
+    ``toward_target``, only predicates whose pairs are targets more often than the whole
+    set's are considered (a split may gain information by isolating the other class)."""
     if np.isnan(poi_value) or len(y) == 0:
         return None
     x = column.values
     n, pos = len(y), float(y.sum())
+
+    def gain(sat_pos, sat_n):
+        g = information_gain(sat_pos, sat_n, pos, n)
+        return np.where(np.asarray(sat_pos) * n > pos * np.asarray(sat_n), g, -np.inf) if toward_target else g
+
     eq = x == poi_value
-    best = ("=", poi_value, float(information_gain(y[eq].sum(), eq.sum(), pos, n)))
+    best = ("=", poi_value, float(gain(y[eq].sum(), eq.sum())))
     if column.numeric and not np.isnan(x).all():
         finite = ~np.isnan(x)
         uniq, inverse = np.unique(x[finite], return_inverse=True)
@@ -74,15 +81,15 @@ def best_predicate(column: PairColumn, poi_value: float, y: np.ndarray) -> Candi
         for op, ok, sat_n, sat_pos in (("<=", uniq >= poi_value, le_n, le_pos), (">", uniq < poi_value, gt_n, gt_pos)):
             if not ok.any():
                 continue
-            gains = np.where(ok, information_gain(sat_pos, sat_n, pos, n), -np.inf)
+            gains = np.where(ok, gain(sat_pos, sat_n), -np.inf)
             k = int(np.argmax(gains))
             if gains[k] > best[2] + 1e-12:
                 best = (op, float(uniq[k]), float(gains[k]))
-    op, value, gain = best
-    if gain <= 1e-12:
+    op, value, best_gain = best
+    if best_gain <= 1e-12:
         return None
     mask = _apply(x, op, value)
-    return Candidate(column, op, value, gain, mask, float(mask.sum()), float(y[mask].sum()))
+    return Candidate(column, op, value, best_gain, mask, float(mask.sum()), float(y[mask].sum()))
 
 
 def _apply(x: np.ndarray, op: str, value: float) -> np.ndarray:
@@ -120,8 +127,9 @@ def grow(
     """Algorithm 1 lines 3–18 over training pairs labelled ``y`` (True = target class).
 
     ``poi[k]`` is the pair of interest's value of ``columns[k]``. Each step keeps only the
-    pairs covered so far; it stops at ``width`` predicates, when no predicate separates the
-    remaining pairs, or when ``stop(chosen_so_far)`` says so (DESPITE's relevance target).
+    pairs covered so far; it stops at ``width`` predicates, when no predicate that holds for
+    the pair of interest covers targets more often than the remaining pairs do, or when
+    ``stop(chosen_so_far)`` says so (DESPITE's relevance target).
     Equality predicates of all nominal columns are scored at once (one boolean matrix);
     numeric base columns go through ``best_predicate``'s threshold scan."""
     usable = [k for k in range(len(columns)) if not np.isnan(poi[k])]
@@ -135,14 +143,15 @@ def grow(
         found = _nominal_candidates(columns, poi, nominal, equal[:, keep], ys)
         for k in numeric:
             col = columns[k]
-            cand = best_predicate(PairColumn(col.spec, col.pair_op, col.values[keep], True, col.decode), float(poi[k]), ys)
+            cand = best_predicate(PairColumn(col.spec, col.pair_op, col.values[keep], True, col.decode), float(poi[k]), ys,
+                                  toward_target=True)
             if cand is not None:
                 found.append(cand)
         # Information gain is symmetric: a feature's best split may isolate the *other*
         # class. Such a predicate makes the clause less precise (Algorithm 1 extends it into
         # "a more precise explanation"), so it is no step; left in the ranking, it would also
-        # lift the percentile rank of predicates barely better than chance. Counts are
-        # cross-multiplied so that a predicate covering just the kept pairs is no step either.
+        # lift the percentile rank of predicates barely better than chance. (Numeric
+        # thresholds were chosen among the target's side already, by ``best_predicate``.)
         found = [c for c in found if c.positive * len(ys) > float(ys.sum()) * c.covered]
         if not found:
             break

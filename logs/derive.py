@@ -52,27 +52,24 @@ def mean_overlapping(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> n
 
     Where ``overlapping`` counts a task that shared the host for a second the same as one
     that shared it throughout, this is the time-weighted load a task saw: the last task of a
-    job on a host that ran alone for half its run scores 0.5 against 1.0 for its
-    predecessors. The overlap total is ∫ (N(t) − 1) dt over the interval, with N(t) the
-    intervals covering t; ∫_{-∞}^{t} N = Σ_{s_k<t} (t − s_k) − Σ_{e_k<t} (t − e_k), which
-    prefix sums of the sorted starts and ends give at any t (O(n log n) per group)."""
+    job on a host that ran alone for half its run, beside one other before, scores 0.5
+    against 1.0 for its predecessors. The overlap total is ∫ (N(t) − 1) dt over the interval,
+    with N(t) the intervals covering t: one sweep over the sorted starts and ends gives
+    F(t) = ∫ N up to every one of them as a running sum of non-negative steps (no
+    cancellation between large prefix sums of epoch times), O(n log n) per group."""
     out = np.full(len(start), np.nan)
     order = np.argsort(group, kind="stable")
     bounds = np.flatnonzero(np.diff(group[order])) + 1
     for members in np.split(order, bounds) if len(start) else []:
         s, e = start[members], end[members]
         starts, ends = np.sort(s), np.sort(e)
-        start_sums = np.concatenate([[0.0], np.cumsum(starts)])
-        end_sums = np.concatenate([[0.0], np.cumsum(ends)])
-
-        def busy_until(t: np.ndarray) -> np.ndarray:
-            began = np.searchsorted(starts, t, side="left")
-            done = np.searchsorted(ends, t, side="left")
-            return (began * t - start_sums[began]) - (done * t - end_sums[done])
-
+        points = np.sort(np.concatenate([s, e]))
+        running = np.searchsorted(starts, points[:-1], side="right") - np.searchsorted(ends, points[:-1], side="right")
+        busy = np.concatenate([[0.0], np.cumsum(running * np.diff(points))])  # F at each point
+        at_start, at_end = busy[np.searchsorted(points, s)], busy[np.searchsorted(points, e)]
         length = e - s
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[members] = np.where(length > 0, (busy_until(e) - busy_until(s) - length) / length, np.nan)
+            out[members] = np.where(length > 0, (at_end - at_start - length) / length, np.nan)
     return out
 
 
@@ -137,13 +134,19 @@ def add_task_features(tasks: pd.DataFrame) -> pd.DataFrame:
 def add_host_load(tasks: pd.DataFrame) -> pd.DataFrame:
     """Add ``concurrent_tasks_host`` and ``mean_concurrent_tasks_host`` (registry
     TASK_HOST_LOAD) in place: the load other tasks put on a task's host while it ran, read
-    from the log's own launch and finish times. A task that never finished has neither."""
-    ran = tasks["finish_time"].notna().to_numpy()
-    start = pd.to_numeric(tasks["launch_time"], errors="coerce").to_numpy(dtype=np.float64)
-    end = np.where(ran, pd.to_numeric(tasks["finish_time"], errors="coerce").to_numpy(dtype=np.float64), start)
-    ran &= ~np.isnan(start)
-    start, end = np.where(ran, start, 0.0), np.where(ran, end, 0.0)
-    host = group_codes(tasks, "host") * 2 + ~ran  # tasks without times join no group of real ones
+    from the log's own launch and finish times.
+
+    A task that never finished has neither; it stands for a moment at its launch, which
+    counts it beside the tasks running then (as the Spark reader always has) but adds no
+    time to their load. A task without a host or a launch time has neither and counts for
+    no other: "no host" is not one shared host."""
+    launch = pd.to_numeric(tasks["launch_time"], errors="coerce").to_numpy(dtype=np.float64)
+    finish = pd.to_numeric(tasks["finish_time"], errors="coerce").to_numpy(dtype=np.float64)
+    placed = ~np.isnan(launch) & tasks["host"].notna().to_numpy()
+    ran = placed & ~np.isnan(finish)
+    start = np.where(placed, launch, 0.0)
+    end = np.where(ran, finish, start)
+    host = np.where(placed, group_codes(tasks, "host"), -1)  # the unplaced: a group of their own, never read
     tasks["concurrent_tasks_host"] = np.where(ran, overlapping(host, start, end), np.nan)
     tasks["mean_concurrent_tasks_host"] = np.where(ran, mean_overlapping(host, start, end), np.nan)
     return tasks

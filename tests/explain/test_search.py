@@ -121,3 +121,16 @@ def test_predicates_against_the_target_do_not_inflate_a_trivial_ones_rank():
     columns = [column(trivial, numeric=False, name="trivial"), column(precise, numeric=False, name="precise"), *against]
     first = grow(columns, np.ones(len(columns)), y, width=1)[0]
     assert first.candidate.column.spec.name == "precise"
+
+
+def test_a_threshold_toward_the_target_is_found_when_the_best_split_points_away():
+    # x = 0..99, the pair of interest at 50; targets at 48-52 and 80-99 (a quarter). The
+    # split of highest gain that holds for x = 50 is "x <= 79" (precision 0.06): it points
+    # to the other class. "x > 47" also holds for the pair and favours the target.
+    x = np.arange(100.0)
+    y = ((x >= 48) & (x <= 52)) | (x >= 80)
+    assert best_predicate(column(x), 50.0, y).op == "<="
+    toward = best_predicate(column(x), 50.0, y, toward_target=True)
+    assert (toward.op, toward.value) == (">", 47.0)
+    steps = grow([column(x)], np.array([50.0]), y, width=1)
+    assert [str(s.candidate.atom.op) for s in steps] == [">"]

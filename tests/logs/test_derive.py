@@ -142,3 +142,23 @@ def test_host_load_tells_a_task_that_ran_alone_at_the_end() -> None:
     add_host_load(tasks)
     assert np.isnan(tasks.loc[3, "mean_concurrent_tasks_host"])
     assert tasks.loc[2, "mean_concurrent_tasks_host"] == 0.0
+
+
+def test_mean_overlap_keeps_its_precision_on_epoch_milliseconds() -> None:
+    # 20,000 tasks on one host around 2026 in epoch ms: prefix sums of raw times pass 2**53.
+    rng = np.random.default_rng(3)
+    start = np.sort(rng.uniform(0, 1e9, 20_000))
+    end = start + rng.uniform(1, 5_000, 20_000)
+    group = np.zeros(20_000, dtype=int)
+    shifted = mean_overlapping(group, start + 1.79e12, end + 1.79e12)
+    # (the shifted times themselves are rounded to 2**-12 ms: agreement to 1e-5 is all there is)
+    assert np.allclose(shifted, mean_overlapping(group, start, end), atol=1e-5)
+
+
+def test_host_load_leaves_tasks_without_a_host_or_launch_out() -> None:
+    tasks = pd.DataFrame({"host": ["h", "h", None, None, "h"], "launch_time": [0.0, 0, 0, 0, np.nan],
+                          "finish_time": [10.0, 10, 10, 10, 10]})
+    add_host_load(tasks)
+    assert tasks["concurrent_tasks_host"].tolist()[:2] == [1, 1]
+    assert tasks["mean_concurrent_tasks_host"].tolist()[:2] == [1.0, 1.0]
+    assert tasks[["concurrent_tasks_host", "mean_concurrent_tasks_host"]].iloc[2:].isna().all().all()
