@@ -67,7 +67,7 @@ def best_predicate(column: PairColumn, poi_value: float, y: np.ndarray, toward_t
 
     def gain(sat_pos, sat_n):
         g = information_gain(sat_pos, sat_n, pos, n)
-        return np.where(np.asarray(sat_pos) * n > pos * np.asarray(sat_n), g, -np.inf) if toward_target else g
+        return np.where(favours_target(sat_pos, sat_n, pos, n), g, -np.inf) if toward_target else g
 
     eq = x == poi_value
     best = ("=", poi_value, float(gain(y[eq].sum(), eq.sum())))
@@ -90,6 +90,16 @@ def best_predicate(column: PairColumn, poi_value: float, y: np.ndarray, toward_t
         return None
     mask = _apply(x, op, value)
     return Candidate(column, op, value, best_gain, mask, float(mask.sum()), float(y[mask].sum()))
+
+
+def favours_target(sat_pos, sat_n, pos: float, n: int) -> np.ndarray:
+    """Do the pairs a predicate covers (``sat_pos`` targets of ``sat_n``) hold targets more
+    often than all ``n`` pairs (``pos`` targets) do? Counts are cross-multiplied, so a
+    predicate covering the same mix is not favoured. Information gain is symmetric: a split
+    may gain by isolating the *other* class, which makes a clause less precise (Algorithm 1
+    extends it into "a more precise explanation"); ranked with the rest, such predicates
+    would also lift the percentile rank of those barely better than chance."""
+    return np.asarray(sat_pos, np.float64) * n > pos * np.asarray(sat_n, np.float64)
 
 
 def _apply(x: np.ndarray, op: str, value: float) -> np.ndarray:
@@ -131,7 +141,8 @@ def grow(
     the pair of interest covers targets more often than the remaining pairs do, or when
     ``stop(chosen_so_far)`` says so (DESPITE's relevance target).
     Equality predicates of all nominal columns are scored at once (one boolean matrix);
-    numeric base columns go through ``best_predicate``'s threshold scan."""
+    numeric base columns go through ``best_predicate``'s threshold scan; both keep only
+    predicates that ``favours_target``."""
     usable = [k for k in range(len(columns)) if not np.isnan(poi[k])]
     nominal = [k for k in usable if not columns[k].numeric]
     numeric = [k for k in usable if columns[k].numeric]
@@ -147,12 +158,6 @@ def grow(
                                   toward_target=True)
             if cand is not None:
                 found.append(cand)
-        # Information gain is symmetric: a feature's best split may isolate the *other*
-        # class. Such a predicate makes the clause less precise (Algorithm 1 extends it into
-        # "a more precise explanation"), so it is no step; left in the ranking, it would also
-        # lift the percentile rank of predicates barely better than chance. (Numeric
-        # thresholds were chosen among the target's side already, by ``best_predicate``.)
-        found = [c for c in found if c.positive * len(ys) > float(ys.sum()) * c.covered]
         if not found:
             break
         sat = np.array([c.covered for c in found])
@@ -170,13 +175,15 @@ def grow(
 
 
 def _nominal_candidates(columns, poi, nominal: list[int], equal: np.ndarray, ys: np.ndarray) -> list[Candidate]:
-    """``f = <pair of interest's value>`` for every nominal column, scored in one pass."""
+    """``f = <pair of interest's value>`` for every nominal column that favours the target,
+    scored in one pass."""
     if not len(nominal):
         return []
     sat = np.count_nonzero(equal, axis=1).astype(np.float64)
     sat_pos = np.count_nonzero(equal & ys, axis=1).astype(np.float64)
-    gains = information_gain(sat_pos, sat, float(ys.sum()), len(ys))
+    pos = float(ys.sum())
+    gains = information_gain(sat_pos, sat, pos, len(ys))
     return [
         Candidate(columns[nominal[r]], "=", float(poi[nominal[r]]), float(gains[r]), equal[r], sat[r], sat_pos[r])
-        for r in np.flatnonzero(gains > 1e-12)
+        for r in np.flatnonzero((gains > 1e-12) & favours_target(sat_pos, sat, pos, len(ys)))
     ]

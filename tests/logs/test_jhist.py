@@ -469,7 +469,8 @@ def test_a_jhist_that_is_not_a_history_is_not_a_log(tmp_path) -> None:
 
 @pytest.mark.parametrize("path", [SLEEP, TERAGEN], ids=["sleep", "teragen"])
 def test_host_load_is_derived_from_the_attempts_times(path: Path) -> None:
-    tasks = load_log(path).tasks
+    log = load_log(path)
+    tasks = log.tasks
     start, end = tasks["launch_time"].to_numpy(float), tasks["finish_time"].to_numpy(float)
     host = tasks["host"].to_numpy()
     for k in range(len(tasks)):
@@ -477,4 +478,4 @@ def test_host_load_is_derived_from_the_attempts_times(path: Path) -> None:
         shared = np.clip(np.minimum(end[others], end[k]) - np.maximum(start[others], start[k]), 0, None)
         assert tasks["concurrent_tasks_host"].iloc[k] == (shared > 0).sum()
         assert tasks["mean_concurrent_tasks_host"].iloc[k] == pytest.approx(shared.sum() / (end[k] - start[k]))
-    assert {"concurrent_tasks_host", "mean_concurrent_tasks_host"} <= {s.name for s in load_log(path).features("task")}
+    assert {"concurrent_tasks_host", "mean_concurrent_tasks_host"} <= {s.name for s in log.features("task")}
