@@ -68,6 +68,12 @@ class Columns:
         columns = set(self.table.columns)
         return [s for s in self.log.registry.candidates(self.entity) if s.name in columns]
 
+    def context(self) -> list[FeatureSpec]:
+        """Features a generated DESPITE may use: context (``FeatureRegistry.context``) present
+        in the table."""
+        columns = set(self.table.columns)
+        return [s for s in self.log.registry.context(self.entity) if s.name in columns]
+
     def rows_with_id(self, text: str) -> np.ndarray:
         """Rows whose unique ``id`` is ``text`` (a hash lookup; the index is built once)."""
         if self._ids is None:

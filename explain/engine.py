@@ -80,7 +80,26 @@ def explain(
     )
     answer = METHODS[method](request)
     answer.method = method
+    answer.gap = request.gap
+    answer.values = _pair_values(request, [*parsed.despite.atoms, *answer.despite_atoms, *answer.because_atoms])
     return answer
+
+
+def _pair_values(request: Request, atoms) -> dict:
+    """The two executions' values of each clause feature, with its unit, for the sentence."""
+    from .columns import columns_for
+    from .wording import PairValues
+
+    cols = columns_for(request.log, request.entity)
+    out = {}
+    for atom in atoms:
+        try:
+            spec = cols.spec(atom.feature)
+        except ExplainError:
+            continue
+        column = cols.table[spec.name]
+        out[atom.feature] = PairValues(column.iat[request.first], column.iat[request.second], spec.unit)
+    return out
 
 
 def _parse(query: str | Query, log: Log) -> Query:

@@ -18,6 +18,7 @@ from perfx.grammar.ast import Atom, Predicate, Query
 from perfx.grammar.printer import atom_to_pxql, predicate_to_pxql
 
 from . import wording
+from .gap import Gap
 
 ClauseKind = Literal["despite", "because"]
 
@@ -102,6 +103,10 @@ class Explanation:
     notes: list[str] = field(default_factory=list)
     method: str = "perfxplain"
     query_ast: Query | None = field(default=None, repr=False, compare=False)
+    gap: Gap | None = None
+    """The pair's duration gap split into its parts, with its diagnosis (``explain.gap``)."""
+    values: dict[str, wording.PairValues] = field(default_factory=dict)
+    """Each clause feature's value for the two executions, for sentences with numbers."""
 
     @property
     def despite_atoms(self) -> tuple[Atom, ...]:
@@ -120,6 +125,7 @@ class Explanation:
             "despite": [s.to_dict() for s in self.despite],
             "because": [s.to_dict() for s in self.because],
             "metrics": self.metrics.to_dict(),
+            "gap": self.gap.to_dict() if self.gap is not None else None,
             "notes": list(self.notes),
         }
 
@@ -129,11 +135,24 @@ class Explanation:
         user_despite = tuple(self.query_ast.despite.atoms) if self.query_ast is not None else ()
         despite = user_despite + self.despite_atoms
         verb = self._verb()
-        head = f"Despite {wording.join([wording.despite_phrase(a) for a in despite])}, " if despite else ""
+        head = f"Despite {wording.join([wording.despite_phrase(a, self.values.get(a.feature)) for a in despite])}, " if despite else ""
         subject = f"{self.entity} {first} was {verb} {self.entity} {second}"
         if not self.because:
             return f"{head}{subject}; no predicate separates the pairs that behaved as observed from the others."
-        return f"{head}{subject}, most likely because {wording.join([wording.because_phrase(a) for a in self.because_atoms])}."
+        reasons = [wording.because_phrase(a, self.values.get(a.feature)) for a in self.because_atoms]
+        return f"{head}{subject}, most likely because {wording.join(reasons)}."
+
+    def gap_lines(self) -> list[str]:
+        """``gap: 2.43 s slower: compute +2.21 s (...)`` and ``diagnosis: ...`` lines."""
+        if self.gap is None:
+            return []
+        lines = [f"gap: {self.gap.line()}"]
+        diagnosis = self.gap.diagnosis
+        if diagnosis is not None:
+            lines.append(f"diagnosis: {diagnosis.name}: {diagnosis.detail}")
+            if diagnosis.next_step:
+                lines.append(f"next step: {diagnosis.next_step}")
+        return lines
 
     def _verb(self) -> str:
         """"slower than" for OBSERVED duration compare = GT etc.; a generic verb otherwise."""
@@ -151,10 +170,12 @@ class Explanation:
         table = Table(title="figures (cumulative)", show_lines=False)
         for col in ("clause", "predicate", "relevance", "precision", "generality"):
             table.add_column(col, justify="right" if col in ("relevance", "precision", "generality") else "left")
+        from rich.text import Text
+
         for s in self.despite:
-            table.add_row("DESPITE", s.predicate, f"{s.score:.2f}", "", f"{s.generality:.2f}")
+            table.add_row("DESPITE", Text(s.predicate), f"{s.score:.2f}", "", f"{s.generality:.2f}")
         for s in self.because:
-            table.add_row("BECAUSE", s.predicate, "", f"{s.score:.2f}", f"{s.generality:.2f}")
+            table.add_row("BECAUSE", Text(s.predicate), "", f"{s.score:.2f}", f"{s.generality:.2f}")
         m = self.metrics
         table.add_row("overall", "", f"{m.relevance:.2f}", f"{m.precision:.2f}", f"{m.generality:.2f}", style="bold")
         return table
@@ -169,10 +190,14 @@ class Explanation:
         return lines
 
     def __rich_console__(self, console, options):
-        yield self.sentence()
-        yield ""
+        from rich.text import Text
+
+        # Text, never markup: sentences carry values from the log and the query.
+        yield Text(self.sentence())
+        yield from (Text(line) for line in self.gap_lines())
+        yield Text("")
         yield self._figures_table()
-        yield from self._footer()
+        yield from (Text(line) for line in self._footer())
 
     def render_text(self, width: int = 100) -> str:
         """The explanation sentence, the figures table and the notes, as plain text."""
@@ -198,7 +223,7 @@ class Explanation:
             f"<tr><th>overall</th><td></td><th>{_cell(m.relevance)}</th><th>{_cell(m.precision)}</th>"
             f"<th>{_cell(m.generality)}</th></tr>"
         )
-        footer = "".join(f"<li>{html.escape(line)}</li>" for line in self._footer())
+        footer = "".join(f"<li>{html.escape(line)}</li>" for line in self.gap_lines() + self._footer())
         return (
             f"<div><p>{html.escape(self.sentence())}</p>"
             "<table><tr><th>clause</th><th>predicate</th><th>relevance</th><th>precision</th>"

@@ -36,10 +36,11 @@ def generality(weight: np.ndarray, mask: np.ndarray) -> float:
     return float(weight[mask].sum()) / total if total > 0 else float("nan")
 
 
-def ordered_steps(cols: Columns, atoms: Sequence[Atom], ts: TrainingSet, kind: str) -> list[Step]:
+def ordered_steps(cols: Columns, atoms: Sequence[Atom], ts: TrainingSet, kind: str, *, keep_order: bool = False) -> list[Step]:
     """The clause's atoms ordered by marginal figure (precision for BECAUSE, relevance for
     DESPITE): at each position the atom that raises the cumulative figure most; each step
-    carries the cumulative figure and generality of the clause up to it."""
+    carries the cumulative figure and generality of the clause up to it. ``keep_order``
+    keeps the atoms' own order (the search's, which weighs the gap each accounts for)."""
     target = ts.observed if kind == "because" else ~ts.observed
     masks = [atom_mask(cols, a, ts.i, ts.j) for a in atoms]
     remaining = list(range(len(atoms)))
@@ -47,7 +48,7 @@ def ordered_steps(cols: Columns, atoms: Sequence[Atom], ts: TrainingSet, kind: s
     steps: list[Step] = []
     while remaining:
         figures = [share(ts.weight, target, current & masks[k]) for k in remaining]
-        best = remaining[int(np.argmax(np.nan_to_num(figures, nan=-1.0)))]
+        best = remaining[0] if keep_order else remaining[int(np.argmax(np.nan_to_num(figures, nan=-1.0)))]
         remaining.remove(best)
         current = current & masks[best]
         steps.append(Step(atoms[best], kind, share(ts.weight, target, current), generality(ts.weight, current)))  # type: ignore[arg-type]

@@ -87,6 +87,23 @@ def says_alike(column: PairColumn, value: float) -> bool:
     return isinstance(pair, ValuePair) and pair.first == pair.second
 
 
+def states_difference(column: PairColumn, value: float) -> bool:
+    """Does ``column = value`` say the two executions differ — ``compare`` GT or LT,
+    ``isSame = F``, a ``diff`` of two different values — or bound a numeric value both share
+    (a base threshold)? Only these may stand in a BECAUSE clause: a similarity cannot explain
+    a difference, it is context for DESPITE."""
+    if np.isnan(value):
+        return False
+    if column.pair_op == "base":
+        return column.numeric
+    if column.pair_op == "isSame":  # numbers differ by compare GT/LT, which says which way
+        return value == 0.0 and column.spec.kind != "numeric"
+    if column.pair_op == "compare":
+        return value != ORDER["SIM"]
+    pair = column.decode(value)
+    return isinstance(pair, ValuePair) and pair.first != pair.second
+
+
 def varies(values: np.ndarray) -> np.ndarray:
     """For each row of a (pair features × pairs) matrix, whether any predicate could split
     the pairs (a missing value counts as a value of its own: it falsifies every atom)."""

@@ -19,7 +19,7 @@ from .engine import register_method
 from .errors import ExplainError
 from .explanation import Explanation, Step, format_conjunction
 from .metrics import metrics_on, ordered_steps, share
-from .pairs import pair_features, says_alike, varies
+from .pairs import ORDER, PairColumn, pair_features, says_alike, states_difference, varies
 from .request import Request
 from .sampling import TrainingSet, training_set
 from .search import grow
@@ -54,7 +54,8 @@ def perfxplain(request: Request) -> Explanation:
         des_atoms = generate_despite(request, cols, ts, despite_width)
         des_steps = ordered_steps(cols, des_atoms, ts, "despite")
         if des_atoms:
-            request.notes.append(f"generated DESPITE {format_conjunction(des_atoms)} (relevance {des_steps[-1].score:.2f})")
+            request.notes.append(f"generated DESPITE {format_conjunction(des_atoms)} (relevance {des_steps[-1].score:.2f}) "
+                                 f"from the context features {_considered(cols)}")
             ts = _training(request, cols, despite + des_atoms, observed, expected, seed=request.seed + 1)
         elif request.despite_width:
             relevance = share(ts.weight, ~ts.observed, np.ones(ts.size, dtype=bool))
@@ -76,7 +77,7 @@ def perfxplain(request: Request) -> Explanation:
         entity=request.entity,
         pair=request.pair_ids,
         despite=des_steps,
-        because=ordered_steps(cols, bec_atoms, ts, "because"),
+        because=ordered_steps(cols, bec_atoms, ts, "because", keep_order=True),
         metrics=metrics,
         notes=request.notes,
         method="perfxplain",
@@ -84,10 +85,26 @@ def perfxplain(request: Request) -> Explanation:
     )
 
 
+WHERE_CREDIT = 0.5
+"""Credit a measured time (compute time, CPU time) gets for the cost part of the gap it
+accounts for, against 1 for a feature that says why the cost rose (spill, a cold executor,
+the load on its host): "its compute time was higher" says where the time went, and is
+preferred only when nothing in the log says why."""
+
+
+MIN_CREDIT = 0.01
+"""A feature that measures a part of the time (or what it takes: records, spill) stands in
+BECAUSE only if it accounts for at least this share of the pair's gap."""
+
+
 def learn(request: Request, cols: Columns, ts: TrainingSet, kind: str, width: int, stop=None) -> list[Atom]:
-    """Algorithm 1 on ``ts`` for one clause: BECAUSE targets observed pairs, DESPITE expected
-    (with the predicates that say the pair is alike)."""
-    specs = cols.candidates()
+    """Algorithm 1 on ``ts`` for one clause.
+
+    BECAUSE targets observed pairs with atoms that state a difference of the pair
+    (``states_difference``), each credited with the share of the pair's gap its feature
+    accounts for (``explain.gap``); DESPITE targets expected pairs with atoms on context
+    features (``FeatureRegistry.context``) that say the pair is alike."""
+    specs = cols.candidates() if kind == "because" else cols.context()
     i = np.concatenate([[request.first], ts.i])
     j = np.concatenate([[request.second], ts.j])
     columns = pair_features(cols, specs, i, j, request.level)
@@ -95,12 +112,55 @@ def learn(request: Request, cols: Columns, ts: TrainingSet, kind: str, width: in
     for c in columns:
         c.values = c.values[1:]
     keep = varies(np.vstack([c.values for c in columns])) if columns else np.zeros(0, bool)
-    if kind == "despite":
-        keep &= np.array([bool(k) and says_alike(c, v) for c, v, k in zip(columns, poi, keep)], dtype=bool)
+    fits = says_alike if kind == "despite" else states_difference
+    keep &= np.array([bool(k) and fits(c, v) for c, v, k in zip(columns, poi, keep)], dtype=bool)
     columns, poi = [c for c, k in zip(columns, keep) if k], poi[keep]
     y = ts.observed if kind == "because" else ~ts.observed
-    steps = grow(columns, poi, y, width, weight=request.precision_weight, stop=stop)
+    credit = gap_credit(request, columns, poi) if kind == "because" else None
+    if credit is not None:  # a part of the time that moved against the gap, or not at all, is no cause
+        useful = np.array([not c.spec.accounts or credit[k] >= MIN_CREDIT for k, c in enumerate(columns)], dtype=bool)
+        columns, poi, credit = [c for c, u in zip(columns, useful) if u], poi[useful], credit[useful]
+    steps = grow(columns, poi, y, width, weight=request.precision_weight, stop=stop, credit=credit,
+                 thresholds_only=kind == "because")
     return [s.candidate.atom for s in steps]
+
+
+def gap_credit(request: Request, columns: list[PairColumn], poi: np.ndarray) -> np.ndarray | None:
+    """Per pair feature, the share of the pair of interest's gap its feature accounts for;
+    None without a gap.
+
+    Every feature that accounts for a part costs more time the more of it there is (records,
+    GC, spill, load on the host, a T flag such as first task on its executor), so only a
+    difference in the gap's direction earns credit: "higher" for the slower execution,
+    "lower" for the faster. Base predicates earn none: what both share moves no part of the
+    gap."""
+    gap = request.gap
+    if gap is None or gap.total == 0:
+        return None
+    toward = ORDER["GT"] if gap.total > 0 else ORDER["LT"]
+    credit = np.zeros(len(columns))
+    for k, column in enumerate(columns):
+        spec = column.spec
+        if column.pair_op == "base" or not spec.accounts:
+            continue
+        if column.pair_op == "compare" and poi[k] != toward:
+            continue
+        if column.pair_op == "diff" and _flag_against(column.decode(poi[k]), toward):
+            continue
+        share = gap.accounted(spec.accounts)
+        if spec.time_part and set(spec.accounts) <= {"cost", "compute"}:
+            share *= WHERE_CREDIT
+        credit[k] = share
+    return credit
+
+
+def _flag_against(pair, toward: float) -> bool:
+    """Is a T/F ``diff`` the wrong way round: the flag set on the side that took less time?"""
+    values = (str(getattr(pair.first, "value", "")), str(getattr(pair.second, "value", "")))
+    if set(values) != {"T", "F"} and set(values) != {"True", "False"}:
+        return False
+    slow_side = values[0] if toward == ORDER["GT"] else values[1]
+    return slow_side in ("F", "False")
 
 
 def generate_despite(request: Request, cols: Columns, ts: TrainingSet, width: int) -> list[Atom]:
@@ -127,6 +187,12 @@ def generate_despite(request: Request, cols: Columns, ts: TrainingSet, width: in
         return relevance >= request.relevance_threshold
 
     return learn(request, cols, ts, "despite", width, stop=stop)
+
+
+def _considered(cols: Columns) -> str:
+    """The context features a generated DESPITE was drawn from, named for the note."""
+    names = [s.name for s in cols.context()]
+    return ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
 
 
 def _training(request: Request, cols: Columns, despite, observed, expected, seed: int) -> TrainingSet:

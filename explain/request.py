@@ -8,6 +8,7 @@ clauses — so that each method only has to search.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from perfx.grammar.ast import Query
 from perfx.logs.model import Log
@@ -35,6 +36,14 @@ class Request:
     @property
     def entity(self) -> str:
         return self.query.entity
+
+    @cached_property
+    def gap(self):
+        """The pair's duration gap split into its parts (``explain.gap.Gap``), or None."""
+        from .columns import columns_for
+        from .gap import decompose
+
+        return decompose(columns_for(self.log, self.entity), self.first, self.second)
 
     @property
     def pair_ids(self) -> tuple[str, str]:

@@ -55,11 +55,14 @@ class Candidate:
         return self.column.atom(self.op, self.value)
 
 
-def best_predicate(column: PairColumn, poi_value: float, y: np.ndarray, toward_target: bool = False) -> Candidate | None:
+def best_predicate(column: PairColumn, poi_value: float, y: np.ndarray, toward_target: bool = False,
+                   thresholds_only: bool = False) -> Candidate | None:
     """The predicate of highest information gain on ``column`` that holds for the pair of
     interest (whose value is ``poi_value``), or None if none separates anything. With
     ``toward_target``, only predicates whose pairs are targets more often than the whole
-    set's are considered (a split may gain information by isolating the other class)."""
+    set's are considered (a split may gain information by isolating the other class). With
+    ``thresholds_only``, a numeric column proposes ``<=``/``>`` only: in BECAUSE a base
+    predicate must bound the value, "both had exactly 320" explains no difference."""
     if np.isnan(poi_value) or len(y) == 0:
         return None
     x = column.values
@@ -70,7 +73,7 @@ def best_predicate(column: PairColumn, poi_value: float, y: np.ndarray, toward_t
         return np.where(favours_target(sat_pos, sat_n, pos, n), g, -np.inf) if toward_target else g
 
     eq = x == poi_value
-    best = ("=", poi_value, float(gain(y[eq].sum(), eq.sum())))
+    best = ("=", poi_value, -np.inf if thresholds_only else float(gain(y[eq].sum(), eq.sum())))
     if column.numeric and not np.isnan(x).all():
         finite = ~np.isnan(x)
         uniq, inverse = np.unique(x[finite], return_inverse=True)
@@ -116,6 +119,11 @@ def percentile_rank(values: np.ndarray) -> np.ndarray:
     return (below + upto) / (2.0 * len(values)) + 0.5 / len(values)
 
 
+GAP_WEIGHT = 0.5
+"""Weight of the gap a candidate accounts for against the paper's precision/generality
+score when the pair's gap is known (see ``grow``)."""
+
+
 @dataclass(frozen=True)
 class Chosen:
     """One greedy step: the predicate and the training pairs (indices) still covered."""
@@ -133,6 +141,8 @@ def grow(
     *,
     weight: float = 0.8,
     stop=None,
+    credit: np.ndarray | None = None,
+    thresholds_only: bool = False,
 ) -> list[Chosen]:
     """Algorithm 1 lines 3–18 over training pairs labelled ``y`` (True = target class).
 
@@ -142,7 +152,14 @@ def grow(
     ``stop(chosen_so_far)`` says so (DESPITE's relevance target).
     Equality predicates of all nominal columns are scored at once (one boolean matrix);
     numeric base columns go through ``best_predicate``'s threshold scan; both keep only
-    predicates that ``favours_target``."""
+    predicates that ``favours_target``.
+
+    Ranking: the paper's score, ``weight`` · percentile(precision) + (1 − ``weight``) ·
+    percentile(generality), ranks candidates among themselves. With ``credit[k]``, the share
+    of the pair of interest's duration gap that column k's feature accounts for
+    (``explain.gap``), the rank is (1 − GAP_WEIGHT) · score + GAP_WEIGHT · credit: among
+    predicates that hold for the pair and are precise, the one naming the part of the time
+    that moved wins ("it read 12x the records" over "its compute time was higher")."""
     usable = [k for k in range(len(columns)) if not np.isnan(poi[k])]
     nominal = [k for k in usable if not columns[k].numeric]
     numeric = [k for k in usable if columns[k].numeric]
@@ -151,19 +168,22 @@ def grow(
     steps: list[Chosen] = []
     while len(steps) < width and len(keep):
         ys = y[keep]
-        found = _nominal_candidates(columns, poi, nominal, equal[:, keep], ys)
+        found, source = _nominal_candidates(columns, poi, nominal, equal[:, keep], ys)
         for k in numeric:
             col = columns[k]
             cand = best_predicate(PairColumn(col.spec, col.pair_op, col.values[keep], True, col.decode), float(poi[k]), ys,
-                                  toward_target=True)
+                                  toward_target=True, thresholds_only=thresholds_only)
             if cand is not None:
                 found.append(cand)
+                source.append(k)
         if not found:
             break
         sat = np.array([c.covered for c in found])
         precision = np.array([c.positive for c in found]) / np.maximum(sat, 1)
         generality = sat / len(ys)
         score = weight * percentile_rank(precision) + (1 - weight) * percentile_rank(generality)
+        if credit is not None:
+            score = (1 - GAP_WEIGHT) * score + GAP_WEIGHT * credit[source]
         gains = np.array([c.gain for c in found])
         k = int(np.lexsort((-np.arange(len(found)), gains, score))[-1])
         chosen = found[k]
@@ -174,16 +194,16 @@ def grow(
     return steps
 
 
-def _nominal_candidates(columns, poi, nominal: list[int], equal: np.ndarray, ys: np.ndarray) -> list[Candidate]:
+def _nominal_candidates(columns, poi, nominal: list[int], equal: np.ndarray, ys: np.ndarray) -> tuple[list[Candidate], list[int]]:
     """``f = <pair of interest's value>`` for every nominal column that favours the target,
-    scored in one pass."""
+    scored in one pass; with the index of each candidate's column."""
     if not len(nominal):
-        return []
+        return [], []
     sat = np.count_nonzero(equal, axis=1).astype(np.float64)
     sat_pos = np.count_nonzero(equal & ys, axis=1).astype(np.float64)
     pos = float(ys.sum())
     gains = information_gain(sat_pos, sat, pos, len(ys))
-    return [
-        Candidate(columns[nominal[r]], "=", float(poi[nominal[r]]), float(gains[r]), equal[r], sat[r], sat_pos[r])
-        for r in np.flatnonzero((gains > 1e-12) & favours_target(sat_pos, sat, pos, len(ys)))
-    ]
+    rows = np.flatnonzero((gains > 1e-12) & favours_target(sat_pos, sat, pos, len(ys)))
+    found = [Candidate(columns[nominal[r]], "=", float(poi[nominal[r]]), float(gains[r]), equal[r], sat[r], sat_pos[r])
+             for r in rows]
+    return found, [nominal[r] for r in rows]

@@ -2,13 +2,26 @@
 
 The figures table shows each predicate in PXQL; the sentence says the same thing the way a
 person would ("despite the same host, task 33 was slower because its GC time was higher"),
-reading BECAUSE predicates from the first execution's point of view.
+reading BECAUSE predicates from the first execution's point of view. Given the two
+executions' values, a phrase carries them: "its GC time was higher (1,210 ms against 32 ms)".
+Values are plain text, never PXQL literals or tuples.
 """
 
 from __future__ import annotations
 
-from perfx.grammar.ast import Atom, Bool, Ordering, ValuePair
+import math
+from typing import NamedTuple
+
+from perfx.grammar.ast import Atom, Bool, Number, Ordering, String, ValuePair
 from perfx.grammar.printer import value_to_pxql
+
+
+class PairValues(NamedTuple):
+    """A feature's value for the first and the second execution, and its unit."""
+
+    first: object
+    second: object
+    unit: str
 
 _ORDERING = {"GT": "higher", "LT": "lower", "SIM": "similar"}
 _ABBREVIATIONS = {"gc": "GC", "cpu": "CPU", "mb": "MB", "id": "id", "jvm": "JVM"}
@@ -22,6 +35,13 @@ _NAMES = {
 """Derived features whose names, read word by word, do not make a phrase."""
 
 
+_FLAGS = {
+    "first_task_on_executor": ("it was the first task of its stage on its executor", "it was not the first task of its stage on its executor"),
+    "speculative": ("it was a speculative copy", "it was not a speculative copy"),
+}
+"""T/F features said as what the execution was: (when T, when F)."""
+
+
 def label(feature: str) -> str:
     """``time_per_record`` -> ``time per record``; ``gc_time`` -> ``GC time``."""
     if feature in _NAMES:
@@ -33,9 +53,9 @@ def _negated(atom: Atom) -> bool:
     return atom.op == "!="
 
 
-def _threshold(atom: Atom, subject: str) -> str:
+def _threshold(atom: Atom, subject: str, unit: str = "none") -> str:
     words = {"<": "below", "<=": "at most", ">": "above", ">=": "at least", "=": "", "!=": "not"}[atom.op]
-    value = value_to_pxql(atom.value)
+    value = value_text(atom.value, unit)
     return f"{subject} {label(atom.feature)} {words + ' ' if words else ''}{value}".strip()
 
 
@@ -44,37 +64,90 @@ def _both(atom: Atom) -> bool:
     return atom.pair_op == "diff" and atom.op == "=" and isinstance(atom.value, ValuePair) and atom.value.first == atom.value.second
 
 
-def despite_phrase(atom: Atom) -> str:
-    """What both executions share: ``the same host``, ``a similar input bytes``."""
+def value_text(value: object, unit: str = "none") -> str:
+    """A value as a person reads it: ``1,210 ms``, ``2.4 s``, ``12.0 MB``, ``1,234``, ``h1``."""
+    if isinstance(value, Number) and value.unit:
+        return value_to_pxql(value)  # as the user wrote it: 128MB
+    if isinstance(value, (Number, String, Bool)):
+        value = value.value
+    if isinstance(value, bool):
+        return "T" if value else "F"
+    if isinstance(value, (int, float)) and not isinstance(value, bool) or hasattr(value, "dtype"):
+        try:
+            x = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return str(value)
+        if math.isnan(x):
+            return "unknown"
+        if unit == "ms":
+            if abs(x) < 10 and x != int(x):
+                return f"{x:.1f} ms"
+            return f"{x:,.0f} ms" if abs(x) < 10_000 else f"{x / 1000:,.1f} s"
+        if unit == "bytes":
+            return _bytes(x)
+        if unit == "ratio":
+            return f"{x:,.3g}"
+        return f"{x:,.0f}" if x == int(x) else f"{x:,.3g}"
+    return str(value)
+
+
+def _bytes(x: float) -> str:
+    for size, name in ((1 << 40, "TB"), (1 << 30, "GB"), (1 << 20, "MB"), (1 << 10, "KB")):
+        if abs(x) >= size:
+            return f"{x / size:,.1f} {name}"
+    return f"{x:,.0f} B"
+
+
+def _pair(values: PairValues | None, joiner: str = "against") -> str:
+    if values is None:
+        return ""
+    return f" ({value_text(values.first, values.unit)} {joiner} {value_text(values.second, values.unit)})"
+
+
+def _literal(value: object, unit: str = "none") -> str:
+    return value_text(value, unit)
+
+
+def despite_phrase(atom: Atom, values: PairValues | None = None) -> str:
+    """What both executions share: ``the same host (h1)``, ``similar records in (1,000 and 1,040)``."""
     name = label(atom.feature)
+    unit = values.unit if values is not None else "none"
     if atom.pair_op == "isSame" and isinstance(atom.value, Bool):
         same = atom.value.value != _negated(atom)
+        if same and values is not None:
+            return f"the same {name} ({value_text(values.first, unit)})"
         return f"{'the same' if same else 'a different'} {name}"
     if atom.pair_op == "compare" and isinstance(atom.value, Ordering) and not _negated(atom):
         if atom.value.value == "SIM":
-            return f"similar {name}"
-        return f"a {_ORDERING[atom.value.value]} {name} for the first"
+            return f"similar {name}{_pair(values, 'and')}"
+        return f"a {_ORDERING[atom.value.value]} {name} for the first{_pair(values)}"
     if atom.pair_op == "base":
-        return _threshold(atom, "both with")
+        return _threshold(atom, "both with", unit)
     if _both(atom):
-        return f"the same {name} ({value_to_pxql(atom.value.first)})"
+        return f"the same {name} ({_literal(atom.value.first, unit)})"
     return f"{name} {atom.pair_op} {atom.op} {value_to_pxql(atom.value)}"
 
 
-def because_phrase(atom: Atom) -> str:
-    """Why the first execution behaved as observed: ``its GC time was higher``."""
+def because_phrase(atom: Atom, values: PairValues | None = None) -> str:
+    """Why the first execution behaved as observed: ``its GC time was higher (1,210 ms against 32 ms)``."""
     name = label(atom.feature)
+    unit = values.unit if values is not None else "none"
     if atom.pair_op == "compare" and isinstance(atom.value, Ordering) and not _negated(atom):
-        return f"its {name} was {_ORDERING[atom.value.value]}"
+        return f"its {name} was {_ORDERING[atom.value.value]}{_pair(values)}"
     if atom.pair_op == "isSame" and isinstance(atom.value, Bool):
         same = atom.value.value != _negated(atom)
-        return f"its {name} was {'the same' if same else 'different'}"
+        if not same and atom.feature in _FLAGS and values is not None and {str(values.first), str(values.second)} == {"T", "F"}:
+            return _FLAGS[atom.feature][0 if str(values.first) == "T" else 1] + " (the other was not)" * (str(values.first) == "T")
+        return f"its {name} was {'the same' if same else 'different'}{_pair(values)}"
     if _both(atom):
-        return f"both had {name} {value_to_pxql(atom.value.first)}"
-    if atom.pair_op == "diff":
-        return f"its {name} and the other's were {value_to_pxql(atom.value)}"
+        return f"both had {name} {_literal(atom.value.first, unit)}"
+    if atom.pair_op == "diff" and isinstance(atom.value, ValuePair) and atom.op == "=":
+        first, second = _literal(atom.value.first, unit), _literal(atom.value.second, unit)
+        if atom.feature in _FLAGS and {first, second} == {"T", "F"}:
+            return _FLAGS[atom.feature][0 if first == "T" else 1]
+        return f"its {name} was {first} against {second}"
     if atom.pair_op == "base":
-        return _threshold(atom, "both had")
+        return _threshold(atom, "both had", unit)
     return f"{name} {atom.pair_op} {atom.op} {value_to_pxql(atom.value)}"
 
 

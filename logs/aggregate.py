@@ -27,7 +27,7 @@ TASK_METRICS = (
 moved, whose sum over an entity's tasks means something — all but ``peak_execution_memory``,
 a peak, whose sum only bounds the memory the tasks held at once."""
 
-SUMMED = ("duration",) + TASK_METRICS
+SUMMED = ("duration",) + TASK_METRICS + ("compute_time", "records_in", "bytes_in")
 """Task metrics whose sum over an entity's tasks means something."""
 
 SPREAD = (
@@ -114,7 +114,8 @@ def aggregate_specs(task_specs: list[FeatureSpec], present: set[str]) -> list[Fe
     """Specs of the aggregate columns in ``present``, derived from the task specs: a sum keeps
     the task metric's unit, skew is a ratio. Aggregates of outcome features stay outcomes."""
     by_name = {s.name: s for s in task_specs}
-    specs = [spec("task_count", "numeric", "count", "feature", "Task attempts of the execution.", "aggregate")]
+    specs = [spec("task_count", "numeric", "count", "feature", "Task attempts of the execution.", "aggregate",
+                  inputs=("task.id",), accounts=("volume",), context=True)]
     for suffix, what in (("sum", "Sum"), ("mean", "Mean"), ("max", "Maximum"), ("skew", "Skew (max/median)")):
         for name in SUMMED if suffix == "sum" else SPREAD:
             task = by_name.get(name)
@@ -123,5 +124,7 @@ def aggregate_specs(task_specs: list[FeatureSpec], present: set[str]) -> list[Fe
                 continue
             role = "outcome" if task.role == "outcome" else "feature"
             unit = "ratio" if suffix == "skew" else task.unit
-            specs.append(spec(column, "numeric", unit, role, f"{what} over its tasks of: {task.description}", "aggregate"))
+            parts = dict(time_part=task.time_part, accounts=task.accounts) if suffix == "sum" else {}
+            specs.append(spec(column, "numeric", unit, role, f"{what} over its tasks of: {task.description}", "aggregate",
+                              inputs=(f"task.{name}",), window=task.window, **parts))
     return [s for s in specs if s.name in present]

@@ -58,8 +58,10 @@ def varying_settings(properties: dict[str, dict[str, str]]) -> tuple[pd.DataFram
         if all(p is not None for p in parsed):
             is_size = any(p[1] for p in parsed)
             columns[name] = [p[0] for p in parsed]
-            specs.append(spec(name, "numeric", "bytes" if is_size else "none", "feature", f"Spark setting {key} (differs between the loaded apps).", key))
+            specs.append(spec(name, "numeric", "bytes" if is_size else "none", "feature", f"Spark setting {key} (differs between the loaded apps).", key,
+                              context=True))
         else:
             columns[name] = [v if v is not None else "" for v in values]
-            specs.append(spec(name, "nominal", "none", "feature", f"Spark setting {key} (differs between the loaded apps).", key))
+            specs.append(spec(name, "nominal", "none", "feature", f"Spark setting {key} (differs between the loaded apps).", key,
+                              context=True))
     return pd.DataFrame(columns, index=pd.Index(apps, name="app_key")), specs

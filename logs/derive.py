@@ -107,6 +107,7 @@ def add_task_features(tasks: pd.DataFrame) -> pd.DataFrame:
     tasks["time_per_record"] = _ratio(tasks["duration"], tasks["records_in"])
     tasks["time_per_mb"] = _ratio(tasks["duration"], tasks["bytes_in"] / MB)
     tasks["gc_fraction"] = _ratio(tasks["gc_time"], tasks["executor_run_time"])
+    tasks["compute_time"] = compute_time(tasks)
     # Input read time is logged only by instrumented traces (Ousterhout's); Spark's disk
     # blocking is then the shuffle write time alone.
     tasks["blocked_network_time"] = tasks["shuffle_fetch_wait_time"]
@@ -129,6 +130,21 @@ def add_task_features(tasks: pd.DataFrame) -> pd.DataFrame:
     tasks["first_task_on_executor"] = np.where(first, "T", "F").astype(object)
     tasks["wave"] = _waves(stage, start, end, ran, by_launch)
     return tasks
+
+
+RUN_TIME_PARTS = ("gc_time", "shuffle_fetch_wait_time", "shuffle_write_time", "input_read_time")
+"""The measured parts of a Spark task's executor run time: Spark times GC, shuffle fetch
+waits and shuffle writes (and instrumented traces input reads) while the task runs, so they
+are inside ``executor_run_time``; deserialization, result serialization and getting the
+result are outside it."""
+
+
+def compute_time(tasks: pd.DataFrame) -> pd.Series:
+    """Run time minus its measured parts (a missing part counts as zero), floored at 0: the
+    time the task's own code ran, where a cost per record shows."""
+    parts = [c for c in RUN_TIME_PARTS if c in tasks.columns]
+    measured = tasks[parts].apply(pd.to_numeric, errors="coerce").fillna(0.0).sum(axis=1) if parts else 0.0
+    return (pd.to_numeric(tasks["executor_run_time"], errors="coerce") - measured).clip(lower=0.0)
 
 
 def add_host_load(tasks: pd.DataFrame) -> pd.DataFrame:

@@ -19,6 +19,8 @@ tasks.
 
 from __future__ import annotations
 
+import re
+
 import os
 from pathlib import Path
 
@@ -171,6 +173,14 @@ def _percolate(tasks: pd.DataFrame, jobs: pd.DataFrame, columns: list[str]) -> p
     return joined
 
 
+LOAD = re.compile(r"^(cpu_(user|system|nice|wio)|load_|proc_run|(bytes|pkts)_(in|out))")
+"""Host metrics that rise with the load other work puts on the host: more of them makes a
+task's every record dearer, so they account for the cost part of a gap (``explain.gap``).
+Their opposites (idle CPU, free memory) say the same the other way round and are left to
+precision alone."""
+
+
 def _spec(metric: str, how: str):
-    return spec(PREFIX + metric, "numeric", infer_unit(metric), "feature", f"Host metric {metric}: {how}.", "host metrics")
+    return spec(PREFIX + metric, "numeric", infer_unit(metric), "feature", f"Host metric {metric}: {how}.", "host metrics",
+                window=True, accounts=("cost",) if LOAD.match(metric) else ())
 

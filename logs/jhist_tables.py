@@ -25,19 +25,21 @@ from .aggregate import add_task_aggregates, aggregate_specs
 from .derive import add_host_load
 from .jhist_events import Attempt, Counters, JobHistory, Task
 from .registry import COMMON, TASK_HOST_LOAD, C, FeatureRegistry, FeatureSpec, N, Unit, spec
-from .tabular import infer_unit, snake_case
+from .tabular import infer_unit, is_input_volume, snake_case
 
 JHIST_TASK = COMMON + [
     spec("job_id", C, "none", "identity", "Hadoop job id.", "TaskStarted/taskid", "jobID", "jobid"),
-    spec("task_type", C, "none", "feature", "MAP or REDUCE (JOB_SETUP / JOB_CLEANUP where logged).", "TaskStarted/taskType"),
+    spec("task_type", C, "none", "feature", "MAP or REDUCE (JOB_SETUP / JOB_CLEANUP where logged).", "TaskStarted/taskType",
+         context=True),
     spec("stage_key", C, "none", "identity", "The job's map or reduce tasks: the MapReduce counterpart of a Spark "
          "stage (job_id/task_type, e.g. job_1329348432655_0001/MAP), where a task's reference and stragglers are "
-         "looked for.", "derived"),
+         "looked for.", "derived", inputs=("job_id", "task_type"), context=True),
     spec("status", C, "none", "outcome", "SUCCESS, FAILED or KILLED as the task ended (Hadoop's SUCCEEDED is "
          "written SUCCESS, as for Spark tasks); UNKNOWN without an end event.", "TaskFinished, TaskFailed/status"),
     spec("attempt_id", C, "none", "identity", "The attempt the row describes: the successful one, else the one "
          "the task failed on, else the last logged ('' if none ran).", "TaskAttemptStarted/attemptId"),
-    spec("host", C, "none", "feature", "Host (NodeManager) the attempt ran on.", "*AttemptFinished/hostname", "hostname"),
+    spec("host", C, "none", "feature", "Host (NodeManager) the attempt ran on.", "*AttemptFinished/hostname", "hostname",
+         context=True),
     spec("tracker_name", C, "none", "feature", "Tracker (NodeManager) that started the attempt.",
          "TaskAttemptStarted/trackerName", "tracker"),
     spec("rack", C, "none", "feature", "Rack of the attempt's host.", "*AttemptFinished/rackname", "rackname"),
@@ -49,22 +51,26 @@ JHIST_TASK = COMMON + [
     spec("launch_time", N, "ms", "identity", "Epoch ms the attempt started.", "TaskAttemptStarted/startTime"),
     spec("finish_time", N, "ms", "outcome", "Epoch ms the attempt ended.", "*AttemptFinished/finishTime"),
     spec("wait_time", N, "ms", "feature", "launch_time - scheduled_time: waiting for a container, plus the "
-         "earlier attempts when the task was retried.", "derived"),
+         "earlier attempts when the task was retried.", "derived", inputs=("launch_time", "scheduled_time"),
+         accounts=("scheduler_delay",)),
     spec("failed_attempts", N, "count", "feature", "Attempts of the task that failed.", "*_ATTEMPT_FAILED"),
     spec("killed_attempts", N, "count", "feature", "Attempts of the task that were killed (lost speculation, "
          "preemption, a failing job).", "*_ATTEMPT_KILLED"),
     spec("input_size", N, "bytes", "feature", "Bytes the task consumed: a map's input-format bytes read, else "
          "its file-system bytes read (HDFS, then S3A, then local files); a reduce's shuffle bytes.",
-         "BYTES_READ, HDFS_BYTES_READ, S3A_BYTES_READ, FILE_BYTES_READ, REDUCE_SHUFFLE_BYTES", "inputsize"),
+         "BYTES_READ, HDFS_BYTES_READ, S3A_BYTES_READ, FILE_BYTES_READ, REDUCE_SHUFFLE_BYTES", "inputsize",
+         accounts=("volume",), context=True),
     spec("map_finished", N, "ms", "outcome", "Epoch ms a map attempt's map phase ended (its sort and spill "
          "followed).", "MapAttemptFinished/mapFinishTime"),
     spec("shuffle_finished", N, "ms", "outcome", "Epoch ms a reduce attempt's shuffle ended.",
          "ReduceAttemptFinished/shuffleFinishTime"),
     spec("sort_finished", N, "ms", "outcome", "Epoch ms a reduce attempt's merge (sort) ended.",
          "ReduceAttemptFinished/sortFinishTime"),
-    spec("shuffle_time", N, "ms", "feature", "shuffle_finished - launch_time: a reduce fetching map outputs.", "derived"),
+    spec("shuffle_time", N, "ms", "feature", "shuffle_finished - launch_time: a reduce fetching map outputs.", "derived",
+         inputs=("shuffle_finished", "launch_time"), time_part=True, accounts=("shuffle_read",)),
     spec("sort_time", N, "ms", "feature", "sort_finished - shuffle_finished: a reduce merging its inputs "
-         "(Hadoop's merge time).", "derived"),
+         "(Hadoop's merge time).", "derived", inputs=("sort_finished", "shuffle_finished"), time_part=True,
+         accounts=("cost",)),
     spec("failure", C, "none", "outcome", "First line of the task's error, '' if it succeeded.", "TaskFailed/error"),
 ]
 """The task table's fixed columns; the counters of the row's attempt follow them."""
@@ -154,8 +160,10 @@ def counter_spec(column: str, group: str, name: str, display: str, whose: str) -
     (``MILLIS_MAPS``, ``SLOTS_MILLIS_REDUCES``, ...), which restate its tasks' durations."""
     role = "outcome" if group.endswith(".JobCounter") and "MILLIS" in name else "feature"
     aliases = (snake_case(name),) if column != snake_case(name) and group in FRAMEWORK_GROUPS else ()
+    volume = is_input_volume(snake_case(name))
     return spec(column, N, _counter_unit(group, name, column), role, f"Hadoop counter '{display}' {whose}.",
-                f"{group}/{name}", *aliases)
+                f"{group}/{name}", *aliases, accounts=("gc",) if column == "gc_time" else ("volume",) if volume else (),
+                time_part=column == "gc_time", context=volume)
 
 
 def _first_line(text: str) -> str:

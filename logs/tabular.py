@@ -87,9 +87,32 @@ def column_specs(frame: pd.DataFrame, source: str = "") -> list[FeatureSpec]:
             description=f"Column {name!r} of the tabular log.",
             source=source,
             aliases=_aliases(name),
+            accounts=("volume",) if is_input_volume(name) else (),
+            context=infer_context(name, pd.api.types.is_numeric_dtype(frame[name])),
         )
         for name in frame.columns
     ]
+
+
+def is_input_volume(name: str) -> bool:
+    """Does the column's name say how much input an execution read (``input_size``,
+    ``hdfs_bytes_read``, ``map_input_records``, ``reduce_shuffle_bytes``)?"""
+    return (name.startswith("input_") or name.endswith(("_bytes_read", "_input_records", "_input_groups"))
+            or name in ("reduce_shuffle_bytes", "split_raw_bytes"))
+
+
+def infer_context(name: str, numeric: bool) -> bool:
+    """Does the column make executions comparable — what a generated DESPITE may say: the
+    job and its settings (``num_*``, ``*_factor``, ``block_size``), the input volume, and
+    the nominal placement and naming columns (host, tracker, locality, script, task type)?
+    Host metrics and the execution's own measurements (bytes written, CPU, memory) are not."""
+    if name.startswith("host_") and name != "host":
+        return False
+    if name == "job_id" or is_input_volume(name):
+        return True
+    if not numeric:
+        return infer_role(name) == "feature"
+    return name.startswith("num_") or name.endswith(("_factor", "block_size"))
 
 
 def infer_role(name: str) -> Role:

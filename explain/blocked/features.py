@@ -1,9 +1,10 @@
 """Straggler flags, causes and blocked-time shares as task features, for explanations.
 
-With these columns the explanation search can answer "why was task 33 slower?" with
-``straggler_cause = first_task`` or ``gc_share > 0.3`` instead of restating the duration.
-Shares are fractions of the task's duration, so they compare across tasks
-of different lengths; a share is added only when the log records that component.
+A user can ask about them (``WHY TASK ? SLOWER DESPITE straggler_cause isSame = T``) and
+``perfx features`` lists them; being computed from the duration, they are symptoms, which
+the explanation search never proposes. Shares are fractions of the task's duration, so they
+compare across tasks of different lengths; a share is added only when the log records that
+component.
 """
 
 from __future__ import annotations
@@ -40,20 +41,26 @@ _WHAT = {
 
 STRAGGLER_SPECS = [
     # `straggler` and `progress_ratio` restate the duration against the stage's median: like
-    # the duration itself they are outcomes, never proposed (an explanation "slower because it
-    # straggled" explains nothing); the cause and the shares are what explanations may use.
+    # the duration itself they are outcomes. The cause and the shares are computed from the
+    # duration too (symptoms, by their inputs): a user may ask about them, the search never
+    # proposes them.
     spec("straggler", "nominal", "none", "outcome",
-         "T if its inverse progress rate exceeds 1.5x its stage's median (successful attempts only).", "derived"),
+         "T if its inverse progress rate exceeds 1.5x its stage's median (successful attempts only).", "derived",
+         inputs=("progress_ratio",)),
     spec("straggler_cause", "nominal", "none", "feature",
          "Primary cause of a straggler (gc, shuffle_read, shuffle_write, input_read, scheduler_delay, "
-         "task_deserialization, result_serialization, output_skew, first_task), 'unexplained', or 'none'.", "derived"),
+         "task_deserialization, result_serialization, output_skew, first_task), 'unexplained', or 'none'.", "derived",
+         inputs=("duration", "progress_ratio")),
     spec("progress_ratio", "numeric", "ratio", "outcome",
-         "Inverse progress rate / its stage's median: above 1.5 it is a straggler.", "derived"),
+         "Inverse progress rate / its stage's median: above 1.5 it is a straggler.", "derived",
+         inputs=("duration", "records_in", "bytes_in")),
 ]
 
 
 def _share_specs(names: list[str]) -> list[FeatureSpec]:
-    return [spec(n, "numeric", "ratio", "feature", f"Share of its duration spent {_WHAT[n]}.", "derived") for n in names]
+    return [spec(n, "numeric", "ratio", "feature", f"Share of its duration spent {_WHAT[n]}.", "derived",
+                 inputs=("duration", *(col for cause in SHARES[n] for col in components.CAUSES[cause])))
+            for n in names]
 
 
 def add_straggler_features(log: Log) -> Log:

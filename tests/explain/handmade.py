@@ -36,7 +36,8 @@ def skewed_log(n_stages: int = 6, per_stage: int = 30, seed: int = 0, slow_row: 
         "records_in": records,
         "time_per_record": duration / records,
         "host": rng.choice(["h1", "h2", "h3"], n),
-        "gc_time": rng.normal(10, 2, n),
+        "gc_time": (gc := rng.normal(10, 2, n)),
+        "compute_time": duration * 0.95 - gc,
     }))
 
 

@@ -21,14 +21,19 @@ USER_ERRORS = (ExplainError, PxqlError)
 EC2_SAMPLE = Path(__file__).resolve().parents[2] / "logs" / "fixtures" / "ec2-seed1-small"
 
 
-def test_slow_task_explained_by_time_per_record_not_by_outcomes():
+def test_slow_task_explained_by_its_compute_not_by_symptoms():
+    """Task 5 read the same records as its peers at 5x the time per record: time per record
+    is the duration again (a symptom); its compute time is where the time went, and the gap
+    diagnoses computation skew."""
     log = skewed_log()
     answer = perfx.explain(log, "WHY TASK app-1/5 SLOWER", seed=2)
-    assert answer.because[0].atom.feature == "time_per_record"
-    assert answer.because[0].atom.pair_op == "compare"
+    lead = answer.because[0].atom
+    assert (lead.feature, lead.pair_op, lead.value.value) == ("compute_time", "compare", "GT")
     used = {s.atom.feature for s in answer.despite + answer.because}
-    assert not used & {"duration", "executor_run_time", "launch_time", "id", "task_id", "stage_key"}
+    assert not used & {"duration", "executor_run_time", "launch_time", "id", "task_id", "time_per_record"}
     assert answer.metrics.precision == pytest.approx(1.0)
+    assert answer.gap.diagnosis.name == "computation skew"
+    assert answer.gap.diagnosis.next_step.startswith("perfx isolate")
 
 
 def test_reference_is_from_the_same_stage_near_the_median_and_noted():
@@ -50,7 +55,7 @@ def test_user_atoms_may_use_any_feature_and_despite_is_kept():
     log = skewed_log()
     answer = explain(log, slower("app-1/5", despite=(SAME_STAGE,)))
     assert answer.despite == []  # the user's DESPITE is relevant enough: nothing generated
-    assert answer.sentence().startswith("Despite the same stage key, task app-1/5 was slower than task")
+    assert answer.sentence().startswith("Despite the same stage key (app-1/0/0), task app-1/5 was slower than task")
     assert answer.metrics.related_pairs < 6 * 30 * 29
 
 
@@ -148,9 +153,12 @@ def test_forms_of_the_answer():
     assert {"query", "pair", "despite", "because", "metrics", "notes"} <= set(data)
     assert set(data["because"][0]) == {"predicate", "precision", "generality"}
     assert {"relevance", "precision", "generality", "related_pairs", "sampled", "observed", "expected"} <= set(data["metrics"])
+    assert data["gap"]["diagnosis"]["name"] == "computation skew"
+    assert data["gap"]["compute_split"]["volume_ratio"] == 1.0 and data["gap"]["compute_split"]["cost_share"] == 1.0
     text = answer.render_text()
-    assert "most likely because its time per record was higher" in text
-    assert "time_per_record compare = GT" in text and "generality" in text
+    assert "most likely because its compute time was higher (" in text
+    assert "compute_time compare = GT" in text and "generality" in text
+    assert "gap: " in text and "diagnosis: computation skew" in text and "next step: perfx isolate" in text
     assert "<table>" in answer._repr_html_()
 
 

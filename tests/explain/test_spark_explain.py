@@ -2,10 +2,11 @@
 
 Two skews with the same shape of job (one text file per partition, a Python map, a count):
 computation skew — one partition's records cost far more, input sizes equal — must be
-explained by time per input record; data skew — one partition holds ten times the records
-at the same cost per record — by input records or bytes. Neither may be explained by an
-outcome (run time) or an identity (ids, launch time), and the pair of interest must satisfy
-every clause of the answer.
+explained by its compute time and diagnosed as computation skew; data skew — one partition
+holds ten times the records at the same cost per record — by input records or bytes, and
+diagnosed as data skew. Neither may be explained by a symptom (time per record, run time) or
+an identity (ids, launch time), and the pair of interest must satisfy every clause of the
+answer.
 """
 
 from __future__ import annotations
@@ -102,12 +103,14 @@ def compute_skew(spark, spark_event_dir, tmp_path_factory, warm):
     return log, str(log.tasks["id"].iloc[log.tasks["duration"].idxmax()])
 
 
-def test_computation_skew_is_explained_by_time_per_record(compute_skew):
+def test_computation_skew_is_explained_by_compute_time_and_diagnosed(compute_skew):
     log, poi = compute_skew
     assert log.tasks["input_bytes"].nunique() == 1, "inputs must be the same size"
     answer = explain(log, f"WHY TASK {poi} SLOWER", seed=1)
     print(answer.render_text())
-    assert _first_because_feature(log, answer) in ("time_per_record", "time_per_mb")
+    assert _first_because_feature(log, answer) == "compute_time"
+    assert answer.gap.diagnosis.name == "computation skew"
+    assert answer.gap.split.volume_ratio == pytest.approx(1.0) and answer.gap.split.cost_ratio > 5
     _assert_applicable(log, answer)
     assert answer.metrics.precision >= 0.8
 
@@ -120,7 +123,9 @@ def test_cli_answers_in_json_and_reports_user_errors(compute_skew, spark_event_d
         main(["explain", "--log", str(spark_event_dir), "--format", "json", "--width", "2", f"WHY TASK {poi} SLOWER"])
     assert done.value.code == 0
     data = json.loads(capsys.readouterr().out)
-    assert {"query", "pair", "despite", "because", "metrics", "notes"} <= set(data)
+    assert {"query", "pair", "despite", "because", "metrics", "gap", "notes"} <= set(data)
+    assert data["gap"]["diagnosis"]["name"] == "computation skew" and " slower: compute +" in data["gap"]["line"]
+    assert sum(p["delta_ms"] for p in data["gap"]["parts"]) == pytest.approx(data["gap"]["gap_ms"], abs=0.01)
     assert data["pair"][0] == poi and data["because"] and len(data["because"]) <= 2
     with pytest.raises(SystemExit) as done:
         main(["explain", "--log", str(spark_event_dir), "WHY TASK no-such-task SLOWER"])
@@ -129,7 +134,7 @@ def test_cli_answers_in_json_and_reports_user_errors(compute_skew, spark_event_d
     assert err.startswith("perfx: no task with id 'no-such-task'") and "Traceback" not in err
 
 
-def test_data_skew_is_explained_by_input_size(spark, spark_event_dir, tmp_path, warm):
+def test_data_skew_is_explained_by_input_volume_and_diagnosed(spark, spark_event_dir, tmp_path, warm):
     folder = tmp_path / "data"
     _write_inputs(folder, 10 * LINES, "N")
     job_ids, odd = _run(spark, folder, "perfx-data-skew")
@@ -139,5 +144,7 @@ def test_data_skew_is_explained_by_input_size(spark, spark_event_dir, tmp_path, 
     answer = explain(log, f"WHY TASK {poi} SLOWER", seed=1)
     print(answer.render_text())
     assert _first_because_feature(log, answer) in ("input_records", "input_bytes", "records_in", "bytes_in")
+    assert answer.gap.diagnosis.name == "data skew"
+    assert answer.gap.share("volume") > 0.7 and "10.0x the records" in answer.gap.line()
     _assert_applicable(log, answer)
     assert answer.metrics.precision >= 0.8

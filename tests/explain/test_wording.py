@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from perfx.explain.wording import because_phrase, despite_phrase, join, label
+from perfx.explain.wording import PairValues, because_phrase, despite_phrase, join, label
 from perfx.grammar.parser import parse
 
 
@@ -19,15 +19,35 @@ def _atom(text: str):
     ("gc_time compare = GT", "a higher GC time for the first", "its GC time was higher"),
     ("input_bytes compare = SIM", "similar input bytes", "its input bytes was similar"),
     ("block_size <= 128MB", "both with block size at most 128MB", "both had block size at most 128MB"),
-    ("executor_id diff = ('1', '1')", "the same executor id ('1')", "both had executor id '1'"),
+    ("executor_id diff = ('1', '1')", "the same executor id (1)", "both had executor id 1"),
     ("mean_concurrent_tasks_host compare = LT", "a lower average number of tasks beside it on its host for the first",
      "its average number of tasks beside it on its host was lower"),
     ("locality diff = ('NODE_LOCAL', 'ANY')", "locality diff = ('NODE_LOCAL', 'ANY')",
-     "its locality and the other's were ('NODE_LOCAL', 'ANY')"),
+     "its locality was NODE_LOCAL against ANY"),
+    ("first_task_on_executor diff = ('T', 'F')", "first task on executor diff = ('T', 'F')",
+     "it was the first task of its stage on its executor"),
 ])
 def test_phrases(atom, despite, because):
     assert despite_phrase(_atom(atom)) == despite
     assert because_phrase(_atom(atom)) == because
+
+
+@pytest.mark.parametrize("atom, values, despite, because", [
+    ("gc_time compare = GT", PairValues(1210.0, 32.0, "ms"), "a higher GC time for the first (1,210 ms against 32 ms)",
+     "its GC time was higher (1,210 ms against 32 ms)"),
+    ("records_in compare = SIM", PairValues(1000, 1040, "count"), "similar records in (1,000 and 1,040)",
+     "its records in was similar (1,000 against 1,040)"),
+    ("host isSame = T", PairValues("h1", "h1", "none"), "the same host (h1)", "its host was the same (h1 against h1)"),
+    ("input_bytes compare = GT", PairValues(12.0 * 2**20, 2**20, "bytes"), "a higher input bytes for the first (12.0 MB against 1.0 MB)",
+     "its input bytes was higher (12.0 MB against 1.0 MB)"),
+    ("first_task_on_executor isSame = F", PairValues("T", "F", "none"), "a different first task on executor",
+     "it was the first task of its stage on its executor (the other was not)"),
+    ("compute_time compare = GT", PairValues(2.4, 1.6, "ms"), "a higher compute time for the first (2.4 ms against 1.6 ms)",
+     "its compute time was higher (2.4 ms against 1.6 ms)"),
+])
+def test_phrases_carry_the_pairs_values_as_text(atom, values, despite, because):
+    assert despite_phrase(_atom(atom), values) == despite
+    assert because_phrase(_atom(atom), values) == because
 
 
 def test_labels_and_joins():

@@ -15,10 +15,10 @@ def test_demo_explains_the_slow_task_and_finds_its_culprit(tmp_path):
                             capture_output=True, text=True, timeout=600, env={"COLUMNS": "200", **_env()})
     assert result.returncode == 0, result.stderr[-2000:]
     out = " ".join(result.stdout.split())
-    # The hot movie's line makes its partition both heavier and slower per record: the
-    # slowest task is explained by either, whichever the few pairs of a 24-task stage favour
-    # (both hold for it; in four demo runs, three answers led with time per record).
-    assert re.search(r"most likely because its (time per record|bytes in|input bytes) was higher", out), out[-3000:]
+    # The hot movie's line is one record among as many as its peers read, but it costs the
+    # time: the same volume of input at a higher cost per record, computation skew.
+    assert re.search(r"most likely because its compute time was higher \([\d,]+ ms against [\d,]+ ms\)", out), out[-3000:]
+    assert "diagnosis: computation skew: the same volume of input cost" in out
     slow = int(re.search(r"slowest: \S+ \(\d+ ms, partition (\d+)\)", out).group(1))
     # The slow task's partition is the file holding the 1,200,000-rating movie, and the top
     # culprit overall is that movie's line, inside that partition.
