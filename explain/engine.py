@@ -16,6 +16,7 @@ from perfx.logs.model import Log
 from .errors import ExplainError
 from .explanation import Explanation
 from .request import Request
+from .search import GAP_WEIGHT
 
 Method = Callable[[Request], Explanation]
 
@@ -46,6 +47,7 @@ def explain(
     level: int = 3,
     precision_weight: float = 0.8,
     relevance_threshold: float = 0.9,
+    gap_weight: float = GAP_WEIGHT,
 ) -> Explanation:
     """Explain why the query's pair of executions behaved as OBSERVED rather than EXPECTED.
 
@@ -54,7 +56,9 @@ def explain(
     DESPITE extension — one is also generated, up to width 2, when the query has no DESPITE.
     ``sample`` is the balanced training-sample size (section 4.3) and ``seed`` makes it
     repeatable. ``level`` selects pair features as in section 6.8 (1: isSame; 2: + compare,
-    diff; 3: + base features)."""
+    diff; 3: + base features). ``gap_weight`` weighs the share of the pair's duration gap a
+    BECAUSE predicate accounts for against the paper's precision/generality score (0: the
+    paper's ranking alone; see ``search.grow``)."""
     _load_methods()
     if method not in METHODS:
         raise ExplainError(f"unknown method {method!r}; available: {', '.join(sorted(METHODS))}")
@@ -77,6 +81,7 @@ def explain(
         level=level,
         precision_weight=precision_weight,
         relevance_threshold=relevance_threshold,
+        gap_weight=gap_weight,
     )
     answer = METHODS[method](request)
     answer.method = method

@@ -112,7 +112,7 @@ def learn(request: Request, cols: Columns, ts: TrainingSet, kind: str, width: in
     for c in columns:
         c.values = c.values[1:]
     keep = varies(np.vstack([c.values for c in columns])) if columns else np.zeros(0, bool)
-    fits = says_alike if kind == "despite" else states_difference
+    fits = says_alike if kind == "despite" else _explains_difference
     keep &= np.array([bool(k) and fits(c, v) for c, v, k in zip(columns, poi, keep)], dtype=bool)
     columns, poi = [c for c, k in zip(columns, keep) if k], poi[keep]
     y = ts.observed if kind == "because" else ~ts.observed
@@ -121,8 +121,15 @@ def learn(request: Request, cols: Columns, ts: TrainingSet, kind: str, width: in
         useful = np.array([not c.spec.accounts or credit[k] >= MIN_CREDIT for k, c in enumerate(columns)], dtype=bool)
         columns, poi, credit = [c for c, u in zip(columns, useful) if u], poi[useful], credit[useful]
     steps = grow(columns, poi, y, width, weight=request.precision_weight, stop=stop, credit=credit,
+                 gap_weight=request.gap_weight,
                  thresholds_only=kind == "because")
     return [s.candidate.atom for s in steps]
+
+
+def _explains_difference(column: PairColumn, value: float) -> bool:
+    """A BECAUSE atom states a difference of the pair, or bounds a value both share that is
+    not context: "both had wave at most 1" says where the pair stands, a DESPITE's job."""
+    return states_difference(column, value) and not (column.pair_op == "base" and column.spec.context)
 
 
 def gap_credit(request: Request, columns: list[PairColumn], poi: np.ndarray) -> np.ndarray | None:

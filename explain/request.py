@@ -13,6 +13,8 @@ from functools import cached_property
 from perfx.grammar.ast import Query
 from perfx.logs.model import Log
 
+from .search import GAP_WEIGHT
+
 
 @dataclass
 class Request:
@@ -30,6 +32,7 @@ class Request:
     seed: int = 0
     level: int = 3
     precision_weight: float = 0.8
+    gap_weight: float = GAP_WEIGHT
     relevance_threshold: float = 0.9
     notes: list[str] = field(default_factory=list)
 

@@ -142,12 +142,13 @@ def grow(
     weight: float = 0.8,
     stop=None,
     credit: np.ndarray | None = None,
+    gap_weight: float = GAP_WEIGHT,
     thresholds_only: bool = False,
 ) -> list[Chosen]:
     """Algorithm 1 lines 3–18 over training pairs labelled ``y`` (True = target class).
 
     ``poi[k]`` is the pair of interest's value of ``columns[k]``. Each step keeps only the
-    pairs covered so far; it stops at ``width`` predicates, when no predicate that holds for
+    pairs covered so far and proposes no second predicate on a feature already used; it stops at ``width`` predicates, when no predicate that holds for
     the pair of interest covers targets more often than the remaining pairs do, or when
     ``stop(chosen_so_far)`` says so (DESPITE's relevance target).
     Equality predicates of all nominal columns are scored at once (one boolean matrix);
@@ -157,7 +158,7 @@ def grow(
     Ranking: the paper's score, ``weight`` · percentile(precision) + (1 − ``weight``) ·
     percentile(generality), ranks candidates among themselves. With ``credit[k]``, the share
     of the pair of interest's duration gap that column k's feature accounts for
-    (``explain.gap``), the rank is (1 − GAP_WEIGHT) · score + GAP_WEIGHT · credit: among
+    (``explain.gap``), the rank is (1 − ``gap_weight``) · score + ``gap_weight`` · credit: among
     predicates that hold for the pair and are precise, the one naming the part of the time
     that moved wins ("it read 12x the records" over "its compute time was higher")."""
     usable = [k for k in range(len(columns)) if not np.isnan(poi[k])]
@@ -166,6 +167,7 @@ def grow(
     equal = np.vstack([columns[k].values == poi[k] for k in nominal]) if nominal else np.zeros((0, len(y)), bool)
     keep = np.arange(len(y))
     steps: list[Chosen] = []
+    used: set[str] = set()  # one predicate per feature: "the same wave (0)" and "wave at most 1" say one thing
     while len(steps) < width and len(keep):
         ys = y[keep]
         found, source = _nominal_candidates(columns, poi, nominal, equal[:, keep], ys)
@@ -176,6 +178,8 @@ def grow(
             if cand is not None:
                 found.append(cand)
                 source.append(k)
+        fresh = [n for n, c in enumerate(found) if c.column.spec.name not in used]
+        found, source = [found[n] for n in fresh], [source[n] for n in fresh]
         if not found:
             break
         sat = np.array([c.covered for c in found])
@@ -183,10 +187,11 @@ def grow(
         generality = sat / len(ys)
         score = weight * percentile_rank(precision) + (1 - weight) * percentile_rank(generality)
         if credit is not None:
-            score = (1 - GAP_WEIGHT) * score + GAP_WEIGHT * credit[source]
+            score = (1 - gap_weight) * score + gap_weight * credit[source]
         gains = np.array([c.gain for c in found])
         k = int(np.lexsort((-np.arange(len(found)), gains, score))[-1])
         chosen = found[k]
+        used.add(chosen.column.spec.name)
         keep = keep[chosen.mask]
         steps.append(Chosen(chosen, float(score[k]), keep))  # ``keep``: the pairs still covered
         if stop is not None and stop(steps):
