@@ -45,7 +45,7 @@ class ReplSession:
     def __init__(self, console: Console | None = None, **options: Any):
         self.console = console or Console()
         self.log = None
-        self.options: dict[str, Any] = {"width": 3, "despite_width": None, "sample": 2000,
+        self.options: dict[str, Any] = {"width": None, "despite_width": None, "sample": 2000,
                                          "seed": 0, "method": "perfxplain", "format": "text"}
         for key, value in options.items():
             self.set_option(key, value)

@@ -14,7 +14,7 @@ import click
 @click.option("--pairs", type=click.Path(exists=True, dir_okay=False), help="CSV of ids bound to '?' placeholders, one row per pair.")
 @click.option("--stragglers", is_flag=True, help="Ask WHY ... SLOWER for every straggler task of the log.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Where to write the HTML report.")
-@click.option("--width", type=int, default=3, show_default=True)
+@click.option("--width", type=int, default=None, help="BECAUSE width for queries without WITH WIDTH  [default: 3]")
 @click.option("--sample", type=int, default=2000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
