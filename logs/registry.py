@@ -114,6 +114,10 @@ class FeatureRegistry:
         return [s for s in self.specs(entity)
                 if s.context and s.role != "outcome" and not self.is_symptom(entity, s.name)]
 
+    def role_of(self, entity: str, spec: FeatureSpec) -> str:
+        """The role a listing shows: ``symptom`` for a feature computed from an outcome."""
+        return "symptom" if spec.role == "feature" and self.is_symptom(entity, spec.name) else spec.role
+
     def is_symptom(self, entity: str, name: str) -> bool:
         """Is the feature an outcome, or computed from one (through its ``inputs``, followed
         down to the columns read from the log) without being a time part or a window?"""

@@ -92,6 +92,7 @@ def _log(session: "ReplSession", arg: str) -> None:
 @special("\\features", "\\features [task|stage|job|app]", "List the loaded log's features.")
 def _features(session: "ReplSession", arg: str) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     entity = arg or "task"
     log = session.require_log()
@@ -99,7 +100,8 @@ def _features(session: "ReplSession", arg: str) -> None:
     for column in ("name", "kind", "unit", "role", "description"):
         table.add_column(column)
     for spec in log.features(entity):
-        table.add_row(spec.name, spec.kind, spec.unit, spec.role, spec.description)
+        row = (spec.name, spec.kind, spec.unit, log.registry.role_of(entity, spec), spec.description)
+        table.add_row(*(Text(v) for v in row))
     session.console.print(table)
 
 

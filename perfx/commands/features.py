@@ -20,24 +20,27 @@ from .logs import ENTITY_CHOICES
 def features(logs, entity, fmt, host_metrics) -> None:
     """List the features of a log's tasks (or stages, jobs, apps).
 
-    Role ``feature`` may appear in generated explanations; ``outcome`` (restates the duration)
-    and ``identity`` (names an execution) may be written in queries but are never proposed.
+    Role ``feature`` may appear in generated explanations; ``outcome`` (restates the duration),
+    ``symptom`` (computed from an outcome: time per record, shares) and ``identity`` (names an
+    execution) may be written in queries but are never proposed.
     """
     from perfx.questions import load_for_questions
 
     log = load_for_questions(logs, progress=True, host_metrics=host_metrics)
     specs = log.features(entity)
     if fmt == "json":
-        rows = [{"name": s.name, "kind": s.kind, "unit": s.unit, "role": s.role, "description": s.description,
-                 "aliases": list(s.aliases)} for s in specs]
+        rows = [{"name": s.name, "kind": s.kind, "unit": s.unit, "role": log.registry.role_of(entity, s),
+                 "description": s.description, "aliases": list(s.aliases), "inputs": list(s.inputs),
+                 "accounts_for": list(s.accounts), "context": s.context} for s in specs]
         click.echo(json.dumps({"entity": entity, "features": rows}, indent=2))
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=f"{entity} features ({len(specs)})")
     for column in ("name", "kind", "unit", "role", "description"):
         table.add_column(column, overflow="fold")
     for s in specs:
-        table.add_row(s.name, s.kind, s.unit, s.role, s.description)
+        table.add_row(*(Text(v) for v in (s.name, s.kind, s.unit, log.registry.role_of(entity, s), s.description)))
     Console(highlight=False).print(table)

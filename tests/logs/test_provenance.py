@@ -91,3 +91,19 @@ def test_context_is_what_makes_executions_comparable():
     ec2_context = {s.name for s in ec2.context("job")}
     assert {"num_instances", "input_size", "block_size", "pig_script"} <= ec2_context
     assert not any(n.startswith("host_") for n in ec2_context)
+
+
+def test_perfx_features_shows_symptoms_and_provenance(tmp_path):
+    import json as _json
+
+    from click.testing import CliRunner
+
+    from perfx.cli import cli
+
+    log = REPO / "tests" / "data" / "public" / "groupon__sparklint" / "spark_event_log_example"
+    result = CliRunner().invoke(cli, ["features", "--log", str(log), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = {r["name"]: r for r in _json.loads(result.output)["features"]}
+    assert rows["time_per_record"]["role"] == "symptom" and rows["time_per_record"]["inputs"] == ["duration", "records_in"]
+    assert rows["compute_time"]["role"] == "feature" and rows["compute_time"]["accounts_for"] == ["cost"]
+    assert rows["host"]["context"] and not rows["gc_time"]["context"]
