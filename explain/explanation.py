@@ -107,6 +107,10 @@ class Explanation:
     """The pair's duration gap split into its parts, with its diagnosis (``explain.gap``)."""
     values: dict[str, wording.PairValues] = field(default_factory=dict)
     """Each clause feature's value for the two executions, for sentences with numbers."""
+    culprits: dict | None = None
+    """The input records inside the first task's partition that cost the time, from a traced
+    run (linked by the front, see ``perfx/chain.py``): ``run``, ``partition``, ``traced_task_ms``
+    and ``records``."""
 
     @property
     def despite_atoms(self) -> tuple[Atom, ...]:
@@ -126,6 +130,7 @@ class Explanation:
             "because": [s.to_dict() for s in self.because],
             "metrics": self.metrics.to_dict(),
             "gap": self.gap.to_dict() if self.gap is not None else None,
+            "culprits": self.culprits,
             "notes": list(self.notes),
         }
 
@@ -150,8 +155,23 @@ class Explanation:
         diagnosis = self.gap.diagnosis
         if diagnosis is not None:
             lines.append(f"diagnosis: {diagnosis.name}: {diagnosis.detail}")
-            if diagnosis.next_step:
+            if diagnosis.next_step and self.culprits is None:
                 lines.append(f"next step: {diagnosis.next_step}")
+        return lines + self.culprit_lines()
+
+    def culprit_lines(self) -> list[str]:
+        """``culprits in task 4's partition 2 (run R): ...`` and one line per record."""
+        if self.culprits is None:
+            return []
+        c = self.culprits
+        traced = f", traced {c['traced_task_ms']:,.0f} ms" if c.get("traced_task_ms") is not None else ""
+        lines = [f"culprits in {self.entity} {c['task']}'s partition {c['partition']} (run {c['run']}, "
+                 f"traced stage {c['traced_stage']}{traced}; linked by {c['rule']}):"]
+        if not c["records"]:
+            lines.append("  no input record of that partition has a measurable impact")
+        for rank, r in enumerate(c["records"], 1):
+            share = f" ({r['share']:.0%} of the task's traced time)" if r.get("share") is not None else ""
+            lines.append(f"  {rank}. {r['location']}: impact {r['impact_ms']:,.0f} ms{share}; {r['excerpt']}")
         return lines
 
     def _verb(self) -> str:

@@ -60,7 +60,8 @@ VOLUMES: tuple[tuple[str, str, str], ...] = (
 compute gap."""
 
 SIMILAR_VOLUME = 1.5
-"""Volumes within this ratio are "the same input": a compute gap then is a cost per unit."""
+"""Up to this much more volume is "no more input": a compute gap then is a cost per unit,
+computation skew (reading less and still taking longer is computation skew too)."""
 
 NOTABLE = 0.01
 """Parts moving less than this share of the gap (or 1 ms) are left out of the gap line."""
@@ -280,7 +281,7 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
             return Diagnosis("spill", f"it spilled to disk while its peers did not ({percent})")
         if _value(cols, "first_task_on_executor", first) == "T" and _value(cols, "first_task_on_executor", second) != "T":
             return Diagnosis("cold start", f"it was the first task of its stage on its executor ({percent})")
-        if split is not None and 1 / SIMILAR_VOLUME <= split.volume_ratio <= SIMILAR_VOLUME:
+        if split is not None and split.volume_ratio <= SIMILAR_VOLUME:  # no more input, each unit dearer
             return Diagnosis("computation skew",
                              f"the same volume of input cost {split.cost_ratio:.1f}x the {split.rate_label} ({percent}): "
                              "find the records that cost the time", ISOLATE)

@@ -2,7 +2,8 @@
 precision, each with Algorithm 1 on a balanced sample of related pairs.
 
 The DESPITE extension is generated when the query asks for it (``WITH DESPITE WIDTH n``) or
-has no DESPITE at all (then up to ``AUTO_DESPITE_WIDTH`` predicates); it grows while the
+has no DESPITE at all (then up to ``AUTO_DESPITE_WIDTH`` predicates, the first of a task
+pair of one stage being that stage: ``_same_stage``); it grows while the
 relevance P(exp | des′ ∧ des) is below the threshold and still improving. The BECAUSE clause
 is then learnt on a fresh sample drawn under DESPITE ∧ des′, so that it is balanced there.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from perfx.grammar.ast import Atom
+from perfx.grammar.ast import Atom, Bool
 from perfx.grammar.printer import to_pxql
 
 from .columns import Columns, columns_for
@@ -51,8 +52,10 @@ def perfxplain(request: Request) -> Explanation:
     despite_width = request.despite_width if request.despite_width is not None else (0 if despite else AUTO_DESPITE_WIDTH)
     des_steps: list[Step] = []
     if despite_width > 0:
-        des_atoms = generate_despite(request, cols, ts, despite_width)
-        des_steps = ordered_steps(cols, des_atoms, ts, "despite")
+        seeded = _same_stage(request, cols, despite, observed, expected) if request.despite_width is None else []
+        grown_on = _training(request, cols, despite + seeded, observed, expected, seed=request.seed) if seeded else ts
+        des_atoms = seeded + generate_despite(request, cols, grown_on, despite_width - len(seeded))
+        des_steps = ordered_steps(cols, des_atoms, ts, "despite", keep_order=bool(seeded))
         if des_atoms:
             request.notes.append(f"generated DESPITE {format_conjunction(des_atoms)} (relevance {des_steps[-1].score:.2f}) "
                                  f"from the context features {_considered(cols)}")
@@ -170,8 +173,31 @@ def _flag_against(pair, toward: float) -> bool:
     return slow_side in ("F", "False")
 
 
+def _same_stage(request: Request, cols: Columns, despite, observed, expected) -> list[Atom]:
+    """``stage_key isSame = T`` when the pair ran in one stage and the log holds enough pairs
+    of that kind to learn from, else nothing.
+
+    A task is compared with its stage's tasks — the same code on other partitions — and the
+    reference perfx picks comes from there, so the same stage is the first context of a task
+    question. Relevance alone never finds it in a log of many stages: pairs of one stage are
+    a sliver of all pairs, under the generality a DESPITE step must keep; and across stages
+    nothing is comparable ("it read 12x the records" is precise only within its stage)."""
+    if request.entity != "task" or "stage_key" not in cols.table.columns:
+        return []
+    stages = cols.table["stage_key"].to_numpy()
+    if stages[request.first] != stages[request.second]:
+        return []
+    atom = Atom("stage_key", "isSame", "=", Bool(True))
+    ts = training_set(cols, despite + [atom], observed, expected, sample=request.sample, seed=request.seed)
+    if ts.overlap is not None or ts.n_observed < MIN_PER_LABEL or ts.n_expected < MIN_PER_LABEL:
+        return []
+    return [atom]
+
+
 def generate_despite(request: Request, cols: Columns, ts: TrainingSet, width: int) -> list[Atom]:
     """des′ by relevance: grown until relevance reaches the threshold or stops improving."""
+    if width <= 0:
+        return []
     expected = ~ts.observed
     everything = np.ones(ts.size, dtype=bool)
     start = share(ts.weight, expected, everything)

@@ -82,6 +82,8 @@ def best_predicate(column: PairColumn, poi_value: float, y: np.ndarray, toward_t
         le_n, le_pos = np.cumsum(cnt), np.cumsum(cpos)
         gt_n, gt_pos = le_n[-1] - le_n, le_pos[-1] - le_pos
         for op, ok, sat_n, sat_pos in (("<=", uniq >= poi_value, le_n, le_pos), (">", uniq < poi_value, gt_n, gt_pos)):
+            if thresholds_only:  # a bound that admits one value only ("at most 0") is an equality
+                ok = ok & (np.arange(len(uniq)) != (0 if op == "<=" else len(uniq) - 2))
             if not ok.any():
                 continue
             gains = np.where(ok, gain(sat_pos, sat_n), -np.inf)

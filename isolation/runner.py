@@ -60,23 +60,28 @@ QUIET_LOG4J = Path(__file__).with_name("log4j2-quiet.properties")
 """Spark's logging for the sessions perfx starts: errors only (see the file)."""
 
 
-def session_builder(master: str = "local[2]", name: str = "perfx"):
+def session_builder(master: str = "local[2]", name: str = "perfx", event_dir: str | None = None):
     """A SparkSession builder for a session perfx starts itself: no Spark UI or console
     progress bar (perfx shows its own), Spark's logging down to errors, and, on a local
     master, the workers on this Python and the driver on the loopback address (a local run
-    needs no other, and Spark warns about the host name otherwise)."""
+    needs no other, and Spark warns about the host name otherwise). With ``event_dir``,
+    Spark writes its event log there (Spark's own format and codec)."""
     from pyspark.sql import SparkSession
 
     if master.startswith("local"):
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    return (SparkSession.builder.master(master).appName(name)
-            .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.ui.enabled", "false")
-            .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={QUIET_LOG4J.as_uri()}"))
+    builder = (SparkSession.builder.master(master).appName(name)
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.ui.enabled", "false")
+               .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={QUIET_LOG4J.as_uri()}"))
+    if event_dir is not None:
+        Path(event_dir).mkdir(parents=True, exist_ok=True)
+        builder = builder.config("spark.eventLog.enabled", "true").config("spark.eventLog.dir", Path(event_dir).resolve().as_uri())
+    return builder
 
 
-def spark_session(master: str = "local[2]", name: str = "perfx isolate"):
+def spark_session(master: str = "local[2]", name: str = "perfx isolate", event_dir: str | None = None):
     """``(session, created)``: the active SparkSession if there is one (a notebook, a test),
     else a new one from ``session_builder``; ``created`` says whether the caller should stop it."""
     from pyspark.sql import SparkSession
@@ -84,23 +89,53 @@ def spark_session(master: str = "local[2]", name: str = "perfx isolate"):
     active = SparkSession.getActiveSession()
     if active is not None:
         return active, False
-    session = session_builder(master, name).getOrCreate()
+    session = session_builder(master, name, event_dir).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session, True
 
 
+def prepare_run(store=None, run_id: str | None = None):
+    """``(store, run_id, event_dir)`` for a traced run about to start: its lineage store
+    opened, its id chosen, and the folder beside its lineage where a session perfx starts
+    for it writes the Spark event log (None when the store has no local folder)."""
+    from .context import new_run_id
+    from .stores import LineageStore, open_store
+
+    store = store if isinstance(store, LineageStore) else open_store(store)
+    run_id = run_id or new_run_id()
+    where = store.local_dir(run_id)
+    return store, run_id, (os.path.join(where, "events") if where else None)
+
+
+def event_log_of(session, event_dir: str | None) -> str | None:
+    """Where the session writes its event log: ``event_dir`` if perfx configured it, else
+    the session's own ``spark.eventLog.dir`` when event logging is on (a notebook's)."""
+    conf = session.sparkContext.getConf()
+    if conf.get("spark.eventLog.enabled", "false").lower() != "true":
+        return None
+    if event_dir is not None:
+        return str(Path(event_dir).resolve())
+    configured = conf.get("spark.eventLog.dir", "")
+    return configured.removeprefix("file://").removeprefix("file:") or None
+
+
 def run_traced(program: str | os.PathLike, input_path: str, *, spark=None, master: str = "local[2]",
                store=None, lineage: str = "impact", top: int = 10, run_id: str | None = None,
-               module=None, **pipeline_args) -> IsolationResult:
+               module=None, event_log: str | None = None, **pipeline_args) -> IsolationResult:
     """Runs ``program``'s pipeline on ``input_path`` traced, stores its lineage and returns
     the outputs and the top ``top`` culprits. Uses ``spark`` if given, else the active
-    session, else starts (and stops) one on ``master``. ``module`` is ``program`` already
-    loaded by ``load_program`` (its top-level code then runs once, not twice)."""
+    session, else starts (and stops) one on ``master`` that writes the traced execution's
+    event log beside the run's lineage (``meta["event_log"]``), so that the run knows its own
+    tasks. ``module`` is ``program`` already
+    loaded by ``load_program`` (its top-level code then runs once, not twice); ``event_log``
+    names where a caller's session writes its event log."""
     module = module or load_program(program)
-    session, created = (spark, False) if spark else spark_session(master, f"perfx isolate {Path(program).name}")
+    store, run_id, event_dir = prepare_run(store, run_id)
+    session, created = (spark, False) if spark else spark_session(master, f"perfx isolate {Path(program).name}", event_dir)
     try:
         ctx = TracedContext(session, run_id=run_id, store=store, lineage=lineage,
-                            meta={"program": str(Path(program).resolve()), "input": input_path})
+                            meta={"program": str(Path(program).resolve()), "input": input_path,
+                                  "event_log": event_log or event_log_of(session, event_dir if created else None)})
         try:
             dataset = module.pipeline(ctx, input_path, **pipeline_args)
         except IsolationError:

@@ -10,6 +10,8 @@ not pull in pandas or pyspark:
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 
 __version__ = "0.1.0"
 
@@ -19,7 +21,7 @@ _API = {
     "PxqlError": "perfx.grammar.errors:PxqlError",
     "load_log": "perfx.logs.loader:load_log",
     "Log": "perfx.logs.model:Log",
-    "explain": "perfx.explain.engine:explain",
+    "explain": "perfx.chain:explain",
     "Explanation": "perfx.explain.explanation:Explanation",
     "ExplainError": "perfx.explain.errors:ExplainError",
     "find_stragglers": "perfx.explain.blocked.stragglers:find_stragglers",
@@ -29,6 +31,37 @@ _API = {
     "TracedContext": "perfx.isolation.context:TracedContext",
     "IsolationError": "perfx.isolation.errors:IsolationError",
 }
+
+
+class _Api(types.ModuleType):
+    """Keeps an API name callable when a subpackage of the same name is imported: importing
+    ``perfx.explain.engine`` makes the import system set ``perfx.explain`` to the subpackage,
+    which would shadow the API function ``perfx.explain`` depending on import order. The
+    subpackage then answers calls as the API function does, with its signature, and stays an
+    ordinary package for ``import perfx.explain.engine as engine``."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in _API and isinstance(value, types.ModuleType) and not isinstance(value, _CallablePackage):
+            value.__class__ = _CallablePackage
+        super().__setattr__(name, value)
+
+
+class _CallablePackage(types.ModuleType):
+    """A subpackage named like an API function, callable as that function."""
+
+    @property
+    def _api(self):
+        module, attr = _API[self.__name__.rpartition(".")[2]].split(":")
+        return getattr(importlib.import_module(module), attr)
+
+    @property
+    def __signature__(self):
+        import inspect
+
+        return inspect.signature(self._api)
+
+    def __call__(self, *args, **kwargs):
+        return self._api(*args, **kwargs)
 
 
 def __getattr__(name: str):
@@ -46,3 +79,5 @@ def __dir__():
 
 
 __all__ = sorted(_API)
+
+sys.modules[__name__].__class__ = _Api

@@ -53,6 +53,11 @@ class LineageStore(ABC):
     def runs(self) -> list[dict]:
         """The metadata of every stored run, oldest first."""
 
+    def local_dir(self, run: str) -> str | None:
+        """A folder on this machine beside the run's lineage, for files the run keeps with it
+        (the Spark event log of the traced execution); None for stores that have none."""
+        return None
+
     def complete_meta(self, run: str) -> dict:
         """The metadata of a run that finished; a query on any other run says why it can't."""
         meta = self.run_meta(run)

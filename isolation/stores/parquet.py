@@ -78,6 +78,9 @@ class ParquetStore(LineageStore):
             out.write(data)
         fs.move(tmp, path)
 
+    def local_dir(self, run: str) -> str | None:
+        return self._path(run) if "://" not in self.url else None
+
     def begin(self, run: str, meta: dict) -> None:
         try:
             fs, _ = self._fs

@@ -19,20 +19,25 @@ import click
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--host-metrics", type=click.Path(exists=True, dir_okay=False),
               help="Host metrics CSV/Parquet (host, timestamp, metrics...) to join onto tasks and jobs.")
+@click.option("--run", default=None, help="A traced run (perfx isolate, perfx runs): add the culprit records "
+              "inside the first task's partition.")
+@click.option("--store", default=None, help="Lineage store of --run (default: $PERFX_HOME/runs).")
 @click.argument("query")
-def explain(logs, width, despite_width, sample, seed, binds, method, level, fmt, host_metrics, query) -> None:
+def explain(logs, width, despite_width, sample, seed, binds, method, level, fmt, host_metrics, run, store, query) -> None:
     """Explain why a pair of executions behaved as OBSERVED rather than EXPECTED.
 
     QUERY is PXQL, e.g. "WHY TASK 33 SLOWER" or a full FOR ... DESPITE ... OBSERVED ...
     EXPECTED query. The answer is a DESPITE/BECAUSE explanation with its relevance,
-    precision and generality.
+    precision and generality, the duration gap split into its parts with a diagnosis, and,
+    with --run, the input records inside the slow task's partition that cost the time.
     """
-    from perfx.explain.engine import explain as run
+    from perfx.chain import explain as answer_of
     from perfx.questions import load_for_questions
 
     log = load_for_questions(logs, host_metrics=host_metrics)
-    answer = run(
-        log, query, width=width, despite_width=despite_width, sample=sample, seed=seed, method=method, bind=binds, level=level
+    answer = answer_of(
+        log, query, width=width, despite_width=despite_width, sample=sample, seed=seed, method=method, bind=binds,
+        level=level, run=run, store=store,
     )
     if fmt == "json":
         click.echo(json.dumps(answer.to_dict(), indent=2))

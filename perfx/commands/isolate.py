@@ -62,18 +62,20 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
 
     from rich.console import Console
 
-    from perfx.isolation.runner import load_program, run_traced, spark_session
+    from perfx.isolation.runner import event_log_of, load_program, prepare_run, run_traced, spark_session
 
     module = load_program(program)  # a broken program fails before a JVM starts
     console = Console()
     status = Console(stderr=True)
     if fmt == "text":
         status.print(f"Starting Spark ({master}) for a traced run of {program}...")
-    session, created = spark_session(master, f"perfx isolate {Path(program).name}")
+    lineage_store, run_id, event_dir = prepare_run(store)
+    session, created = spark_session(master, f"perfx isolate {Path(program).name}", event_dir)
     try:
         with spark_progress(session.sparkContext, status):
-            result = run_traced(program, input_path, spark=session, store=store, lineage=lineage, top=top,
-                                module=module)
+            result = run_traced(program, input_path, spark=session, store=lineage_store, lineage=lineage, top=top,
+                                module=module, run_id=run_id,
+                                event_log=event_log_of(session, event_dir if created else None))
     finally:
         if created:
             session.stop()

@@ -31,7 +31,8 @@ def test_slow_task_explained_by_its_compute_not_by_symptoms():
     assert (lead.feature, lead.pair_op, lead.value.value) == ("compute_time", "compare", "GT")
     used = {s.atom.feature for s in answer.despite + answer.because}
     assert not used & {"duration", "executor_run_time", "launch_time", "id", "task_id", "time_per_record"}
-    assert answer.metrics.precision == pytest.approx(1.0)
+    assert answer.metrics.precision >= 0.9
+    assert [s.predicate for s in answer.despite][:1] == ["stage_key isSame = T"]  # a task is compared within its stage
     assert answer.gap.diagnosis.name == "computation skew"
     assert answer.gap.diagnosis.next_step.startswith("perfx isolate")
 
@@ -155,7 +156,7 @@ def test_forms_of_the_answer():
     assert {"relevance", "precision", "generality", "related_pairs", "sampled", "observed", "expected"} <= set(data["metrics"])
     assert data["gap"]["diagnosis"]["name"] == "computation skew"
     assert data["gap"]["compute_split"]["volume_ratio"] == 1.0 and data["gap"]["compute_split"]["cost_share"] == 1.0
-    text = answer.render_text()
+    text = " ".join(answer.render_text().split())
     assert "most likely because its compute time was higher (" in text
     assert "compute_time compare = GT" in text and "generality" in text
     assert "gap: " in text and "diagnosis: computation skew" in text and "next step: perfx isolate" in text

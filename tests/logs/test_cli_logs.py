@@ -73,6 +73,7 @@ def test_features_lists_kind_unit_role() -> None:
     assert by_name["executor_cpu_time"] == {
         "name": "executor_cpu_time", "kind": "numeric", "unit": "ms", "role": "feature",
         "description": "JVM CPU time of the task (ns in the log).", "aliases": ["cpu_time"],
+        "inputs": [], "accounts_for": ["cost"], "context": False,
     }
     assert by_name["duration"]["role"] == "outcome" and by_name["task_id"]["role"] == "identity"
     stage = json.loads(run("features", "--log", str(SMALL), "--entity", "stage", "--format", "json"))

@@ -29,14 +29,22 @@ def test_every_subpackage_is_listed():
 
 
 def test_namespace_maps_to_top_level_folders():
-    import perfx.explain
-    import perfx.grammar
-    import perfx.isolation
-    import perfx.logs
+    import importlib
 
-    for module, folder in [(perfx.grammar, "grammar"), (perfx.logs, "logs"),
-                           (perfx.explain, "explain"), (perfx.isolation, "isolation")]:
+    for name, folder in [("grammar", "grammar"), ("logs", "logs"), ("explain", "explain"), ("isolation", "isolation")]:
+        module = importlib.import_module(f"perfx.{name}")
         assert Path(module.__file__).parent == REPO / folder
+
+
+def test_perfx_explain_is_the_api_function_whatever_was_imported_first():
+    import inspect
+
+    import perfx
+    import perfx.explain.engine as engine  # sets perfx.explain to the subpackage
+
+    assert callable(perfx.explain) and callable(engine.explain)
+    assert list(inspect.signature(perfx.explain).parameters)[:2] == ["log", "query"]
+    assert "run" in inspect.signature(perfx.explain).parameters
 
 
 def test_lower_layers_never_import_the_front():

@@ -1,0 +1,211 @@
+"""One chain of evidence: a slow task of a log, the partition of a traced run it computed,
+and the input records inside that partition that cost the time.
+
+``explain(log, query, run=RUN)`` answers as ``perfx.explain.engine.explain`` does and adds
+``culprits`` to the answer: the records of the first task's partition with their location,
+excerpt, impact and share of the task's traced time. The link from a task of ``log`` to the
+stored traced run is made by one of two rules:
+
+1. **The traced run's own log** (the task's app id is the run's): the task ran as Spark
+   stage *s*, partition *p* (``partition_id`` when logged, else its index in the stage, which
+   is the partition Spark gave it). The traced stage is the one whose lineage rows Spark stage
+   *s* wrote (the store records the Spark stage id of every partition file).
+2. **Another run of the same program on the same input** (the slow production run whose log
+   the user has): Spark numbers stages differently from run to run, so the task's stage is
+   matched by its position: the *k*-th stage (by id) of the task's job is the *k*-th stage of
+   the job of the traced run's own log that has as many stages, and partition *p* stays *p*.
+   The two stages must have the same number of partitions, and where both read input, every
+   partition the same bytes (within 1 %): otherwise the runs read different input or split it
+   differently, and the link is refused with the first difference found.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from perfx.isolation.errors import IsolationError
+
+INPUT_TOLERANCE = 0.01
+"""Relative difference in a partition's input bytes still taken as the same split."""
+
+MIN_IMPACT_MS = 1.0
+"""Records whose removal would save less than this are not culprits."""
+
+
+@dataclass(frozen=True)
+class Link:
+    """Where a task of a log sits in a traced run: the traced stage and partition, the
+    Spark stage that computed it there, and that traced task's duration (ms, NaN unknown)."""
+
+    run: str
+    traced_stage: int
+    partition: int
+    spark_stage: int
+    traced_task_ms: float
+    rule: str
+
+
+def open_run(run: str, store=None):
+    """The complete stored run ``run`` (``perfx runs`` lists them)."""
+    from perfx.isolation.queries import StoredRun
+    from perfx.isolation.stores import LineageStore, open_store
+
+    return StoredRun.open(store if isinstance(store, LineageStore) else open_store(store), run)
+
+
+def traced_tasks(stored) -> pd.DataFrame:
+    """The task table of the traced run's own event log (its app only)."""
+    from perfx.logs.loader import load_log
+
+    where = stored.meta.get("event_log")
+    if not where or not Path(where).exists():
+        raise IsolationError(f"run {stored.run} has no event log of its traced execution "
+                             "(trace it again with perfx isolate, which writes one)")
+    tasks = load_log([where]).tasks
+    tasks = tasks[tasks["app_id"].astype(str) == str(stored.meta.get("app_id"))]
+    # The run's own jobs: a notebook's session logs other work beside it in the same app.
+    spark_stages = {s for info in stored.meta.get("stages", {}).values() for s in info.get("spark_stages", [])}
+    jobs = set(tasks.loc[tasks["stage_id"].isin(spark_stages), "job_id"].astype(str))
+    tasks = tasks[tasks["job_id"].astype(str).isin(jobs)]
+    if tasks.empty:
+        raise IsolationError(f"the event log of run {stored.run} ({where}) has no task of its app {stored.meta.get('app_id')}")
+    return tasks[tasks["status"] == "SUCCESS"] if "status" in tasks.columns else tasks
+
+
+def link(tasks: pd.DataFrame, task_id: str, stored) -> Link:
+    """Link the task ``task_id`` of the task table ``tasks`` to ``stored`` (module docstring)."""
+    rows = tasks[tasks["id"].astype(str) == str(task_id)]
+    if rows.empty:
+        raise IsolationError(f"no task {task_id!r} in the log")
+    task = rows.iloc[0]
+    traced = traced_tasks(stored)
+    partition = _partition(task)
+    if str(task["app_id"]) == str(stored.meta.get("app_id")):
+        spark_stage, rule = int(task["stage_id"]), "the traced run's own log"
+    else:
+        spark_stage, rule = _matching_stage(tasks, task, traced, stored.run), "stage position in its job"
+    stage = _traced_stage(stored, spark_stage)
+    same = traced[(traced["stage_id"] == spark_stage) & (_partitions(traced) == partition)]
+    duration = float(same["duration"].max()) if len(same) else float("nan")
+    return Link(stored.run, stage, partition, spark_stage, duration, rule)
+
+
+def _partition(task: pd.Series) -> int:
+    partition = task.get("partition_id", -1)
+    return int(partition) if pd.notna(partition) and int(partition) >= 0 else int(task["task_index"])
+
+
+def _partitions(tasks: pd.DataFrame) -> pd.Series:
+    logged = tasks["partition_id"] if "partition_id" in tasks.columns else pd.Series(-1, index=tasks.index)
+    return logged.where(logged.notna() & (logged >= 0), tasks["task_index"]).astype(int)
+
+
+def _job_stages(tasks: pd.DataFrame, app: str, job) -> list[int]:
+    ours = tasks[(tasks["app_id"].astype(str) == app) & (tasks["job_id"].astype(str) == str(job))]
+    return sorted(int(s) for s in ours["stage_id"].unique())
+
+
+def _matching_stage(tasks: pd.DataFrame, task: pd.Series, traced: pd.DataFrame, run: str) -> int:
+    """Rule 2: the traced run's Spark stage at the task's stage's position in its job, after
+    checking partition counts and input splits agree."""
+    app = str(task["app_id"])
+    stages = _job_stages(tasks, app, task["job_id"])
+    position = stages.index(int(task["stage_id"]))
+    mine = tasks[(tasks["app_id"].astype(str) == app) & (tasks["stage_id"] == task["stage_id"])]
+    traced_app = str(traced["app_id"].iloc[0])
+    candidates = []
+    for job in traced["job_id"].unique():
+        theirs = _job_stages(traced, traced_app, job)
+        if len(theirs) == len(stages):
+            candidates.append(theirs[position])
+    if not candidates:
+        raise IsolationError(f"run {run} ran no job of {len(stages)} stages like task {task['id']}'s job: "
+                             "is it a run of the same program?")
+    reasons = []
+    for spark_stage in reversed(candidates):  # the last job is the program's final action
+        reason = _differs(mine, traced[traced["stage_id"] == spark_stage])
+        if reason is None:
+            return spark_stage
+        reasons.append(reason)
+    raise IsolationError(f"run {run} did not read the input of task {task['id']}'s stage: {reasons[0]}")
+
+
+def _differs(mine: pd.DataFrame, theirs: pd.DataFrame) -> str | None:
+    """Why two stages are not the same split of the same input, or None."""
+    if len(set(_partitions(mine))) != len(set(_partitions(theirs))):
+        return f"{len(set(_partitions(mine)))} partitions here, {len(set(_partitions(theirs)))} in the traced run"
+    if "input_bytes" not in mine.columns:
+        return None
+    a = mine.groupby(_partitions(mine))["input_bytes"].max()
+    b = theirs.groupby(_partitions(theirs))["input_bytes"].max().reindex(a.index)
+    both = (a > 0) & (b > 0)
+    off = both & ((a - b).abs() > INPUT_TOLERANCE * np.maximum(a, b))
+    if off.any():
+        p = int(off.idxmax())
+        return f"partition {p} read {a[p]:,.0f} bytes here and {b[p]:,.0f} in the traced run"
+    if (a > 0).any() and not (b > 0).any():
+        return "the traced run's stage read no input"
+    return None
+
+
+def _traced_stage(stored, spark_stage: int) -> int:
+    found = [int(t) for t, info in stored.meta.get("stages", {}).items() if spark_stage in info.get("spark_stages", [])]
+    if not found:
+        known = sorted({s for info in stored.meta.get("stages", {}).values() for s in info.get("spark_stages", [])})
+        raise IsolationError(f"run {stored.run} traced no records in Spark stage {spark_stage} "
+                             f"(its traced Spark stages: {', '.join(map(str, known)) or 'none'})")
+    return max(found)  # stages pipelined into one Spark stage: the last one's rows end it
+
+
+def culprits(tasks: pd.DataFrame, task_id: str, stored, top: int = 5) -> dict:
+    """The input records inside the task's partition that cost the time, as plain data."""
+    from perfx.isolation.queries import top_culprits
+
+    where = link(tasks, task_id, stored)
+    ranked = top_culprits(stored, top=top, stage=where.traced_stage, partition=where.partition)
+    total = where.traced_task_ms
+    records = [
+        {"source": int(r.source), "location": r.location, "excerpt": r.excerpt, "impact_ms": float(r.impact_ms),
+         "latency_ms": float(r.max_total_ms), "remediated_ms": float(r.max_remediated_ms), "outputs": int(r.outputs),
+         "share": (float(r.impact_ms) / total) if total and total == total else None}
+        for r in ranked.itertuples() if r.impact_ms >= MIN_IMPACT_MS
+    ]
+    return {"run": where.run, "task": str(task_id), "traced_stage": where.traced_stage, "partition": where.partition,
+            "spark_stage": where.spark_stage, "traced_task_ms": None if total != total else total, "rule": where.rule,
+            "records": records}
+
+
+def explain(log, query, *, run: str | None = None, store=None, top: int = 5, **options):
+    """``perfx.explain``: the engine's answer, with the culprit records of the first task
+    when a traced ``run`` is given, and otherwise, for a skew diagnosis, the ``perfx isolate``
+    command to get them with the program and input filled in where the log names them."""
+    from perfx.explain.engine import explain as answer_of
+
+    answer = answer_of(log, query, **options)
+    if run is not None:
+        if answer.entity != "task":
+            raise IsolationError(f"culprits are records inside a task's partition: ask about tasks, not {answer.entity}s")
+        answer.culprits = culprits(log.tasks, answer.pair[0], open_run(run, store), top)
+    elif answer.gap is not None and answer.gap.diagnosis is not None and answer.gap.diagnosis.next_step:
+        answer.gap.diagnosis = _with_command(answer.gap.diagnosis, log, answer.pair[0])
+    return answer
+
+
+def _with_command(diagnosis, log, task_id: str):
+    """The diagnosis with its ``perfx isolate`` command filled in from the application's
+    name when it names a Python program (``spark-submit job.py`` names the app after it)."""
+    from dataclasses import replace
+
+    tasks = log.tasks[log.tasks["id"].astype(str) == str(task_id)]
+    if tasks.empty or log.apps.empty or "name" not in log.apps.columns:
+        return diagnosis
+    apps = log.apps[log.apps["app_id"].astype(str) == str(tasks["app_id"].iloc[0])]
+    name = str(apps["name"].iloc[0]) if len(apps) else ""
+    program = next((word for word in name.split() if word.endswith(".py")), None)
+    if program is None:
+        return diagnosis
+    return replace(diagnosis, next_step=diagnosis.next_step.replace("PROGRAM.py", program))
