@@ -1,0 +1,81 @@
+"""One chain of evidence on real runs: the slow run's own event log (committed, made by
+``tests/chain/make_slow_run.py``), a traced run of the same program on the same input in the
+tests' session, and the culprits of the slow run's slowest task found through the link."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from perfx.chain import explain
+from perfx.cli import cli
+from perfx.isolation.errors import IsolationError
+from perfx.isolation.programs import movie_ratings
+from perfx.isolation.runner import run_traced
+from perfx.questions import load_for_questions
+
+pytestmark = pytest.mark.spark
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "chain"
+SLOW_LOG, RATINGS = DATA / "slow-run", DATA / "ratings"
+
+
+@pytest.fixture(scope="module")
+def traced(spark, tmp_path_factory):
+    """The same program traced on the same input, in the tests' session: (store, run id)."""
+    store = str(tmp_path_factory.mktemp("runs"))
+    result = run_traced(movie_ratings.__file__, str(RATINGS), spark=spark, store=store)
+    return store, result.run_id
+
+
+def _slowest(log) -> tuple[str, int]:
+    """The slowest task of the map stage (the first of the widest) and its partition."""
+    sizes = log.tasks.groupby("stage_id").size()
+    stage = log.tasks[log.tasks["stage_id"] == sizes[sizes == sizes.max()].index.min()]
+    task = stage.sort_values("duration").iloc[-1]
+    return str(task["id"]), int(task["task_index"])
+
+
+def test_the_slow_runs_slowest_task_links_to_the_hot_movies_record(traced):
+    store, run = traced
+    log = load_for_questions([str(SLOW_LOG)])
+    slowest, partition = _slowest(log)
+    answer = explain(log, f"WHY TASK '{slowest}' SLOWER", run=run, store=store)
+    culprits = answer.culprits
+    assert culprits["rule"] == "stage position in its job" and culprits["run"] == run
+    assert culprits["partition"] == partition
+    first = culprits["records"][0]
+    assert "day-09.txt@" in first["location"], culprits
+    assert first["share"] > 0.4, culprits  # the hot movie's line costs most of the traced task's time
+    assert answer.gap.diagnosis.name == "computation skew"
+    text = answer.render_text(width=200)
+    assert f"culprits in task {slowest}'s partition {partition}" in " ".join(text.split()) and "day-09.txt@" in text
+
+
+def test_a_run_of_different_input_is_refused(spark, tmp_path):
+    changed = tmp_path / "ratings"
+    shutil.copytree(RATINGS, changed)
+    with (changed / "day-03.txt").open("a") as extra:
+        extra.write("".join(f"{900000 + k}:1_5,2_4\n" for k in range(500)))
+    run = run_traced(movie_ratings.__file__, str(changed), spark=spark, store=str(tmp_path / "runs"))
+    log = load_for_questions([str(SLOW_LOG)])
+    with pytest.raises(IsolationError, match=r"did not read the input of task .*: partition \d+ read [\d,]+ bytes here "
+                                             r"and [\d,]+ in the traced run"):
+        explain(log, f"WHY TASK '{_slowest(log)[0]}' SLOWER", run=run.run_id, store=str(tmp_path / "runs"))
+
+
+def test_cli_explain_with_run_prints_the_culprits_in_json(traced):
+    store, run = traced
+    slowest, partition = _slowest(load_for_questions([str(SLOW_LOG)]))
+    result = CliRunner().invoke(cli, ["explain", "--log", str(SLOW_LOG), "--run", run, "--store", store,
+                                      "--format", "json", f"WHY TASK '{slowest}' SLOWER"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["culprits"]["partition"] == partition and "day-09.txt@" in data["culprits"]["records"][0]["location"]
+    unknown = CliRunner().invoke(cli, ["explain", "--log", str(SLOW_LOG), "--run", "no-such-run", "--store", store,
+                                       f"WHY TASK '{slowest}' SLOWER"])
+    assert unknown.exit_code == 1 and "Traceback" not in unknown.output
