@@ -282,8 +282,10 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
         if _value(cols, "first_task_on_executor", first) == "T" and _value(cols, "first_task_on_executor", second) != "T":
             return Diagnosis("cold start", f"it was the first task of its stage on its executor ({percent})")
         if split is not None and split.volume_ratio <= SIMILAR_VOLUME:  # no more input, each unit dearer
+            volume = ("the same volume of input" if split.volume_ratio >= 1 / SIMILAR_VOLUME
+                      else f"{split.volume_ratio:.1f}x the {split.unit}")
             return Diagnosis("computation skew",
-                             f"the same volume of input cost {split.cost_ratio:.1f}x the {split.rate_label} ({percent}): "
+                             f"{volume} cost {split.cost_ratio:.1f}x the {split.rate_label} ({percent}): "
                              "find the records that cost the time", ISOLATE)
         if split is not None:
             return Diagnosis("higher cost per unit", f"each of its {split.unit} cost {split.cost_ratio:.1f}x ({percent})", ISOLATE)

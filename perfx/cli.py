@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "runs": "perfx.commands.runs:runs",
     "culprits": "perfx.commands.culprits:culprits",
     "skew": "perfx.commands.skew:skew",
+    "why": "perfx.commands.why:why",
 }
 """Command name -> ``module:attribute`` of its click command."""
 

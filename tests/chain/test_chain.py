@@ -79,3 +79,14 @@ def test_cli_explain_with_run_prints_the_culprits_in_json(traced):
     unknown = CliRunner().invoke(cli, ["explain", "--log", str(SLOW_LOG), "--run", "no-such-run", "--store", store,
                                        f"WHY TASK '{slowest}' SLOWER"])
     assert unknown.exit_code == 1 and "Traceback" not in unknown.output
+
+
+def test_perfx_why_runs_the_chain_and_names_the_hot_movie_first(spark, tmp_path):
+    result = CliRunner().invoke(cli, ["why", movie_ratings.__file__, "--input", str(RATINGS),
+                                      "--store", str(tmp_path / "runs"), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["gap"]["diagnosis"]["name"] == "computation skew"
+    first = data["culprits"]["records"][0]
+    assert "day-09.txt@" in first["location"] and first["share"] > 0.2, data["culprits"]
+    assert data["culprits"]["rule"] == "the traced run's own log"

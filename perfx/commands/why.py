@@ -1,0 +1,39 @@
+"""``perfx why PROGRAM.py --input DATA``: the whole chain in one command — run the program
+traced with its event log, find the skewed stage and its slowest task, explain it against its
+stage, and name the input records inside it that cost the time."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from perfx.commands.culprits import STORE_HELP
+
+
+@click.command()
+@click.argument("program", type=click.Path(exists=True, dir_okay=False))
+@click.option("--input", "input_path", required=True, help="Input file, folder or glob (any path Spark reads).")
+@click.option("--master", default="local[2]", show_default=True, help="Spark master URL.")
+@click.option("--store", default=None, help=STORE_HELP)
+@click.option("--top", type=int, default=5, show_default=True, help="How many culprit records to show.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def why(program, input_path, master, store, top, fmt) -> None:
+    """Why was PROGRAM.py's slowest task slow, and which input records made it so?
+
+    Runs PROGRAM.py (pipeline(ctx, input_path), as for perfx isolate) traced on --input,
+    with Spark's event log beside the run's lineage; picks the task that lost the most time
+    against its stage's median; answers WHY TASK <it> SLOWER with the gap, the diagnosis and
+    the culprit records of its partition.
+    """
+    from rich.console import Console
+
+    from perfx.chain import why as chain_why
+
+    if fmt == "text":
+        Console(stderr=True).print(f"Running {program} traced on {master} ...", markup=False, highlight=False)
+    answer = chain_why(program, input_path, master=master, store=store, top=top)
+    if fmt == "json":
+        click.echo(json.dumps(answer.to_dict(), indent=2))
+    else:
+        Console().print(answer)
