@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -28,9 +29,15 @@ OPTION_TYPES: dict[str, type] = {
     "seed": int,
     "method": str,
     "format": str,
+    "run": str,
+    "store": str,
 }
-NULLABLE = {"width", "despite_width"}
-"""Options that ``none`` resets (to the query's own WITH WIDTH, or no generated DESPITE)."""
+NULLABLE = {"width", "despite_width", "run", "store"}
+"""Options that ``none`` resets (to the query's own WITH WIDTH, no generated DESPITE, no
+traced run, the default lineage store)."""
+
+RUN_SUFFIX = re.compile(r"\s--run\s+(?P<run>\S+)(?:\s+--store\s+(?P<store>\S+))?\s*$")
+"""``WHY TASK 4 SLOWER --run RUN [--store S]``: one question with a traced run's culprits."""
 
 
 def history_path() -> Path:
@@ -45,8 +52,10 @@ class ReplSession:
     def __init__(self, console: Console | None = None, **options: Any):
         self.console = console or Console()
         self.log = None
+        self.last = None
+        """The last answer, for ``\\culprits``."""
         self.options: dict[str, Any] = {"width": None, "despite_width": None, "sample": 2000,
-                                         "seed": 0, "method": "perfxplain", "format": "text"}
+                                         "seed": 0, "method": "perfxplain", "format": "text", "run": None, "store": None}
         for key, value in options.items():
             self.set_option(key, value)
 
@@ -98,18 +107,25 @@ class ReplSession:
         except special.QuitRepl:
             return False
         except (ValueError, *user_error_types()) as err:
-            self.console.print(f"[red]{err}[/red]", highlight=False)
+            from rich.text import Text
+
+            self.console.print(Text(str(err), style="red"))  # text from queries and logs, never markup
         return True
 
     def explain(self, query: str) -> None:
-        from perfx.explain.engine import explain
+        from perfx.chain import explain
         from perfx.grammar.parser import parse
 
+        options = {k: v for k, v in self.options.items() if k != "format"}
+        suffix = RUN_SUFFIX.search(query)
+        if suffix:
+            query = query[: suffix.start()]
+            options["run"], options["store"] = suffix["run"], suffix["store"] or options["store"]
         if self.log is None:
             parse(query)  # syntax errors show even before a log is loaded
-        options = {k: v for k, v in self.options.items() if k != "format"}
         # the text, not a parsed query: the engine checks its feature names against the log
         explanation = explain(self.require_log(), query, **options)
+        self.last = explanation
         if self.options["format"] == "json":
             self.console.print_json(json.dumps(explanation.to_dict()))
         else:

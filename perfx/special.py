@@ -113,3 +113,23 @@ def _set(session: "ReplSession", arg: str) -> None:
         return
     key, _, value = arg.partition(" ")
     session.set_option(key.strip(), value.strip())
+
+
+@special("\\culprits", "\\culprits", "The input records that cost the last answer's task its time (ask with --run RUN).")
+def _culprits(session: "ReplSession", arg: str) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    answer = session.last
+    if answer is None:
+        raise ValueError("no answer yet: ask a question first, e.g. WHY TASK 4 SLOWER --run RUN")
+    if answer.culprits is None:
+        raise ValueError("the last answer has no culprits: ask it with --run RUN (perfx runs lists the traced runs)")
+    found = answer.culprits
+    table = Table(title=Text(f"culprits in task {found['task']}'s partition {found['partition']} (run {found['run']})"))
+    for column in ("#", "location", "impact ms", "share", "content"):
+        table.add_column(column, overflow="fold")
+    for rank, record in enumerate(found["records"], 1):
+        share = f"{record['share']:.0%}" if record.get("share") is not None else ""
+        table.add_row(str(rank), Text(record["location"]), f"{record['impact_ms']:,.0f}", share, Text(record["excerpt"]))
+    session.console.print(table)

@@ -90,3 +90,24 @@ def test_perfx_why_runs_the_chain_and_names_the_hot_movie_first(spark, tmp_path)
     first = data["culprits"]["records"][0]
     assert "day-09.txt@" in first["location"] and first["share"] > 0.2, data["culprits"]
     assert data["culprits"]["rule"] == "the traced run's own log"
+
+
+def test_the_repl_asks_with_run_then_lists_the_culprits(traced):
+    import io
+
+    from rich.console import Console
+
+    from perfx.repl import ReplSession
+
+    store, run = traced
+    buffer = io.StringIO()
+    session = ReplSession(console=Console(file=buffer, width=200, color_system=None))
+    session.load([str(SLOW_LOG)])
+    slowest, _ = _slowest(session.log)
+    session.execute("\\culprits")
+    assert "no answer yet" in buffer.getvalue()
+    session.execute(f"WHY TASK '{slowest}' SLOWER --run {run} --store {store};")
+    session.execute("\\culprits")
+    table = buffer.getvalue().split(f"culprits in task {slowest}'s partition")[-1]
+    first_row = next(line for line in table.splitlines() if line.startswith("│ 1 "))
+    assert "day-09.txt@" in first_row, table  # the hot movie's line
