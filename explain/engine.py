@@ -115,16 +115,19 @@ def _parse(query: str | Query, log: Log) -> Query:
     return parse(query, features=_spellings(log))
 
 
-def _spellings(log: Log) -> list[str]:
-    """Every feature name and alias the log knows, for the parser's did-you-mean."""
+def _spellings(log: Log) -> dict[str, str | None]:
+    """Every feature name and alias the log knows, with its unit, for the parser's
+    did-you-mean and its unit check (``gc_time < 128MB`` is a size for a time)."""
     from perfx.logs.registry import ENTITIES
 
-    names: list[str] = []
+    spellings: dict[str, str | None] = {}
     for entity in ENTITIES:
         for spec in log.registry.specs(entity):
-            names += [spec.name, *spec.aliases]
-        names += [str(c) for c in log.table(entity).columns]
-    return list(dict.fromkeys(names))
+            for name in (spec.name, *spec.aliases):
+                spellings.setdefault(name, spec.unit)
+        for column in log.table(entity).columns:
+            spellings.setdefault(str(column), None)
+    return spellings
 
 
 def _load_methods() -> None:

@@ -93,6 +93,9 @@ class Atom:
     span: Span | None = _span()
     feature_span: Span | None = _span()
     """Where the feature name (and its pair suffix) was written: error carets point there."""
+    value_span: Span | None = _span()
+    """Where the value was written (a pair whole): a value that does not fit the feature is
+    underlined there."""
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ def build_atom(children: list) -> Atom:
     misfit = _misfit(name, pair_op, op, value)
     if misfit is not None:
         raise _misfit_error(misfit, children, op_at)
-    first = children[0]
+    first, written = children[0], children[op_at + 1]
     return Atom(
         name,
         pair_op,  # type: ignore[arg-type]
@@ -50,6 +50,7 @@ def build_atom(children: list) -> Atom:
         value,
         span=Span(first.start_pos, children[-1].end_pos, first.line, first.column),
         feature_span=Span(first.start_pos, children[op_at - 1].end_pos, first.line, first.column),
+        value_span=Span(written.start_pos, children[-1].end_pos, written.line, written.column),
     )
 
 

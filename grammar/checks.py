@@ -1,14 +1,18 @@
 """Checks of a parsed query against the caller's feature names (the log's registry).
 
 They run after the parse because the parser is shared and holds no per-call state
-(transformer.py). Two mistakes are caught, each with a did-you-mean:
+(transformer.py). Three mistakes are caught, the first two with a did-you-mean:
 
 * a misspelled pair suffix: PXQL allows multi-word features (``pig script isSame``), so
   ``duration comare = 5`` parses as the base feature ``duration_comare``; when its last word
   is close to isSame/compare/diff and the whole name is not a known feature, it is reported
   as an unknown pair feature (with LT/SIM/GT or a pair as its value, as in the paper's
   ``duration comare = SIM``, the transformer reports it already, feature list or not);
-* an unknown feature, when a feature list is given.
+* an unknown feature, when a feature list is given;
+* a number whose unit does not measure what the feature does (``gc_time < 128MB``: a size
+  for a time), when the feature list gives each feature's unit (the registry's ``ms``,
+  ``bytes``, ``count``, ``ratio``, ``none``): a time needs an ``ms`` feature, a size a
+  ``bytes`` one; plain numbers go with any.
 
 Feature names match their registry entry ignoring case, underscores, spaces, dots and dashes
 (``jobID`` is ``job_id``, ``pig script`` is ``pigscript``): the paper writes them loosely.
@@ -19,14 +23,19 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from .ast import Atom, Query, Span
+from .ast import Atom, Number, Query, Span, ValuePair
 from .errors import PxqlError
 from .atoms import PAIR_OPS, pair_op_like
+from .printer import value_to_pxql
 
 _SEPARATORS = re.compile(r"[\s_.\-]+")
 _LAST_WORD = re.compile(r"[\s_.]([^\s_.]+)$")
+_UNIT_OF = {"time": "ms", "size": "bytes"}
+"""The feature unit a number with a unit of each dimension (units.py) measures in."""
+_UNIT_WORDS = {"ms": "a time (ms)", "bytes": "a size (bytes)", "count": "a count", "ratio": "a ratio",
+               "none": "not measured in any unit"}
 
 
 def feature_key(name: str) -> str:
@@ -41,23 +50,32 @@ def resolve_feature(name: str, features: Iterable[str]) -> str | None:
 
 
 class FeatureIndex:
-    """The caller's feature names, indexed by ``feature_key``."""
+    """The caller's feature names, indexed by ``feature_key``, and their units when
+    ``features`` maps each name to one."""
 
-    def __init__(self, features: Iterable[str]) -> None:
+    def __init__(self, features: Iterable[str] | Mapping[str, str | None]) -> None:
         self.by_key: dict[str, str] = {}
+        self.units: dict[str, str | None] = {}
+        units = features if isinstance(features, Mapping) else {}
         for name in features:
-            self.by_key.setdefault(feature_key(name), name)
+            key = feature_key(name)
+            self.by_key.setdefault(key, name)
+            self.units.setdefault(key, units.get(name))
 
     def __contains__(self, name: str) -> bool:
         return feature_key(name) in self.by_key
+
+    def unit(self, name: str) -> str | None:
+        return self.units.get(feature_key(name))
 
     def closest(self, name: str) -> list[str]:
         keys = difflib.get_close_matches(feature_key(name), list(self.by_key), n=3, cutoff=0.6)
         return [self.by_key[k] for k in keys]
 
 
-def check_features(query: Query, source: str, features: Iterable[str] | None) -> None:
-    """Raise PxqlError at the first misspelled pair suffix or unknown feature."""
+def check_features(query: Query, source: str, features: Iterable[str] | Mapping[str, str | None] | None) -> None:
+    """Raise PxqlError at the first misspelled pair suffix, unknown feature or (``features``
+    mapping names to units) number in a unit the feature is not measured in."""
     index = FeatureIndex(features) if features is not None else None
     for clause in (query.despite, query.observed, query.expected):
         for atom in clause:
@@ -87,6 +105,23 @@ def _check_atom(atom: Atom, source: str, index: FeatureIndex | None) -> None:
             span=(span.start, span.end) if span else None,
             suggestions=index.closest(atom.feature),
         )
+    if index is not None:
+        _check_unit(atom, index.unit(atom.feature))
+
+
+def _check_unit(atom: Atom, unit: str | None) -> None:
+    """A number with a unit compared with a feature measured in another (``unit`` None: not
+    known, nothing to check)."""
+    if unit is None:
+        return
+    values = (atom.value.first, atom.value.second) if isinstance(atom.value, ValuePair) else (atom.value,)
+    for value in values:
+        if isinstance(value, Number) and value.dimension and _UNIT_OF[value.dimension] != unit:
+            span = atom.value_span or atom.span
+            raise PxqlError(
+                f"{value_to_pxql(value)} is a {value.dimension}, but '{atom.feature}' is {_UNIT_WORDS.get(unit, unit)}",
+                span=(span.start, span.end) if span else None,
+            )
 
 
 def _last_word_span(atom: Atom, source: str) -> tuple[int, int] | None:

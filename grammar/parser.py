@@ -12,7 +12,7 @@ make sure no input produces one).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -40,12 +40,14 @@ def _lark() -> Lark:
     )
 
 
-def parse(text: str, *, features: Iterable[str] | None = None) -> Query:
+def parse(text: str, *, features: Iterable[str] | Mapping[str, str | None] | None = None) -> Query:
     """Parse one PXQL query (full form or WHY sugar) into its typed AST.
 
     ``features``, when given (the log's feature names), makes every feature of the query be
-    checked against it, with the closest names suggested for an unknown one. The returned
-    Query keeps ``text`` as its ``source`` for later positioned errors (grammar.semantics)."""
+    checked against it, with the closest names suggested for an unknown one; when it maps
+    each name to its unit (the registry's ``FeatureSpec.unit``), a number written with a unit
+    must measure what its feature does (checks.py). The returned Query keeps ``text`` as its
+    ``source`` for later positioned errors (grammar.semantics)."""
     if isinstance(text, (bytes, bytearray)):
         try:
             text = bytes(text).decode("utf-8")
@@ -57,7 +59,7 @@ def parse(text: str, *, features: Iterable[str] | None = None) -> Query:
         raise PxqlError("the query is empty", expected=["FOR", "DESPITE", "OBSERVED", "WHY"])
     try:
         query = _lark().parse(text)
-        check_features(query, text, list(features) if features is not None else None)
+        check_features(query, text, features)
         return replace(query, source=text)
     except PxqlError as err:
         raise err.with_source(text) from None

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import NotALog
+from .errors import LogError, NotALog
 from .model import Log, SkippedLine
 from .registry import spec
 from .tabular import infer_unit
@@ -37,6 +37,8 @@ PREFIX = "host_"
 
 SECONDS_BEFORE = 1e11
 """Epoch timestamps below this are seconds (Ganglia's unit), at or above it milliseconds."""
+HOSTS_SHOWN = 3
+"""Hosts named, of each side, when host metrics match none of the log's."""
 
 
 def read_host_metrics(source: str | os.PathLike | pd.DataFrame) -> pd.DataFrame:
@@ -59,12 +61,18 @@ def join_host_metrics(log: Log, metrics: pd.DataFrame) -> Log:
     as the mean over their tasks. ``metrics`` has columns ``host``, ``timestamp`` (epoch s or
     ms, or datetimes) and one column per metric; tasks need ``host``, ``launch_time`` and
     ``finish_time`` (epoch ms). Tasks on hosts without samples get missing values; a sample
-    without a usable timestamp is left out and listed in ``skipped`` (its 1-based row)."""
+    without a usable timestamp is left out and listed in ``skipped`` (its 1-based row).
+    Metrics of none of the log's hosts raise ``LogError``: they would add features that no
+    task has a value of (the names differ: an IP against a host name, a domain or not)."""
     missing = {"host", "launch_time", "finish_time"} - set(log.tasks.columns)
     if missing:
         raise ValueError(f"joining host metrics needs task columns {', '.join(sorted(missing))}")
     if not {"host", "timestamp"} <= set(metrics.columns):
         raise ValueError("host metrics need 'host' and 'timestamp' columns")
+    log_hosts, metric_hosts = _hosts(log.tasks["host"]), _hosts(metrics["host"])
+    if not log_hosts & metric_hosts:
+        raise LogError(f"host metrics match none of the log's hosts: the metrics have {_some(metric_hosts)}, "
+                       f"the log {_some(log_hosts)}")
     names = [c for c in metrics.columns if c not in ("host", "timestamp") and pd.api.types.is_numeric_dtype(metrics[c])]
     samples = metrics.assign(timestamp=_epoch_ms(metrics["timestamp"]))
     timed = samples["timestamp"].notna().to_numpy()
@@ -142,6 +150,19 @@ def _positions(hosts: np.ndarray) -> dict[str, np.ndarray]:
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
     return {uniques[k]: order[bounds[k]:bounds[k + 1]] for k in range(len(uniques))}
+
+
+def _hosts(column: pd.Series) -> set[str]:
+    return {h for h in column.dropna().astype(str) if h}
+
+
+def _some(hosts: set[str]) -> str:
+    """``a, b, c and 9 more`` (sorted): enough to see how the two sides name hosts."""
+    if not hosts:
+        return "none"
+    shown = sorted(hosts)[:HOSTS_SHOWN]
+    more = f" and {len(hosts) - len(shown)} more" if len(hosts) > len(shown) else ""
+    return ", ".join(shown) + more
 
 
 def _epoch_ms(column: pd.Series) -> pd.Series:

@@ -23,7 +23,7 @@ from urllib.parse import unquote_plus
 
 import orjson
 
-from .eventlog.open import IGNORED_SUFFIXES, EventLogSource, codec_of, iter_lines, sniff
+from .eventlog.open import IGNORED_SUFFIXES, EventLogSource, broken_stream, codec_of, iter_lines, sniff
 from .jhist_events import HANDLERS, IGNORED, JobHistory, plain
 from .jhist_tables import build_tables
 from .model import Log, SkippedLine
@@ -56,12 +56,11 @@ def not_a_history(path: Path) -> str:
     """Why ``path``, named like a job history, cannot be read as one."""
     try:
         sniffed = sniff(path)
-        codec, head = sniffed.codec, sniffed.head
     except OSError as err:
         return f"cannot be read: {err}"
     if sniffed.broken:
-        return f"its {codec} stream breaks before the first event"
-    if head.startswith(_BINARY_HEADER):
+        return broken_stream(sniffed)
+    if sniffed.head.startswith(_BINARY_HEADER):
         return ("binary Avro job history (Hadoop 3's default): perfx reads the JSON format "
                 "(mapreduce.jobhistory.jhist.format=json)")
     return f"not a Hadoop job history file (its first line is not {HEADER.decode()})"
@@ -128,7 +127,7 @@ def read_job_history(path: Path, skip: Skip) -> JobHistory:
     """One file's job; bad lines go to ``skip``. The job always has an id: from its events,
     else from the file name (its leading job id, else the name up to its first ``-``)."""
     history = JobHistory(str(path))
-    for name, number, line in iter_lines(EventLogSource(path, (path,), codec_of(path)), skip):
+    for name, number, line in iter_lines(EventLogSource(path, (path,), (codec_of(path),)), skip):
         text = line.strip()
         if not text or (number == 1 and text == HEADER) or text.startswith(_SCHEMA_PREFIX):
             continue

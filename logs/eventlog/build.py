@@ -56,6 +56,9 @@ class AppState:
     name: str = ""
     user: str = ""
     spark_version: str = ""
+    databricks_spark_version: str = ""
+    """The Spark version of Databricks' own log-start event, which a Databricks driver writes
+    at the top of each rolled part instead of SparkListenerLogStart."""
     start_time: int | None = None
     end_time: int | None = None
     properties: dict[str, str] = field(default_factory=dict)
@@ -78,6 +81,9 @@ class AppState:
 
     def on_log_start(self, event: dict) -> None:
         self.spark_version = event.get("Spark Version", "")
+
+    def on_databricks_log_start(self, event: dict) -> None:
+        self.databricks_spark_version = event.get("Spark Version", "")
 
     def on_app_start(self, event: dict) -> None:
         self.app_id = event.get("App ID") or self.app_id
@@ -240,6 +246,7 @@ HANDLERS: dict[str, Callable[[AppState, dict], None]] = {
     "SparkListenerApplicationEnd": AppState.on_app_end,
     "SparkListenerEnvironmentUpdate": AppState.on_environment,
     "SparkListenerLogStart": AppState.on_log_start,
+    "DBCEventLoggingListenerMetadata": AppState.on_databricks_log_start,
 }
 """Event name -> handler; every other event is ignored (Spark's) or counted as skipped."""
 
@@ -257,7 +264,7 @@ def read_app(source: EventLogSource, skip: Skip, progress: Callable[[int], None]
     handlers = _HANDLERS_BY_BYTES
     key_len = len(EVENT_KEY)
     ignored: set[bytes] = set()
-    plain = source.codec is None
+    plain = not any(source.codecs)
     unreported = 0
     running = state.running
     for path, number, line in iter_lines(source, skip):

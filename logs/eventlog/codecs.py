@@ -1,5 +1,5 @@
 """Decoders for the compressed streams event logs come in: the four Spark writes them with,
-and gzip, which archived copies often are.
+and gzip, bzip2 and xz, which archived copies often are.
 
 Spark does not use the standard lz4-frame or snappy-framing formats: it wraps each codec in a
 Java stream (lz4-java ``LZ4BlockOutputStream``, snappy-java ``SnappyOutputStream``, Ning
@@ -29,6 +29,12 @@ LZF_CHUNK_TYPES = (b"\x00", b"\x01")
 starts too many other files."""
 GZIP_MAGIC = b"\x1f\x8b\x08"
 """gzip's magic and its one compression method (deflate)."""
+BZIP2_MAGIC = b"BZh"
+BZIP2_BLOCKS = (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")
+"""What follows ``BZh`` and the block-size digit: a block's magic (pi) or, in an empty
+stream, the end-of-stream magic (sqrt pi). Sniffing wants them: ``BZh9`` alone could start a
+text file."""
+XZ_MAGIC = b"\xfd7zXZ\x00"
 
 
 def _read_exact(stream: BinaryIO, size: int, what: str) -> bytes:
@@ -188,16 +194,32 @@ def gzip_chunks(stream: BinaryIO) -> Iterator[bytes]:
     yield from _frames(stream, lambda: zlib.decompressobj(wbits=31), zlib.error, "gzip", "member")
 
 
+def bzip2_chunks(stream: BinaryIO) -> Iterator[bytes]:
+    """bzip2, one stream after another (``cat a.bz2 b.bz2``, pbzip2's output), as gzip."""
+    import bz2
+
+    yield from _frames(stream, bz2.BZ2Decompressor, OSError, "bzip2", "stream")
+
+
+def xz_chunks(stream: BinaryIO) -> Iterator[bytes]:
+    """xz, one stream after another, as gzip."""
+    import lzma
+
+    yield from _frames(stream, lambda: lzma.LZMADecompressor(lzma.FORMAT_XZ), lzma.LZMAError, "xz", "stream")
+
+
 CODECS: dict[str, Decoder] = {"zstd": zstd_chunks, "lz4": lz4_chunks, "snappy": snappy_chunks, "lzf": lzf_chunks,
-                              "gzip": gzip_chunks}
-"""Codec name (as in ``spark.eventLog.compression.codec``, plus gzip) -> decoder."""
-SPARK_CODECS = frozenset({"zstd", "lz4", "snappy", "lzf"})
-"""The codecs Spark writes event logs with (``spark.eventLog.compression.codec``)."""
+                              "gzip": gzip_chunks, "bzip2": bzip2_chunks, "xz": xz_chunks}
+"""Codec name (as in ``spark.eventLog.compression.codec``, plus the archivers') -> decoder."""
+
+
+MAGIC_BYTES = 10
+"""The first bytes of a file ``sniff_codec`` needs (bzip2's are the longest)."""
 
 
 def sniff_codec(head: bytes) -> str | None:
-    """The codec a file is compressed with, from its first bytes (file names lie: tools rename
-    logs), or None for plain text."""
+    """The codec a file is compressed with, from its first ``MAGIC_BYTES`` bytes (file names
+    lie: tools rename logs), or None for plain text."""
     if head.startswith(ZSTD_MAGIC):
         return "zstd"
     if head.startswith(LZ4_MAGIC):
@@ -208,4 +230,8 @@ def sniff_codec(head: bytes) -> str | None:
         return "lzf"
     if head.startswith(GZIP_MAGIC):
         return "gzip"
+    if head.startswith(BZIP2_MAGIC) and b"1" <= head[3:4] <= b"9" and head[4:10] in BZIP2_BLOCKS:
+        return "bzip2"
+    if head.startswith(XZ_MAGIC):
+        return "xz"
     return None

@@ -1,9 +1,11 @@
 """Finding Spark event logs on disk and reading them as lines, whatever the codec or layout.
 
-One *source* is one application attempt: a single file (plain, ``.inprogress`` or compressed)
-or a rolling ``eventlog_v2_*`` directory whose ``events_<N>_*`` parts are read in numeric
-order. Directories of many applications are searched recursively. Codecs are recognised by
-their magic bytes, not by file name, because tools rename logs.
+One *source* is one application attempt: a single file (plain, ``.inprogress`` or compressed),
+a rolling ``eventlog_v2_*`` directory whose ``events_<N>_*`` parts are read in numeric order,
+or a Databricks driver's rolled log: a directory holding ``eventlog`` (the current part) and
+the older parts ``eventlog-YYYY-MM-DD--HH-MM`` (most often gzipped, ``.gz``), read oldest
+first. Directories of many applications are searched recursively. Codecs are recognised by
+their magic bytes, part by part, not by file name, because tools rename logs.
 """
 
 from __future__ import annotations
@@ -15,23 +17,32 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 from ..errors import CorruptStream, NotALog
-from .codecs import CODECS, SPARK_CODECS, sniff_codec
+from .codecs import CODECS, MAGIC_BYTES, sniff_codec
 
 EVENT_PREFIX = b'{"Event"'
 ROLLING_DIR = "eventlog_v2_"
 ROLLING_PART = re.compile(r"^events_(\d+)_")
+DATABRICKS_CURRENT = "eventlog"
+DATABRICKS_PART = re.compile(r"^eventlog-(\d{4}-\d{2}-\d{2}--\d{2}-\d{2})(?:\.\w+)?$")
+"""An older part of a Databricks rolled log, named for when it was rolled (with its codec's
+suffix once compressed): as text, the stamps sort in time order."""
 IGNORED_SUFFIXES = (".crc",)
 HEAD_BYTES = 64
 """Bytes read from the start of a file to tell an event log (after a BOM and blank space)."""
+LEADING_BLANK = b"\xef\xbb\xbf \t\r\n"
+FIRST_LINE_BYTES = 1 << 20
+"""How far a compressed stream is decoded to find its first line end: a stream that breaks
+before it holds no event at all."""
 
 
 @dataclass(frozen=True)
 class EventLogSource:
-    """One application attempt's event log: its parts in order and their codec (None: plain)."""
+    """One application attempt's event log: its parts in order and each part's codec (None:
+    plain). A Databricks log's older parts are gzipped and its current one is not."""
 
     path: Path
     parts: tuple[Path, ...]
-    codec: str | None
+    codecs: tuple[str | None, ...]
 
     @property
     def size(self) -> int:
@@ -78,31 +89,42 @@ def first_bytes(path: Path, size: int) -> bytes:
 
 def codec_of(path: Path) -> str | None:
     """The codec a file is stored with, from its first bytes (None: plain)."""
-    return sniff_codec(first_bytes(path, 8))
+    return sniff_codec(first_bytes(path, MAGIC_BYTES))
 
 
 @dataclass(frozen=True)
 class Sniffed:
     """What the first bytes of a file say: its codec (None: plain), its first decompressed
-    bytes (BOM and leading blank space removed), and whether its stream broke before them."""
+    bytes (BOM and leading blank space removed), and why its stream broke before its first
+    line ended ('' if it did not)."""
 
     codec: str | None
     head: bytes
-    broken: bool = False
+    broken: str = ""
 
 
 def sniff(path: Path) -> Sniffed:
-    """A plain file is read once, only the bytes sniffed; a compressed one is then decoded."""
+    """A plain file is read once, only the bytes sniffed; a compressed one is then decoded up
+    to its first line end."""
     head = first_bytes(path, HEAD_BYTES)
     codec = sniff_codec(head)
-    broken = False
+    broken = ""
     if codec is not None:
         try:
             with open_stream(path, codec) as stream:
                 head = stream.read(HEAD_BYTES)
-        except CorruptStream:
-            head, broken = b"", True
-    return Sniffed(codec, head.lstrip(b"\xef\xbb\xbf \t\r\n"), broken)
+                if b"\n" not in head.lstrip(LEADING_BLANK):
+                    stream.readline(FIRST_LINE_BYTES)
+        except CorruptStream as err:
+            head, broken = b"", str(err)
+    return Sniffed(codec, head.lstrip(LEADING_BLANK), broken)
+
+
+def broken_stream(sniffed: Sniffed) -> str:
+    """Why a file whose stream broke before its first line is no log: whatever its first
+    bytes claim, it holds no event (a file that only starts like an LZ4 stream, a copy cut
+    inside its first block)."""
+    return f"its {sniffed.codec} stream breaks before the first event ({sniffed.broken})"
 
 
 def _rolling_source(directory: Path) -> EventLogSource:
@@ -113,17 +135,22 @@ def _rolling_source(directory: Path) -> EventLogSource:
             numbered.append((int(match.group(1)), part))
     if not numbered:
         raise NotALog(f"{directory}: rolling event log directory without events_<N>_ parts")
-    parts = tuple(p for _, p in sorted(numbered))
-    return EventLogSource(directory, parts, codec_of(parts[0]))
+    return _source(directory, [p for _, p in sorted(numbered)])
 
 
-def _file_source(path: Path) -> EventLogSource | None:
-    """The file as an event log, or None if it is not one. A stream in one of the codecs Spark
-    writes that breaks before its first event is still a (broken) event log: reading it reports
-    the break, instead of the file being passed over as something else."""
-    sniffed = sniff(path)
-    broken = sniffed.broken and sniffed.codec in SPARK_CODECS
-    return EventLogSource(path, (path,), sniffed.codec) if broken or sniffed.head.startswith(EVENT_PREFIX) else None
+def _databricks_source(directory: Path) -> EventLogSource | None:
+    """The Databricks rolled log in ``directory`` (one application: its dated parts, oldest
+    first, then ``eventlog``), or None when it holds no dated part: a lone ``eventlog`` is
+    an ordinary file."""
+    dated = sorted((m.group(1), p) for p in directory.iterdir() if (m := DATABRICKS_PART.match(p.name)) and p.is_file())
+    if not dated:
+        return None
+    current = directory / DATABRICKS_CURRENT
+    return _source(directory, [p for _, p in dated] + ([current] if current.is_file() else []))
+
+
+def _source(path: Path, parts: list[Path]) -> EventLogSource:
+    return EventLogSource(path, tuple(parts), tuple(codec_of(p) for p in parts))
 
 
 NOT_A_LOG = "not a Spark event log or Hadoop job history"
@@ -131,29 +158,36 @@ NOT_A_LOG = "not a Spark event log or Hadoop job history"
 
 
 def find_event_logs(path: Path, skip: Callable[[str, int, str], None]) -> list[EventLogSource]:
-    """Every event log at ``path`` (a file, a rolling directory or a directory of apps).
+    """Every event log at ``path`` (a file, a rolling directory, a Databricks rolled log or a
+    directory of apps).
 
-    A file named explicitly must be an event log (else ``NotALog``); files met while walking a
+    A file named explicitly must be an event log (else ``NotALog``, or ``CorruptStream`` for
+    a compressed stream that breaks before its first event); files met while walking a
     directory that are not event logs are reported through ``skip(path, 0, reason)``."""
     if not path.exists():
         raise NotALog(f"{path}: no such file or directory")
     if path.is_file():
-        source = _file_source(path)
-        if source is None:
+        sniffed = sniff(path)
+        if sniffed.broken:
+            raise CorruptStream(f"{path}: not an event log: {broken_stream(sniffed)}")
+        if not sniffed.head.startswith(EVENT_PREFIX):
             raise NotALog(f"{path}: not a Spark event log (expected JSON lines starting with {EVENT_PREFIX.decode()})")
-        return [source]
+        return [EventLogSource(path, (path,), (sniffed.codec,))]
     if path.name.startswith(ROLLING_DIR):
         return [_rolling_source(path)]
-    sources: list[EventLogSource] = []
+    databricks = _databricks_source(path)
+    sources = [databricks] if databricks is not None else []
     for child in sorted(path.iterdir()):
         if child.name.startswith(".") or child.name.endswith(IGNORED_SUFFIXES):
             continue
         if child.is_dir():
             sources.extend(find_event_logs(child, skip))
-        elif child.suffix == ".jhist":
-            continue  # Hadoop job histories are logs.jhist's to read
-        elif (source := _file_source(child)) is not None:
-            sources.append(source)
+        elif child.suffix == ".jhist" or (databricks is not None and child in databricks.parts):
+            continue  # Hadoop job histories are logs.jhist's to read; the Databricks parts are read above
+        elif (sniffed := sniff(child)).broken:
+            skip(str(child), 0, broken_stream(sniffed))
+        elif sniffed.head.startswith(EVENT_PREFIX):
+            sources.append(EventLogSource(child, (child,), (sniffed.codec,)))
         else:
             skip(str(child), 0, NOT_A_LOG)
     return sources
@@ -164,11 +198,11 @@ def iter_lines(source: EventLogSource, skip: Callable[[str, int, str], None]) ->
 
     A compressed part whose stream breaks off is reported through ``skip`` and the lines
     decoded before the break are kept."""
-    for part in source.parts:
+    for part, codec in zip(source.parts, source.codecs):
         name = str(part)
         number = 0
         try:
-            with open_stream(part, source.codec) as stream:
+            with open_stream(part, codec) as stream:
                 for number, line in enumerate(stream, 1):
                     yield name, number, line
         except CorruptStream as err:

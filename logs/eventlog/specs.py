@@ -66,7 +66,9 @@ SPARK_JOB = COMMON + APP_IDENTITY + [
 SPARK_APP = COMMON + APP_IDENTITY + [
     spec("name", C, "none", "feature", "Application name.", "App Name"),
     spec("user", C, "none", "feature", "User who ran the application.", "User"),
-    spec("spark_version", C, "none", "feature", "Spark version that wrote the log ('' for Spark < 1.3).", "Spark Version"),
+    spec("spark_version", C, "none", "feature", "Spark version that wrote the log ('' for Spark < 1.3); "
+         "'Databricks 11.3 (Spark 3.3.0)' for a Databricks runtime's, which has no LogStart.",
+         "LogStart, DBCEventLoggingListenerMetadata/Spark Version, clusterUsageTags.sparkVersion"),
     spec("start_time", N, "ms", "identity", "Epoch ms the application started.", "Timestamp"),
     spec("end_time", N, "ms", "outcome", "Epoch ms the application ended (missing if it never did).", "Timestamp"),
     spec("completed", C, "none", "outcome", "T if the log has an ApplicationEnd event.", ""),

@@ -7,6 +7,7 @@ application is loaded (``app/attempt/...``): task ids are unique within an attem
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import numpy as np
@@ -175,6 +176,31 @@ def job_table(state: AppState, key: str) -> pd.DataFrame:
     ], state, key)
 
 
+DATABRICKS_RUNTIME_PROPERTIES = (
+    "spark.databricks.clusterUsageTags.effectiveSparkVersion", "spark.databricks.clusterUsageTags.sparkVersion",
+)
+"""Where a Databricks cluster names its runtime (``11.3.x-scala2.12``, ``13.3.x-aarch64-photon-scala2.12``):
+the one it ran, then the one it was set up with."""
+DATABRICKS_RUNTIME = re.compile(r"(\d+\.\d+)\.x-")
+DATABRICKS_SPARK = {"10.4": "3.2", "11.3": "3.3", "12.2": "3.3", "13.3": "3.4", "14.3": "3.5", "15.4": "3.5"}
+"""The Spark of each long-term-support Databricks runtime, for a log that does not say."""
+
+
+def spark_version(state: AppState) -> str:
+    """The Spark that wrote the log, as SparkListenerLogStart says; Databricks writes none,
+    so there ``Databricks 11.3 (Spark 3.3.0)``: the runtime from the cluster's properties, the
+    Spark version from Databricks' own log-start event, else the runtime's known Spark.
+    '' when nothing says (Spark < 1.3)."""
+    if state.spark_version:
+        return state.spark_version
+    names = (state.properties.get(key, "") for key in DATABRICKS_RUNTIME_PROPERTIES)
+    runtime = next((m.group(1) for name in names if (m := DATABRICKS_RUNTIME.match(name))), "")
+    spark = state.databricks_spark_version or DATABRICKS_SPARK.get(runtime, "")
+    if not runtime:
+        return spark
+    return f"Databricks {runtime} (Spark {spark})" if spark else f"Databricks {runtime}"
+
+
 def app_row(state: AppState, key: str) -> dict:
     duration = state.end_time - state.start_time if state.end_time and state.start_time else None
     return {
@@ -184,7 +210,7 @@ def app_row(state: AppState, key: str) -> dict:
         "app_key": key,
         "name": state.name,
         "user": state.user,
-        "spark_version": state.spark_version,
+        "spark_version": spark_version(state),
         "start_time": state.start_time,
         "end_time": state.end_time,
         "duration": duration,

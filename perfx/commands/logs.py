@@ -16,6 +16,19 @@ SKIPPED_SHOWN = 20
 """Skipped lines listed one by one in text output; the rest are only counted."""
 
 
+def stage_count(log) -> int:
+    """The stages of the log: the rows of its stage table, and the stages of the tasks no
+    stage table lists — MapReduce's, whose job's map tasks and reduce tasks are its two
+    stages — as ``perfx stragglers`` groups them."""
+    from perfx.explain.blocked.stragglers import with_stages
+
+    stages = set(log.stages["id"]) if "id" in log.stages else set()
+    tasks = with_stages(log.tasks)
+    if "stage_key" in tasks:
+        stages.update(tasks["stage_key"].dropna())
+    return len(stages)
+
+
 def summary(log) -> dict:
     """The stable JSON summary of a log: counts, Spark versions and skipped lines."""
     versions = sorted(set(log.apps["spark_version"])) if "spark_version" in log.apps else []
@@ -24,7 +37,7 @@ def summary(log) -> dict:
         "sources": list(log.sources),
         "apps": len(log.apps),
         "jobs": len(log.jobs),
-        "stages": len(log.stages),
+        "stages": stage_count(log),
         "tasks": len(log.tasks),
         "spark_versions": [v if v else "unknown (< 1.3)" for v in versions],
         "skipped": {

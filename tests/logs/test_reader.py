@@ -165,15 +165,6 @@ def test_zstd_cut_inside_a_frame_keeps_the_complete_blocks_and_says_so(tmp_path)
     assert log.apps["completed"].tolist() == ["F"]  # the application end was in the lost block
 
 
-def test_compressed_log_broken_before_its_first_event_is_reported_not_passed_over(tmp_path) -> None:
-    packed = zstandard.ZstdCompressor(write_content_size=False).compress(TEXT)  # one block
-    path = tmp_path / "app.zstd"
-    path.write_bytes(packed[: len(packed) // 2])
-    log = load_log(path)
-    assert [(s.line, s.reason) for s in log.skipped] == [(1, "compressed stream broken off: zstd: stream ends inside a frame")]
-    assert log.tasks.empty
-
-
 def test_files_that_only_look_compressed_are_passed_over_not_made_apps(tmp_path) -> None:
     (tmp_path / "app").write_bytes(TEXT)
     (tmp_path / "empty.gz").write_bytes(gzip.compress(b""))

@@ -1,0 +1,64 @@
+"""``perfx skew`` on public event logs (tests/data/public): a task is flagged only when its
+excess over its stage's typical task is worth looking at (ratio and absolute ms), the text
+lists the --top most costly ones and says how many more there are, rows name the app id, and
+a partition Spark did not log is left out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from perfx.cli import cli
+
+PUBLIC = Path(__file__).resolve().parents[1] / "data" / "public"
+DYNAMIC = PUBLIC / "Netflix-Skunkworks__sparklens" / "local-fresh-dynamic"
+"""Spark 3.3.4, app "fresh-kube": tasks of a few ms, one of them 142.8x its stage's time per record."""
+SPARK_1_5 = PUBLIC / "groupon__sparklint" / "spark_event_log_example"
+"""Spark 1.5.2: no Partition ID in its TaskEnds; 45 tasks flagged by ratio alone."""
+
+
+def skew(*args: str) -> str:
+    result = CliRunner(env={"COLUMNS": "250"}).invoke(cli, ["skew", *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def skewed_tasks(*args: str) -> list[dict]:
+    return [t for s in json.loads(skew(*args, "--format", "json"))["stages"] for t in s["skewed_tasks"]]
+
+
+def test_a_few_ms_above_a_median_of_zero_is_not_skew() -> None:
+    by_ratio = skewed_tasks("--log", str(DYNAMIC), "--min-excess", "0")
+    assert "deserialization 2 ms (stage median 0 ms)" in {r for t in by_ratio for r in t["reasons"]}
+    flagged = skewed_tasks("--log", str(DYNAMIC))
+    assert [(t["task_id"], t["reasons"]) for t in flagged] == [(1, ["142.8x the stage's median time per record"])]
+    assert flagged[0]["excess_ms"] >= 100 and len(by_ratio) > 60
+
+
+def test_the_minimum_is_an_option() -> None:
+    flagged = skewed_tasks("--log", str(SPARK_1_5), "--min-excess", "1000")
+    assert 0 < len(flagged) < len(skewed_tasks("--log", str(SPARK_1_5)))
+    assert min(t["excess_ms"] for t in flagged) >= 1000
+
+
+def test_top_lists_the_most_costly_and_counts_the_rest() -> None:
+    flagged = skewed_tasks("--log", str(SPARK_1_5))
+    assert len(flagged) == 35
+    text = skew("--log", str(SPARK_1_5), "--top", "5")
+    rows = [line for line in text.splitlines() if line.startswith("│ application_1462781278026_205691 ")]
+    assert len(rows) == 5 and "and 30 more " in text
+    costliest = sorted(flagged, key=lambda t: -t["excess_ms"])[:5]
+    assert [int(row.split("│")[4]) for row in rows] == [t["task_id"] for t in costliest]
+    assert "and 15 more " in skew("--log", str(SPARK_1_5))  # --top 20
+    assert not any(line.startswith("and ") for line in skew("--log", str(SPARK_1_5), "--top", "35").splitlines())
+
+
+def test_rows_name_the_app_id_and_no_unlogged_partition() -> None:
+    text = skew("--log", str(DYNAMIC))
+    assert "│ spark-a8d39974ec7b451a92b303fa953434e4 │ 2 " in text and "fresh-kube" not in text
+    assert "│ 1 (68) " in text  # Spark 3.3 logs the partition
+    text = skew("--log", str(SPARK_1_5))
+    assert "(-1)" not in text and "│ 42 " in text
+    assert {t["partition"] for t in skewed_tasks("--log", str(SPARK_1_5))} == {None}
