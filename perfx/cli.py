@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "culprits": "perfx.commands.culprits:culprits",
     "skew": "perfx.commands.skew:skew",
     "why": "perfx.commands.why:why",
+    "verify": "perfx.commands.verify:verify",
 }
 """Command name -> ``module:attribute`` of its click command."""
 

@@ -1,0 +1,41 @@
+"""``perfx verify RUN --without K``: re-run the program plain without its top-K culprit
+records and set the measured job time beside the lineage's prediction (PerfDebug, section 5)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from perfx.commands.culprits import STORE_HELP
+
+
+@click.command()
+@click.argument("run")
+@click.option("--without", "without", type=click.IntRange(1), default=1, show_default=True,
+              help="How many of the run's top culprit records to remove.")
+@click.option("--store", default=None, help=STORE_HELP)
+@click.option("--master", default="local[2]", show_default=True, help="Spark master URL.")
+@click.option("--repeats", type=click.IntRange(1), default=3, show_default=True, help="Plain runs per input (median).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def verify(run, without, store, master, repeats, fmt) -> None:
+    """Proof by remediation: how much faster is RUN's program without its culprit records?
+
+    Re-runs the traced program plain on the run's input and on a copy without the top
+    --without culprit records (text inputs), median of --repeats runs each, and prints both
+    job times with the slowest output's latency the lineage predicted with and without them.
+    """
+    from rich.console import Console
+    from rich.text import Text
+
+    from perfx.verify import verify as measure
+
+    if fmt == "text":
+        Console(stderr=True).print(Text(f"Re-running run {run}'s program plain on {master} ..."))
+    result = measure(run, without=without, store=store, master=master, repeats=repeats)
+    if fmt == "json":
+        click.echo(json.dumps(result.to_dict(), indent=2))
+        return
+    console = Console()
+    for line in result.lines():
+        console.print(Text(line))

@@ -1,0 +1,139 @@
+"""``perfx verify RUN --without K``: proof by remediation (PerfDebug, section 5).
+
+The lineage predicts how fast the slowest output would be without its most expensive input
+record (its *remediated* latency). This re-runs the program plain — untraced, as in
+production — on the traced run's input and on a copy without the top-K culprit records, and
+sets the measured job times beside the prediction. Each is the median of ``repeats`` runs in
+one session, after a warm-up run, so that neither pays for starting the JVM or the workers.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfx.isolation.errors import IsolationError
+
+LOCATION = re.compile(r"^(?P<path>.+)@(?P<offset>\d+)$")
+"""``/data/day-10.txt@158103``: a text record's file and the byte offset of its line."""
+
+
+@dataclass(frozen=True)
+class Verification:
+    run: str
+    removed: list[str]
+    before_ms: float
+    after_ms: float
+    predicted_before_ms: float
+    predicted_after_ms: float
+    repeats: int
+
+    @property
+    def speedup(self) -> float:
+        return self.before_ms / self.after_ms if self.after_ms > 0 else float("inf")
+
+    @property
+    def measured_saving_ms(self) -> float:
+        return self.before_ms - self.after_ms
+
+    @property
+    def predicted_saving_ms(self) -> float:
+        return self.predicted_before_ms - self.predicted_after_ms
+
+    def to_dict(self) -> dict:
+        return {"run": self.run, "removed": self.removed, "repeats": self.repeats,
+                "job_ms": {"with": round(self.before_ms, 1), "without": round(self.after_ms, 1)},
+                "speedup": round(self.speedup, 3),
+                "predicted_slowest_output_ms": {"with": round(self.predicted_before_ms, 1),
+                                                "without": round(self.predicted_after_ms, 1)},
+                "measured_saving_ms": round(self.measured_saving_ms, 1),
+                "predicted_saving_ms": round(self.predicted_saving_ms, 1)}
+
+    def lines(self) -> list[str]:
+        ratio = self.predicted_saving_ms / self.measured_saving_ms if self.measured_saving_ms > 0 else float("nan")
+        return [
+            f"removed {len(self.removed)} culprit record(s): " + ", ".join(self.removed),
+            f"job time with them {self.before_ms / 1000:,.2f} s, without {self.after_ms / 1000:,.2f} s: "
+            f"{self.speedup:.2f}x faster (median of {self.repeats} plain runs each)",
+            f"the lineage predicted the slowest output at {self.predicted_before_ms:,.0f} ms, "
+            f"{self.predicted_after_ms:,.0f} ms without: a saving of {self.predicted_saving_ms:,.0f} ms "
+            f"against {self.measured_saving_ms:,.0f} ms measured (predicted/measured {ratio:.2f})",
+        ]
+
+
+def without_records(source: str, locations: list[str], out: Path) -> Path:
+    """A copy of the text input ``source`` (a file or a folder of files) without the lines
+    starting at the given ``path@offset`` locations."""
+    drop: dict[Path, set[int]] = {}
+    for location in locations:
+        match = LOCATION.match(location)
+        if not match:
+            raise IsolationError(f"cannot remove {location!r}: only text records located as path@offset can be")
+        drop.setdefault(Path(match["path"]).resolve(), set()).add(int(match["offset"]))
+    root = Path(source.removeprefix("file:"))
+    if root.is_dir():
+        shutil.copytree(root, out)
+        files = {f.resolve(): out / f.relative_to(root) for f in root.rglob("*") if f.is_file()}
+    elif root.is_file():
+        out.mkdir(parents=True)
+        files = {root.resolve(): out / root.name}
+        shutil.copy2(root, out / root.name)
+    else:
+        raise IsolationError(f"the traced run's input {source} is not a file or folder here (globs are not verified)")
+    missing = [str(p) for p in drop if p not in files]
+    if missing:
+        raise IsolationError(f"culprit record(s) in {', '.join(missing)}, outside the input {source}")
+    for original, offsets in drop.items():
+        kept, at = [], 0
+        with original.open("rb") as handle:
+            for line in handle:
+                if at not in offsets:
+                    kept.append(line)
+                at += len(line)
+        files[original].write_bytes(b"".join(kept))
+    return out if root.is_dir() else out / root.name
+
+
+def verify(run: str, *, without: int = 1, store=None, master: str = "local[2]", repeats: int = 3, spark=None) -> Verification:
+    """Measure the program's job time on the run's input with and without its top
+    ``without`` culprit records, beside the lineage's prediction for the slowest output."""
+    from perfx.chain import open_run
+    from perfx.isolation.queries import outputs, top_culprits
+    from perfx.isolation.runner import load_program, spark_session
+
+    stored = open_run(run, store)
+    culprits = top_culprits(stored, top=without)
+    if culprits.empty:
+        raise IsolationError(f"run {run} has no culprit records to remove")
+    slowest = outputs(stored, limit=1).iloc[0]
+    module = load_program(stored.meta["program"])
+    work = Path(tempfile.mkdtemp(prefix="perfx-verify-"))
+    try:
+        remediated = without_records(stored.meta["input"], list(culprits.location), work / "input")
+        session, created = (spark, False) if spark is not None else spark_session(master, f"perfx verify {run}")
+        try:
+            sc = session.sparkContext
+            module.pipeline(sc, str(remediated)).collect()  # warm-up: workers, reader, code
+            before = _median_ms(lambda: module.pipeline(sc, stored.meta["input"]).collect(), repeats)
+            after = _median_ms(lambda: module.pipeline(sc, str(remediated)).collect(), repeats)
+        finally:
+            if created:
+                session.stop()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return Verification(run, list(culprits.location), before, after, float(slowest.latency_ms),
+                        float(slowest.remediated_ms), repeats)
+
+
+def _median_ms(action, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        action()
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
