@@ -148,6 +148,7 @@ def gap_credit(request: Request, columns: list[PairColumn], poi: np.ndarray) -> 
     if gap is None or gap.total == 0:
         return None
     toward = ORDER["GT"] if gap.total > 0 else ORDER["LT"]
+    cols = columns_for(request.log, request.entity)
     credit = np.zeros(len(columns))
     for k, column in enumerate(columns):
         spec = column.spec
@@ -155,22 +156,28 @@ def gap_credit(request: Request, columns: list[PairColumn], poi: np.ndarray) -> 
             continue
         if column.pair_op == "compare" and poi[k] != toward:
             continue
-        if column.pair_op == "diff" and _flag_against(column.decode(poi[k]), toward):
+        if spec.kind == "nominal" and _flag_against(cols, spec.name, request, toward):
             continue
         share = gap.accounted(spec.accounts)
+        if spec.unit == "ms":  # a measured time accounts for no more than it moved itself
+            values = cols.numeric(spec.name)
+            share = min(share, abs(values[request.first] - values[request.second]) / abs(gap.total))
         if spec.time_part and set(spec.accounts) <= {"cost", "compute"}:
             share *= WHERE_CREDIT
         credit[k] = share
     return credit
 
 
-def _flag_against(pair, toward: float) -> bool:
-    """Is a T/F ``diff`` the wrong way round: the flag set on the side that took less time?"""
-    values = (str(getattr(pair.first, "value", "")), str(getattr(pair.second, "value", "")))
-    if set(values) != {"T", "F"} and set(values) != {"True", "False"}:
+def _flag_against(cols: Columns, name: str, request: Request, toward: float) -> bool:
+    """Is a T/F feature set on the side that took less time (or on neither)? A flag such as
+    first task on its executor costs time where it is T; its difference explains nothing
+    the other way round."""
+    column = cols.table[name]
+    first, second = str(column.iat[request.first]), str(column.iat[request.second])
+    if {first, second} - {"T", "F", "True", "False"}:
         return False
-    slow_side = values[0] if toward == ORDER["GT"] else values[1]
-    return slow_side in ("F", "False")
+    slow_side = first if toward == ORDER["GT"] else second
+    return slow_side not in ("T", "True")
 
 
 def _same_stage(request: Request, cols: Columns, despite, observed, expected) -> list[Atom]:

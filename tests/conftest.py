@@ -1,4 +1,5 @@
-"""Shared fixtures: paths to the real logs in ../shared/data, and one SparkSession per test
+"""Shared fixtures: the real logs in tests/data (each folder says where it comes from and under
+which licence), and one SparkSession per test
 session (a JVM start costs seconds; every PySpark test shares it)."""
 
 from __future__ import annotations
@@ -9,15 +10,15 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED_DATA = Path(os.environ.get("PERFX_SHARED_DATA", REPO.parent / "shared" / "data"))
+DATA = REPO / "tests" / "data"
+"""The logs the tests read, inside the repository (each folder says where it comes from and
+under which licence): a clone runs its tests alone."""
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    """../shared/data: real Spark and Hadoop logs with Spark's own expected answers."""
-    if not SHARED_DATA.is_dir():
-        pytest.fail(f"test data not found at {SHARED_DATA} (set PERFX_SHARED_DATA)")
-    return SHARED_DATA
+def data_dir() -> Path:
+    """tests/data: real Spark and Hadoop logs with Spark's own expected answers."""
+    return DATA
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """Explanation latency on task logs of 10^4, 10^5 and 10^6 tasks, next to a naive baseline.
 
-The logs are synthesised from the real Spark event logs in ../shared/data/spark-events: every
+The logs are synthesised from the real Spark event logs in tests/data/spark-events: every
 task is replicated (each replica in a stage of its own, so stage sizes stay real) with
 multiplicative noise on its numeric features. The query is the paper's kind with a DESPITE on
 the same stage, width 3:
@@ -23,7 +23,7 @@ import pandas as pd
 
 from perfx.explain.engine import explain
 from perfx.logs.model import Log
-from tests.conftest import SHARED_DATA
+from tests.conftest import DATA
 
 SIZES = (10_000, 100_000, 1_000_000)
 RUNS = 3
@@ -33,7 +33,7 @@ NAIVE_MAX_PAIRS = 40_000_000
 def real_tasks() -> Log:
     from perfx.logs.loader import load_log
 
-    return load_log([SHARED_DATA / "spark-events"])
+    return load_log([DATA / "spark-events"])
 
 
 def synthesise(base: Log, n: int, seed: int = 0) -> Log:
@@ -103,7 +103,7 @@ def timed(fn, runs: int = RUNS) -> tuple[float, float]:
 
 def main() -> None:
     base = real_tasks()
-    print(f"base: {len(base.tasks)} real tasks from {SHARED_DATA / 'spark-events'}; width 3, sample 2000, p50 of {RUNS} runs")
+    print(f"base: {len(base.tasks)} real tasks from {DATA / 'spark-events'}; width 3, sample 2000, p50 of {RUNS} runs")
     print(f"{'tasks':>10} {'pairs in stages':>16} {'perfx first':>12} {'perfx p50':>10} {'naive p50':>10} {'naive/perfx':>12} {'p50 per 10^5':>13}")
     rows = []
     for n in SIZES:

@@ -22,9 +22,9 @@ import tempfile
 from pathlib import Path
 
 from perfx.logs.eventlog.build import HANDLERS
-from tests.conftest import SHARED_DATA
+from tests.conftest import DATA
 
-TEMPLATE = SHARED_DATA / "spark-events" / "app-20200706201101-0003"
+TEMPLATE = DATA / "spark-events" / "app-20200706201101-0003"
 CASES = ((200, 0), (200, 200), (400, 0))
 """(MB of task events, MB of other events) per synthetic log: the second has the first's
 tasks plus as many bytes of events perfx does not read; the third twice the tasks."""

@@ -1,5 +1,5 @@
 """Model error of the scheduling replay: how far the replay of the real task durations lands
-from each job's real completion time, on every Spark event log in ../shared/data/spark-events
+from each job's real completion time, on every Spark event log in tests/data/spark-events
 and every Ousterhout job log (``./dev bench replay_error``).
 
 Sparklens reports 4-6 % on its own fixtures and the NSDI 2015 paper 4 % at the median, 7 % at
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED_DATA = Path(os.environ.get("PERFX_SHARED_DATA", REPO.parent / "shared" / "data"))
+DATA = REPO / "tests" / "data"
 
 
 def job_errors(path: Path) -> pd.DataFrame:
@@ -38,7 +38,7 @@ def distribution(errors: pd.Series) -> dict[str, float]:
 def main() -> None:
     for name in ("spark-events", "ousterhout-traces"):
         started = time.perf_counter()
-        jobs = job_errors(SHARED_DATA / name)
+        jobs = job_errors(DATA / name)
         elapsed = time.perf_counter() - started
         stats = distribution(jobs["model_error"])
         print(f"\n{name}: {stats['jobs']} jobs with tasks ({int(jobs['tasks'].sum())} task attempts) in {elapsed:.2f}s")

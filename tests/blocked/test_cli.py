@@ -11,8 +11,8 @@ from perfx.cli import cli
 
 
 @pytest.fixture(scope="module")
-def traces(shared_data):
-    return str(shared_data / "ousterhout-traces")
+def traces(data_dir):
+    return str(data_dir / "ousterhout-traces")
 
 
 def _run(*args: str):
@@ -37,8 +37,8 @@ def test_stragglers_text_is_a_table_per_stage(traces):
     assert "1c_disk_job_log" in result.output
 
 
-def test_whatif_json_has_each_scenario_per_job_and_the_model_error(shared_data):
-    result = _run("whatif", "--log", str(shared_data / "spark-events" / "local-1430917381534"),
+def test_whatif_json_has_each_scenario_per_job_and_the_model_error(data_dir):
+    result = _run("whatif", "--log", str(data_dir / "spark-events" / "local-1430917381534"),
                   "--without", "gc", "--without", "network,disk", "--format", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
@@ -63,11 +63,11 @@ def test_whatif_refuses_unknown_names(traces):
     assert "unknown cpu" in result.output and "stragglers" in result.output
 
 
-def test_whatif_on_a_mapreduce_log_is_one_line_and_exit_code_1(shared_data):
+def test_whatif_on_a_mapreduce_log_is_one_line_and_exit_code_1(data_dir):
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-m", "perfx.cli", "whatif", "--log", str(shared_data / "hadoop-jhist")],
+    result = subprocess.run([sys.executable, "-m", "perfx.cli", "whatif", "--log", str(data_dir / "hadoop-jhist")],
                             capture_output=True, text=True)
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.strip() == ("perfx: what-if replays Spark stages, and this log's tasks have no app_id "
@@ -75,11 +75,11 @@ def test_whatif_on_a_mapreduce_log_is_one_line_and_exit_code_1(shared_data):
 
 
 @pytest.fixture(scope="module")
-def mixed(shared_data, tmp_path_factory):
+def mixed(data_dir, tmp_path_factory):
     """A Spark application and a MapReduce job history in one folder."""
     folder = tmp_path_factory.mktemp("mixed")
-    spark = shared_data / "spark-events" / "local-1430917381534"
-    sleep = next((shared_data / "hadoop-jhist").glob("job_1329348432655_0001-*.jhist"))
+    spark = data_dir / "spark-events" / "local-1430917381534"
+    sleep = next((data_dir / "hadoop-jhist").glob("job_1329348432655_0001-*.jhist"))
     (folder / spark.name).write_bytes(spark.read_bytes())
     (folder / sleep.name).write_bytes(sleep.read_bytes())
     return str(folder)

@@ -9,8 +9,8 @@ from tests.bench.bench_replay_error import distribution, job_errors
 
 
 @pytest.fixture(scope="module")
-def jobs(shared_data):
-    return job_errors(shared_data / "spark-events")
+def jobs(data_dir):
+    return job_errors(data_dir / "spark-events")
 
 
 def test_every_job_is_reproduced_within_five_percent(jobs):
@@ -21,7 +21,7 @@ def test_every_job_is_reproduced_within_five_percent(jobs):
     assert stats["max"] <= 0.05, f"worst: {worst.to_dict()}; distribution {stats}"
 
 
-def test_every_log_with_tasks_was_replayed(jobs, shared_data):
+def test_every_log_with_tasks_was_replayed(jobs, data_dir):
     """Each top-level fixture with task events shows up (the ones without tasks have no jobs
     to replay)."""
     replayed = {app.split("/")[0] for app in jobs["app_id"]}

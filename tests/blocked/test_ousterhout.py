@@ -14,8 +14,8 @@ from perfx.logs.ousterhout import is_ousterhout_log, read_ousterhout_log
 
 
 @pytest.fixture(scope="module")
-def traces(shared_data) -> Path:
-    return shared_data / "ousterhout-traces"
+def traces(data_dir) -> Path:
+    return data_dir / "ousterhout-traces"
 
 
 @pytest.fixture(scope="module")
@@ -23,13 +23,13 @@ def log(traces):
     return read_ousterhout_log(traces)
 
 
-def test_recognises_job_logs_and_their_folders(traces, shared_data):
+def test_recognises_job_logs_and_their_folders(traces, data_dir):
     assert is_ousterhout_log(traces)
     assert is_ousterhout_log(traces / "04_15_14_disk" / "1a_disk_job_log")
     assert not is_ousterhout_log(traces / "README.md")
-    assert not is_ousterhout_log(shared_data / "spark-events")
-    assert not is_ousterhout_log(shared_data / "spark-events" / "local-1430917381534")
-    assert not is_ousterhout_log(shared_data), "a folder with Spark event logs too is left to their reader"
+    assert not is_ousterhout_log(data_dir / "spark-events")
+    assert not is_ousterhout_log(data_dir / "spark-events" / "local-1430917381534")
+    assert not is_ousterhout_log(data_dir), "a folder with Spark event logs too is left to their reader"
 
 
 def test_every_file_is_an_app_with_its_tasks(log):

@@ -24,8 +24,8 @@ OBSERVED duration compare = GT EXPECTED duration compare = SIM
 
 
 @pytest.fixture(scope="module")
-def log_path(shared_data) -> str:
-    return str(shared_data / "spark-events" / "local-1430917381534")
+def log_path(data_dir) -> str:
+    return str(data_dir / "spark-events" / "local-1430917381534")
 
 
 def _without_images(html: str) -> str:

@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from perfx.cli import cli, main
-from tests.conftest import SHARED_DATA
+from tests.conftest import DATA
 
-SMALL = SHARED_DATA / "spark-events" / "local-1426533911241"
-MALFORMED = SHARED_DATA / "spark-rapids-tools-events" / "malformed_json_eventlog.zstd"
+SMALL = DATA / "spark-events" / "local-1426533911241"
+MALFORMED = DATA / "spark-rapids-tools-events" / "malformed_json_eventlog.zstd"
 
 SMALL_TEXT = """\
                 Log                 
@@ -83,7 +83,7 @@ def test_features_lists_kind_unit_role() -> None:
 
 @pytest.mark.parametrize("args, message", [
     (["logs", "job_1.jhist"], "no such file or directory"),
-    (["logs", str(SHARED_DATA / "spark-events" / "README.md")], "no Spark event log"),
+    (["logs", str(DATA / "spark-events" / "README.md")], "no Spark event log"),
 ])
 def test_unreadable_inputs_are_one_line_errors(args, message, capsys) -> None:
     with pytest.raises(SystemExit) as exit_info:

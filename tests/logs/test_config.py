@@ -6,9 +6,9 @@ import orjson
 
 import perfx
 from perfx.logs.config import varying_settings
-from tests.conftest import SHARED_DATA
+from tests.conftest import DATA
 
-FIXTURE = SHARED_DATA / "spark-events" / "local-1430917381534"
+FIXTURE = DATA / "spark-events" / "local-1430917381534"
 
 
 def with_settings(path, app_id: str, settings: dict[str, str]) -> None:

@@ -8,7 +8,7 @@ import pandas as pd
 from perfx.logs.aggregate import task_aggregates
 from perfx.logs.derive import add_host_load, add_task_features, mean_overlapping, overlapping, running_at_start
 from perfx.logs.loader import load_log
-from tests.conftest import SHARED_DATA
+from tests.conftest import DATA
 
 
 def brute_overlap(group, start, end):
@@ -74,7 +74,7 @@ def test_aggregates_count_sum_mean_max_skew() -> None:
 
 
 def test_every_registered_task_feature_is_a_column_and_back() -> None:
-    log = load_log(SHARED_DATA / "spark-events" / "app-20200706201101-0003")
+    log = load_log(DATA / "spark-events" / "app-20200706201101-0003")
     for entity in ("task", "stage", "job", "app"):
         table = log.table(entity)
         registered = set(log.registry.names(entity))
@@ -100,8 +100,8 @@ def reference_aggregates(tasks: pd.DataFrame, key: str) -> pd.DataFrame:
 
 def test_aggregates_equal_pandas_groupby_on_real_logs() -> None:
     """Including tasks without metrics (missing values) and several stages and jobs."""
-    for path in (SHARED_DATA / "spark-events" / "application_1628109047826_1317105",
-                 SHARED_DATA / "spark-rapids-tools-events" / "tasks_executors_fail_compressed_eventlog.zstd"):
+    for path in (DATA / "spark-events" / "application_1628109047826_1317105",
+                 DATA / "spark-rapids-tools-events" / "tasks_executors_fail_compressed_eventlog.zstd"):
         tasks = load_log(path).tasks
         for key in ("stage_key", "app_key"):
             ours = task_aggregates(tasks, key)

@@ -14,9 +14,9 @@ from perfx.logs.derive import add_task_features
 from perfx.logs.errors import NotALog
 from perfx.logs.eventlog.tables import TASK_COLUMNS
 from perfx.logs.loader import load_log
-from tests.conftest import SHARED_DATA
+from tests.conftest import DATA
 
-FOLDERS = (SHARED_DATA / "spark-events", SHARED_DATA / "spark-rapids-tools-events")
+FOLDERS = (DATA / "spark-events", DATA / "spark-rapids-tools-events")
 NOT_LOGS = {"LICENSE", "NOTICE", "README.md"}
 """Files of those folders that are no event logs (besides the expectations' JSON answers)."""
 
@@ -28,7 +28,7 @@ def every_file() -> list[Path]:
     )
 
 
-@pytest.mark.parametrize("path", every_file(), ids=lambda p: str(p.relative_to(SHARED_DATA)))
+@pytest.mark.parametrize("path", every_file(), ids=lambda p: str(p.relative_to(DATA)))
 def test_file_loads_alone(path: Path) -> None:
     if path.name in NOT_LOGS or path.name.startswith("appstatus_"):
         with pytest.raises(NotALog):
@@ -43,7 +43,7 @@ def test_file_loads_alone(path: Path) -> None:
 
 
 def test_logs_without_tasks_load_with_every_column() -> None:
-    log = load_log(SHARED_DATA / "spark-events" / "application_1555004656427_0144")
+    log = load_log(DATA / "spark-events" / "application_1555004656427_0144")
     assert len(log.tasks) == 0 and len(log.apps) == 1
     assert set(TASK_COLUMNS) <= set(log.tasks.columns)
     assert log.apps["task_count"].tolist() == [0]
@@ -56,7 +56,7 @@ def test_derived_features_of_an_empty_task_table() -> None:
     assert len(tasks) == 0 and {"wave", "concurrent_tasks_host", "first_task_on_executor"} <= set(tasks.columns)
 
 
-OUSTERHOUT_FILE = SHARED_DATA / "ousterhout-traces" / "04_15_14_disk" / "1a_disk_job_log"
+OUSTERHOUT_FILE = DATA / "ousterhout-traces" / "04_15_14_disk" / "1a_disk_job_log"
 
 
 def test_single_ousterhout_job_log_file_is_dispatched() -> None:

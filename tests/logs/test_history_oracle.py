@@ -19,9 +19,9 @@ import pytest
 
 from perfx.logs.history import executor_totals, task_summary
 from perfx.logs.loader import load_log
-from tests.conftest import SHARED_DATA
+from tests.conftest import DATA
 
-EVENTS = SHARED_DATA / "spark-events"
+EVENTS = DATA / "spark-events"
 EXPECTATIONS = EVENTS / "expectations"
 NS = 1e6
 """REST passes Spark's nanosecond fields through; perfx holds ms."""

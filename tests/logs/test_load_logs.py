@@ -11,10 +11,10 @@ import pytest
 
 from perfx.logs.eventlog.open import NOT_A_LOG
 from perfx.logs.loader import load_log
-from tests.conftest import SHARED_DATA
+from tests.conftest import DATA
 
-EVENTS = SHARED_DATA / "spark-events"
-RAPIDS = SHARED_DATA / "spark-rapids-tools-events"
+EVENTS = DATA / "spark-events"
+RAPIDS = DATA / "spark-rapids-tools-events"
 
 
 def _first_int(cell: str) -> int:

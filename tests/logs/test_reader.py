@@ -18,9 +18,9 @@ from perfx.logs.errors import NotALog
 from perfx.logs.eventlog.codecs import LZ4_MAGIC, SNAPPY_MAGIC, lzf_decompress
 from perfx.logs.eventlog.open import NOT_A_LOG
 from perfx.logs.loader import load_log
-from tests.conftest import SHARED_DATA
+from tests.conftest import DATA
 
-FIXTURE = SHARED_DATA / "spark-events" / "local-1430917381534"
+FIXTURE = DATA / "spark-events" / "local-1430917381534"
 TEXT = FIXTURE.read_bytes()
 BLOCK = 64 * 1024
 

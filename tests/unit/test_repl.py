@@ -28,8 +28,8 @@ def test_a_query_before_a_log_is_loaded_says_how_to_load_one(session):
     assert output(session).strip() == "no log loaded: \\log PATH loads one"
 
 
-def test_log_features_query_and_quit(session, shared_data):
-    log = shared_data / "spark-events" / "local-1430917381534"
+def test_log_features_query_and_quit(session, data_dir):
+    log = data_dir / "spark-events" / "local-1430917381534"
     assert session.execute(f"\\log {log}")
     assert "loaded 110 task(s)" in output(session)
     session.execute("\\features")

@@ -1,0 +1,25 @@
+"""The repository stands alone: no test, benchmark or module reads a path outside it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+OUTSIDE = re.compile(r"\.\./shared|shared/data|parent / \"shared\"|PERFX_SHARED_DATA")
+
+
+def test_nothing_reaches_outside_the_repository():
+    offenders = [
+        f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+        for folder in ("tests", "perfx", "explain", "logs", "grammar", "isolation")
+        for path in (REPO / folder).rglob("*.py")
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if OUTSIDE.search(line) and path != Path(__file__)
+    ]
+    assert offenders == []
+
+
+def test_every_data_folder_says_where_it_comes_from():
+    for folder in sorted(p for p in (REPO / "tests" / "data").iterdir() if p.is_dir()):
+        assert any((folder / name).is_file() for name in ("README.md", "SOURCES.md")), folder
