@@ -131,7 +131,7 @@ def checks(tables: dict, kind: dict) -> dict:
 def markdown(summary: dict) -> str:
     """results.md: one mean ± std table per figure, Table 3, the checks and explanations."""
     t = summary.get("tables", {})
-    lines = [f"# perfx evaluation (PerfXplain section 6)", "",
+    lines = ["# perfx evaluation (PerfXplain section 6)", "",
              f"{summary['runs']} runs, seed {summary['seed']}, training sample {summary['sample']} pairs; "
              "precision measured on the held-out jobs.", ""]
     for exp, col in (("fig3a", "width"), ("fig3b", "width"), ("fig3c", "width"), ("fig3d", "fraction")):

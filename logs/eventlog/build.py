@@ -17,7 +17,6 @@ from typing import Callable
 
 import numpy as np
 import orjson
-import pandas as pd
 
 from . import events, fastend
 from .open import EventLogSource, iter_lines

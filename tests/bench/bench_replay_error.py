@@ -8,7 +8,6 @@ the 95th percentile on its benchmark workloads.
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 

@@ -10,7 +10,6 @@ import json
 import re
 from datetime import datetime
 from functools import lru_cache
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
