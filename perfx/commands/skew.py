@@ -42,6 +42,14 @@ def _material(flagged, tasks, min_excess: float):
     return flagged[flagged["reasons"].map(bool)].sort_values("excess_ms", ascending=False, kind="stable")
 
 
+def _spark_tasks(tasks):
+    """The Spark tasks of a log (a folder may mix in MapReduce histories, whose tasks have no
+    Spark stage or task ids): computation skew is looked for in PySpark programs' stages."""
+    if not {"stage_id", "task_id"} <= set(tasks.columns):
+        return tasks.iloc[0:0].assign(app_id="", stage_id=0, task_id=0, partition_id=-1)
+    return tasks[tasks["stage_id"].notna() & tasks["task_id"].notna()]
+
+
 def _partition(value) -> int | None:
     """The task's partition, None where Spark did not log it (before 3.3: -1 in the table)."""
     return int(value) if value >= 0 else None
@@ -68,7 +76,8 @@ def skew(logs, factor, min_excess, top, fmt) -> None:
     from perfx.logs.loader import load_log
 
     log = load_log(list(logs))
-    flagged = skewed_tasks(log.tasks, factor=factor)
+    spark = _spark_tasks(log.tasks)
+    flagged = skewed_tasks(spark, factor=factor)
     flagged = _material(flagged, log.tasks, min_excess) if len(flagged) else flagged
     names = dict(zip(log.apps.get("app_id", []), log.apps.get("name", []))) if not log.apps.empty else {}
     stages = []
@@ -88,7 +97,9 @@ def skew(logs, factor, min_excess, top, fmt) -> None:
         return
     console = Console()
     if not stages:
-        console.print(f"No computation skew found in {len(log.tasks)} tasks.")
+        others = len(log.tasks) - len(spark)
+        other = f" ({others} MapReduce tasks not judged: perfx isolate re-runs PySpark programs)" if others else ""
+        console.print(f"No computation skew found in {len(spark)} Spark tasks{other}.", markup=False, highlight=False)
         return
     table = Table(title="Stages with computation skew")
     for column in ("app", "stage", "tasks", "skewed task (partition)", "why"):

@@ -1,0 +1,35 @@
+"""Every command that reads logs runs on every public log of the corpus without an internal
+error: a log perfx cannot use is a one-line user error (exit 1 or 2), never exit 70."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from perfx.cli import main
+
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "public"
+MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
+
+COMMANDS = {
+    "logs": lambda path: ["logs", path],
+    "features": lambda path: ["features", "--log", path],
+    "stragglers": lambda path: ["stragglers", "--log", path],
+    "whatif": lambda path: ["whatif", "--log", path, "--without", "gc,stragglers"],
+    "skew": lambda path: ["skew", "--log", path],
+    "stragglers-json": lambda path: ["stragglers", "--log", path, "--format", "json"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("entry", MANIFEST, ids=[e["path"] for e in MANIFEST])
+def test_command_runs_on_the_log(entry, command, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(COMMANDS[command](str(CORPUS / entry["path"])))
+    out, err = capsys.readouterr()
+    assert done.value.code in (0, 1, 2), err
+    assert "internal error" not in err and "Traceback" not in out + err
+    if done.value.code:
+        assert len(err.strip().splitlines()) == 1, err
