@@ -179,17 +179,24 @@ def culprits(tasks: pd.DataFrame, task_id: str, stored, top: int = 5) -> dict:
             "records": records}
 
 
-def explain(log, query, *, run: str | None = None, store=None, top: int = 5, **options):
+def explain(log, query, *, run: str | None = None, store=None, top: int = 5, strict: bool = True, **options):
     """``perfx.explain``: the engine's answer, with the culprit records of the first task
     when a traced ``run`` is given, and otherwise, for a skew diagnosis, the ``perfx isolate``
-    command to get them with the program and input filled in where the log names them."""
+    command to get them with the program and input filled in where the log names them.
+    Without ``strict`` (a batch of questions), a task the run cannot be linked to gets a note
+    saying why instead of losing its answer."""
     from perfx.explain.engine import explain as answer_of
 
     answer = answer_of(log, query, **options)
     if run is not None:
-        if answer.entity != "task":
-            raise IsolationError(f"culprits are records inside a task's partition: ask about tasks, not {answer.entity}s")
-        answer.culprits = culprits(log.tasks, answer.pair[0], open_run(run, store), top)
+        try:
+            if answer.entity != "task":
+                raise IsolationError(f"culprits are records inside a task's partition: ask about tasks, not {answer.entity}s")
+            answer.culprits = culprits(log.tasks, answer.pair[0], open_run(run, store), top)
+        except IsolationError as err:
+            if strict:
+                raise
+            answer.notes.append(f"no culprits from run {run}: {err}")
     elif answer.gap is not None and answer.gap.diagnosis is not None and answer.gap.diagnosis.next_step:
         answer.gap.diagnosis = _with_command(answer.gap.diagnosis, log, answer.pair[0])
     return answer

@@ -18,7 +18,9 @@ import click
 @click.option("--sample", type=int, default=2000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def batch(logs, queries, pairs, stragglers, out, width, sample, seed, fmt) -> None:
+@click.option("--run", default=None, help="A traced run of the same program: each answer gets its task's culprit records.")
+@click.option("--store", default=None, help="Lineage store of --run (default: $PERFX_HOME/runs).")
+def batch(logs, queries, pairs, stragglers, out, width, sample, seed, fmt, run, store) -> None:
     """Answer many questions against one log and write them to a self-contained HTML report.
 
     Exits 1 when any question could not be answered (the report marks which).
@@ -42,7 +44,7 @@ def batch(logs, queries, pairs, stragglers, out, width, sample, seed, fmt) -> No
             raise click.UsageError(str(err)) from None
     else:
         jobs = [(q, ()) for q in straggler_questions(log)]
-    items = run_batch(log, jobs, progress=True, width=width, sample=sample, seed=seed)
+    items = run_batch(log, jobs, progress=True, width=width, sample=sample, seed=seed, run=run, store=store)
     summary = f"{len(log.tasks)} tasks from {', '.join(logs)}"
     Path(out).write_text(render_html(items, log_summary=summary))
     failed = [item for item in items if not item.ok]

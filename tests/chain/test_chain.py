@@ -111,3 +111,20 @@ def test_the_repl_asks_with_run_then_lists_the_culprits(traced):
     table = buffer.getvalue().split(f"culprits in task {slowest}'s partition")[-1]
     first_row = next(line for line in table.splitlines() if line.startswith("│ 1 "))
     assert "day-09.txt@" in first_row, table  # the hot movie's line
+
+
+def test_batch_with_run_puts_each_answers_culprits_in_the_report(traced, tmp_path):
+    store, run = traced
+    log = load_for_questions([str(SLOW_LOG)])
+    slowest, _ = _slowest(log)
+    reduce_task = str(log.tasks.loc[log.tasks["stage_id"] == log.tasks["stage_id"].max(), "id"].iloc[0])
+    queries = tmp_path / "q.pxql"
+    queries.write_text(f"WHY TASK '{slowest}' SLOWER;\nWHY TASK '{reduce_task}' SLOWER THAN TASK '{slowest}'")
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(cli, ["batch", "--log", str(SLOW_LOG), "--queries", str(queries), "--out", str(out),
+                                      "--run", run, "--store", store, "--format", "json"])
+    data = json.loads(result.output)
+    first = data["items"][0]["explanation"]
+    assert "day-09.txt@" in first["culprits"]["records"][0]["location"]
+    html = out.read_text()
+    assert "culprits in task" in html and "day-09.txt@" in html
