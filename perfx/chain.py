@@ -203,19 +203,30 @@ def explain(log, query, *, run: str | None = None, store=None, top: int = 5, str
 
 
 def _with_command(diagnosis, log, task_id: str):
-    """The diagnosis with its ``perfx isolate`` command filled in from the application's
-    name when it names a Python program (``spark-submit job.py`` names the app after it)."""
+    """The diagnosis with its ``perfx isolate`` command filled in where the log names the
+    program and its input: the driver's command line (``spark-submit job.py DATA ...`` puts
+    the program first and its arguments after it; the first argument is taken as the input),
+    else the application's name when it names a Python file. Placeholders stay otherwise."""
     from dataclasses import replace
 
     tasks = log.tasks[log.tasks["id"].astype(str) == str(task_id)]
-    if tasks.empty or log.apps.empty or "name" not in log.apps.columns:
+    if tasks.empty or log.apps.empty:
         return diagnosis
     apps = log.apps[log.apps["app_id"].astype(str) == str(tasks["app_id"].iloc[0])]
-    name = str(apps["name"].iloc[0]) if len(apps) else ""
-    program = next((word for word in name.split() if word.endswith(".py")), None)
-    if program is None:
+    if apps.empty:
         return diagnosis
-    return replace(diagnosis, next_step=diagnosis.next_step.replace("PROGRAM.py", program))
+    app = apps.iloc[0]
+    words = str(app.get("command", "") or "").split()
+    at = next((k for k, word in enumerate(words) if word.endswith(".py") and "=" not in word
+               and not (k and words[k - 1].startswith("--"))), None)  # not an option's value
+    program = words[at] if at is not None else next((w for w in str(app.get("name", "")).split() if w.endswith(".py")), None)
+    data = words[at + 1] if at is not None and at + 1 < len(words) and not words[at + 1].startswith("-") else None
+    step = diagnosis.next_step
+    if program:
+        step = step.replace("PROGRAM.py", program)
+    if data:
+        step = step.replace("INPUT", data)
+    return replace(diagnosis, next_step=step)
 
 
 def skewed_task(tasks: pd.DataFrame) -> str:

@@ -54,6 +54,8 @@ class AppState:
     attempt_id: str = ""
     name: str = ""
     user: str = ""
+    command: str = ""
+    """The driver's command line (``sun.java.command``): the program and its arguments."""
     spark_version: str = ""
     databricks_spark_version: str = ""
     """The Spark version of Databricks' own log-start event, which a Databricks driver writes
@@ -99,6 +101,10 @@ class AppState:
         if isinstance(props, list):  # very old logs wrote [[key, value], ...]
             props = dict(props)
         self.properties.update({str(k): str(v) for k, v in props.items()})
+        system = event.get("System Properties") or {}
+        if isinstance(system, list):
+            system = dict(system)
+        self.command = str(system.get("sun.java.command", self.command))
         if not self.app_id:
             self.app_id = self.properties.get("spark.app.id", "")
 

@@ -66,6 +66,8 @@ SPARK_JOB = COMMON + APP_IDENTITY + [
 SPARK_APP = COMMON + APP_IDENTITY + [
     spec("name", C, "none", "feature", "Application name.", "App Name"),
     spec("user", C, "none", "feature", "User who ran the application.", "User"),
+    spec("command", C, "none", "identity", "The driver's command line: for spark-submit, the program and its "
+         "arguments.", "Environment Update/System Properties/sun.java.command"),
     spec("spark_version", C, "none", "feature", "Spark version that wrote the log ('' for Spark < 1.3); "
          "'Databricks 11.3 (Spark 3.3.0)' for a Databricks runtime's, which has no LogStart.",
          "LogStart, DBCEventLoggingListenerMetadata/Spark Version, clusterUsageTags.sparkVersion"),

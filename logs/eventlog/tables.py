@@ -210,6 +210,7 @@ def app_row(state: AppState, key: str) -> dict:
         "app_key": key,
         "name": state.name,
         "user": state.user,
+        "command": state.command,
         "spark_version": spark_version(state),
         "start_time": state.start_time,
         "end_time": state.end_time,

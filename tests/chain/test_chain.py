@@ -128,3 +128,13 @@ def test_batch_with_run_puts_each_answers_culprits_in_the_report(traced, tmp_pat
     assert "day-09.txt@" in first["culprits"]["records"][0]["location"]
     html = out.read_text()
     assert "culprits in task" in html and "day-09.txt@" in html
+
+
+def test_without_a_run_the_isolate_command_names_what_the_log_names():
+    log = load_for_questions([str(SLOW_LOG)])
+    answer = explain(log, f"WHY TASK '{_slowest(log)[0]}' SLOWER")
+    assert answer.gap.diagnosis.next_step == "perfx isolate movie_ratings.py --input INPUT"  # the app's name
+    app = log.apps.index[0]
+    log.apps.loc[app, "command"] = "org.apache.spark.deploy.SparkSubmit --master yarn /jobs/ratings.py s3://b/ratings 7"
+    answer = explain(log, f"WHY TASK '{_slowest(log)[0]}' SLOWER")
+    assert answer.gap.diagnosis.next_step == "perfx isolate /jobs/ratings.py --input s3://b/ratings"
