@@ -231,15 +231,8 @@ def _with_command(diagnosis, log, task_id: str):
 
 def skewed_task(tasks: pd.DataFrame) -> str:
     """The slowest task of the stage whose slowest task lost the most time against its
-    stage's median (stages of at least three successful tasks): where skew cost the most.
-
-    In a fresh application the first wave of tasks pays for starting up (a cold start, which
-    ``perfx explain`` names as such); skew is looked for in the later waves of stages that
-    had more than one, so that the first task to start is not taken for the skewed one."""
+    stage's median (stages of at least three successful tasks): where skew cost the most."""
     done = tasks[tasks["status"] == "SUCCESS"] if "status" in tasks.columns else tasks
-    if "wave" in done.columns:
-        later = done.groupby("stage_key")["wave"].transform("max") > 0
-        done = done[~later | (done["wave"] > 0)]
     by_stage = done.groupby("stage_key")["duration"]
     sized = done[by_stage.transform("size") >= 3]
     if sized.empty:
@@ -251,7 +244,7 @@ def skewed_task(tasks: pd.DataFrame) -> str:
 def why(program: str, input_path: str, *, master: str = "local[2]", store=None, top: int = 5, spark=None, **options):
     """``perfx why``: run ``program`` traced with its event log, find the skewed stage and
     its slowest task, explain it against its stage and attach the records that cost the
-    time (``_warm_up`` first: the slowest task must not be merely the first to start)."""
+    time (after ``_warm_up``: the slowest task must not be merely the first to start)."""
     from perfx.isolation.runner import event_log_of, load_program, prepare_run, run_traced, spark_session
     from perfx.questions import load_for_questions
 
@@ -260,7 +253,7 @@ def why(program: str, input_path: str, *, master: str = "local[2]", store=None, 
     session, created = (spark, False) if spark is not None else \
         spark_session(master, f"perfx why {Path(program).name}", event_dir)
     try:
-        _warm_up(session.sparkContext, input_path, module)
+        _warm_up(session, program, input_path, module)
         run_traced(program, input_path, spark=session, store=lineage_store, run_id=run_id, module=module,
                    event_log=event_log_of(session, event_dir if created else None))
     finally:
@@ -272,12 +265,24 @@ def why(program: str, input_path: str, *, master: str = "local[2]", store=None, 
     return explain(log, f"WHY TASK '{task}' SLOWER", run=run_id, store=lineage_store, top=top, **options)
 
 
-def _warm_up(sc, input_path: str, module) -> None:
-    """Start what every first task of a fresh application pays for: the Python workers, with
-    perfx's tracing imported and the program (shipped by value) loaded in each, and the reader
-    of the input's format."""
-    slots = sc.defaultParallelism
-    modules = ("perfx.isolation.tasks", "perfx.isolation.sources", "perfx.isolation.stores.parquet")
-    pipeline = module.pipeline
-    sc.parallelize(range(slots), slots).map(lambda _: ([__import__(m) for m in modules], pipeline) and 0).count()
-    sc.textFile(input_path).take(1)
+def _warm_up(session, program: str, input_path: str, module) -> None:
+    """Run the program traced once on a sample of its input (the first lines of its first
+    file) into a throwaway store: the Python workers, perfx's tracing, the program's code,
+    the input reader and the lineage writes are then warm, and the traced run's first tasks
+    pay for none of it (they would otherwise be its slowest, for starting first)."""
+    import glob
+    import itertools
+    import os
+    import tempfile
+
+    from perfx.isolation.runner import run_traced
+
+    root = input_path.removeprefix("file:")
+    files = sorted(f for pattern in (root, os.path.join(root, "*")) for f in glob.glob(pattern) if os.path.isfile(f))
+    if not files:
+        return  # not a local path: the traced run starts cold
+    with tempfile.TemporaryDirectory(prefix="perfx-warm-up-") as work:
+        sample = os.path.join(work, "sample.txt")
+        with open(files[0], "rb") as source, open(sample, "wb") as out:
+            out.writelines(itertools.islice(source, 200))
+        run_traced(program, sample, spark=session, store=os.path.join(work, "runs"), module=module, top=1)
