@@ -4,10 +4,12 @@
    batches one movie has far more ratings than the others (in one, a huge number) — computation skew inside one record.
 2. Runs the plain PySpark job (flatMap + reduceByKey) on ``local[2]`` with Spark 4's default
    event log (rolling, zstd-compressed) into a temporary folder.
-3. Loads that log and asks ``WHY TASK <slowest> SLOWER``: perfx picks a reference task and
-   learns the DESPITE / BECAUSE explanation from the other tasks.
-4. Re-runs the same program under record-level tracing and names the input records that
-   cost the time.
+3. Re-runs the same program under record-level tracing (``perfx isolate``), which writes
+   the traced execution's event log beside its lineage.
+4. Loads the first run's log and asks ``WHY TASK <slowest> SLOWER`` with the traced run:
+   perfx picks a reference task, learns the DESPITE / BECAUSE explanation from the other
+   tasks, splits the gap, diagnoses computation skew, links the slow task to its partition
+   of the traced run by stage position and names the records inside it that cost the time.
 
 Everything is written under a temporary folder (``--keep DIR`` keeps it).
 """
@@ -73,12 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7, help="seed of the input generator")
     args = parser.parse_args(argv)
 
+    from perfx.chain import explain
     from perfx.commands.culprits import print_culprits
-    from perfx.explain.engine import explain
     from perfx.isolation.programs import movie_ratings
-    from perfx.isolation.queries import StoredRun, top_culprits
     from perfx.isolation.runner import run_traced
-    from perfx.isolation.stores import open_store
     from perfx.questions import load_for_questions
 
     console = Console()
@@ -103,33 +103,23 @@ def main(argv: list[str] | None = None) -> int:
         console.print("ratings per score: " + ", ".join(f"{r}: {n:,}" for r, n in sorted(counts)))
         spark.stop()  # completes the event log; the traced run gets a session of its own
 
-        console.print("re-running the same program under record-level tracing ...")
+        console.print(Rule("3. The same program, traced record by record"))
         program = Path(movie_ratings.__file__)
-        spark = _spark(None)
-        traced = run_traced(program, str(batches), spark=spark, store=str(store), top=5)
-        spark.stop()
+        console.print(f"$ perfx isolate {program} --input {batches} --store {store}", style="bold", highlight=False)
+        traced = run_traced(program, str(batches), store=str(store), top=5)  # its own session and event log
+        print_culprits(console, traced.culprits, f"top culprit input records (run {traced.run_id})")
 
-        console.print(Rule("3. Why was the slowest task slower?"))
+        console.print(Rule("4. Why was the slowest task slower, and which records made it so?"))
         log = load_for_questions([str(events)])
         sizes = log.tasks.groupby("stage_id").size()  # the job's map stage: the first of the widest
         first_stage = log.tasks[log.tasks["stage_id"] == sizes[sizes == sizes.max()].index.min()]
         slowest = first_stage.sort_values("duration", ascending=False).iloc[0]
-        partition = int(slowest["task_index"])  # a stage's task index is the partition it computed
         query = f"WHY TASK '{slowest['id']}' SLOWER"
-        console.print(f"log: {events} — {len(log.tasks)} tasks; "
-                      f"slowest: {slowest['id']} ({slowest['duration']:.0f} ms, partition {partition})")
-        console.print(f"$ perfx explain --log {events} \"{query}\"", style="bold", highlight=False)
-        console.print(explain(log, query, seed=0))
-
-        console.print(Rule("4. ...and the input records that cost the time"))
-        console.print(f"$ perfx isolate {program} --input {batches} --store {store}", style="bold", highlight=False)
-        print_culprits(console, traced.culprits, f"top culprit input records (run {traced.run_id})")
-        stage = traced.meta["outputs"][0] - 1  # the map-side stage that read the input
-        console.print(f"$ perfx culprits {traced.run_id} --store {store} --stage {stage} --partition {partition}",
+        console.print(f"log: {events} — {len(log.tasks)} tasks; slowest: {slowest['id']} "
+                      f"({slowest['duration']:.0f} ms, partition {int(slowest['task_index'])})", highlight=False)
+        console.print(f"$ perfx explain --log {events} --run {traced.run_id} --store {store} \"{query}\"",
                       style="bold", highlight=False)
-        inside = top_culprits(StoredRun.open(open_store(str(store)), traced.run_id), top=3,
-                              stage=stage, partition=partition)
-        print_culprits(console, inside, f"culprits inside the slow task's partition {partition}")
+        console.print(explain(log, query, seed=0, run=traced.run_id, store=str(store)))
         return 0
     finally:
         if not args.keep:

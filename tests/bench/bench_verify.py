@@ -1,6 +1,6 @@
 """Proof by remediation at size (``./dev bench verify``): a Movie Ratings job whose hot
-movie has 1,000x the ratings of the others (24 daily batches of 20 movies with ~500 ratings
-each, one with 500,000), traced, then ``perfx verify --without 1``: the job time with and
+movie has 1,000x the ratings of the others (4 daily batches of 20 movies with ~2,000 ratings
+each, one with 2,000,000), traced, then ``perfx verify --without 1``: the job time with and
 without that movie's line (median of 5 plain runs each, in one session) beside the lineage's
 prediction. PerfDebug (section 5) measured 1.5x-16x on its jobs."""
 
@@ -18,9 +18,9 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="perfx-bench-verify-"))
     data = work / "ratings"
     data.mkdir()
-    for day in range(24):
-        movie_ratings.generate(str(data / f"day-{day:02d}.txt"), 20, seed=day, ratings=500,
-                               hot_ratings=500_000 if day == 7 else 0)
+    for day in range(4):
+        movie_ratings.generate(str(data / f"day-{day:02d}.txt"), 20, seed=day, ratings=2000,
+                               hot_ratings=2_000_000 if day == 1 else 0)
     session, _ = spark_session("local[2]", "perfx bench verify")
     try:
         run = run_traced(movie_ratings.__file__, str(data), spark=session, store=str(work / "runs")).run_id

@@ -20,11 +20,12 @@ def test_demo_explains_the_slow_task_and_finds_its_culprit(tmp_path):
     assert re.search(r"most likely because its compute time was higher \([\d,]+ ms against [\d,]+ ms\)", out), out[-3000:]
     assert "diagnosis: computation skew: the same volume of input cost" in out
     slow = int(re.search(r"slowest: \S+ \(\d+ ms, partition (\d+)\)", out).group(1))
-    # The slow task's partition is the file holding the 1,200,000-rating movie, and the top
-    # culprit overall is that movie's line, inside that partition.
+    # The slow task's partition is the file holding the 1,200,000-rating movie, and the first
+    # culprit inside it, linked from the first run's log to the traced run, is that movie's line.
     hot_day = int(re.search(r"1,200,000 ratings on day (\d+)", out).group(1))
-    culprit = re.search(rf"│ 1 │ t0/p{slow}/#\d+ │ \S+day-(\d+)", result.stdout)
-    assert culprit and int(culprit.group(1)) == hot_day
+    inside = re.search(rf"culprits in task \S+'s partition {slow} \(run \S+, traced stage \d+, traced [\d,]+ ms; "
+                       rf"linked by stage position in its job\): 1\. \S+day-(\d+)\.txt@\d+: impact [\d,]+ ms", out)
+    assert inside and int(inside.group(1)) == hot_day, out[-3000:]
 
 
 def _env() -> dict:
