@@ -22,6 +22,7 @@ stored traced run is made by one of two rules:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -58,22 +59,29 @@ def open_run(run: str, store=None):
 
 
 def traced_tasks(stored) -> pd.DataFrame:
-    """The task table of the traced run's own event log (its app only)."""
-    from perfx.logs.loader import load_log
-
+    """The task table of the traced run's own event log (its app and its jobs only)."""
     where = stored.meta.get("event_log")
     if not where or not Path(where).exists():
         raise IsolationError(f"run {stored.run} has no event log of its traced execution "
                              "(trace it again with perfx isolate, which writes one)")
-    tasks = load_log([where]).tasks
-    tasks = tasks[tasks["app_id"].astype(str) == str(stored.meta.get("app_id"))]
-    # The run's own jobs: a notebook's session logs other work beside it in the same app.
-    spark_stages = {s for info in stored.meta.get("stages", {}).values() for s in info.get("spark_stages", [])}
-    jobs = set(tasks.loc[tasks["stage_id"].isin(spark_stages), "job_id"].astype(str))
-    tasks = tasks[tasks["job_id"].astype(str).isin(jobs)]
+    spark_stages = tuple(sorted({s for info in stored.meta.get("stages", {}).values() for s in info.get("spark_stages", [])}))
+    tasks = _run_tasks(where, Path(where).stat().st_mtime_ns, str(stored.meta.get("app_id")), spark_stages)
     if tasks.empty:
         raise IsolationError(f"the event log of run {stored.run} ({where}) has no task of its app {stored.meta.get('app_id')}")
     return tasks[tasks["status"] == "SUCCESS"] if "status" in tasks.columns else tasks
+
+
+@lru_cache(maxsize=8)
+def _run_tasks(where: str, modified: int, app_id: str, spark_stages: tuple[int, ...]) -> pd.DataFrame:
+    """Read once per batch of questions (keyed by the log's modification time too, as a
+    notebook's session keeps writing it): the tasks of ``app_id``'s jobs that ran the traced
+    run's Spark stages; a notebook's session logs other work beside the run in the same app."""
+    from perfx.logs.loader import load_log
+
+    tasks = load_log([where]).tasks
+    tasks = tasks[tasks["app_id"].astype(str) == app_id]
+    jobs = set(tasks.loc[tasks["stage_id"].isin(spark_stages), "job_id"].astype(str))
+    return tasks[tasks["job_id"].astype(str).isin(jobs)]
 
 
 def link(tasks: pd.DataFrame, task_id: str, stored) -> Link:
