@@ -211,30 +211,32 @@ def explain(log, query, *, run: str | None = None, store=None, top: int = 5, str
 
 
 def _with_command(diagnosis, log, task_id: str):
-    """The diagnosis with its ``perfx isolate`` command filled in where the log names the
-    program and its input: the driver's command line (``spark-submit job.py DATA ...`` puts
-    the program first and its arguments after it; the first argument is taken as the input),
-    else the application's name when it names a Python file. Placeholders stay otherwise."""
+    """The diagnosis with its ``perfx isolate`` command filled in for the task's app."""
     from dataclasses import replace
 
     tasks = log.tasks[log.tasks["id"].astype(str) == str(task_id)]
-    if tasks.empty or log.apps.empty:
+    if tasks.empty:
         return diagnosis
-    apps = log.apps[log.apps["app_id"].astype(str) == str(tasks["app_id"].iloc[0])]
+    return replace(diagnosis, next_step=isolate_command(log, str(tasks["app_id"].iloc[0])))
+
+
+def isolate_command(log, app_id: str) -> str:
+    """``perfx isolate PROGRAM.py --input INPUT`` with the program and input filled in where
+    the log names them: the driver's command line (``spark-submit job.py DATA ...`` puts the
+    program first and its arguments after it; the first argument is taken as the input), else
+    the application's name when it names a Python file. Placeholders stay otherwise."""
+    from perfx.explain.gap import ISOLATE
+
+    apps = log.apps[log.apps["app_id"].astype(str) == app_id] if not log.apps.empty else log.apps
     if apps.empty:
-        return diagnosis
+        return ISOLATE
     app = apps.iloc[0]
     words = str(app.get("command", "") or "").split()
     at = next((k for k, word in enumerate(words) if word.endswith(".py") and "=" not in word
                and not (k and words[k - 1].startswith("--"))), None)  # not an option's value
     program = words[at] if at is not None else next((w for w in str(app.get("name", "")).split() if w.endswith(".py")), None)
     data = words[at + 1] if at is not None and at + 1 < len(words) and not words[at + 1].startswith("-") else None
-    step = diagnosis.next_step
-    if program:
-        step = step.replace("PROGRAM.py", program)
-    if data:
-        step = step.replace("INPUT", data)
-    return replace(diagnosis, next_step=step)
+    return ISOLATE.replace("PROGRAM.py", program or "PROGRAM.py").replace("INPUT", data or "INPUT")
 
 
 def skewed_task(tasks: pd.DataFrame) -> str:

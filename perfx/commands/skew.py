@@ -7,9 +7,6 @@ import json
 
 import click
 
-RERUN = "perfx isolate PROGRAM.py --input INPUT"
-
-
 def _material(flagged, tasks, min_excess: float):
     """The flagged tasks (``skewed_tasks``) with only the reasons that cost them at least
     ``min_excess`` ms beyond their stage's typical task, and ``excess_ms``, the most any of
@@ -40,6 +37,13 @@ def _material(flagged, tasks, min_excess: float):
     flagged = flagged.assign(
         reasons=kept, excess_ms=[max((cost(row, r) for r in rs), default=0.0) for row, rs in enumerate(kept)])
     return flagged[flagged["reasons"].map(bool)].sort_values("excess_ms", ascending=False, kind="stable")
+
+
+def _rerun(log, flagged) -> str:
+    """The perfx isolate command for the app of the most costly skewed task."""
+    from perfx.chain import isolate_command
+
+    return isolate_command(log, str(flagged["app_id"].iloc[0]))
 
 
 def _spark_tasks(tasks):
@@ -93,7 +97,7 @@ def skew(logs, factor, min_excess, top, fmt) -> None:
                              for r in rows.itertuples()],
         })
     if fmt == "json":
-        click.echo(json.dumps({"stages": stages, "rerun": RERUN if stages else None}, indent=2, sort_keys=True))
+        click.echo(json.dumps({"stages": stages, "rerun": _rerun(log, flagged) if stages else None}, indent=2, sort_keys=True))
         return
     console = Console()
     if not stages:
@@ -113,6 +117,6 @@ def skew(logs, factor, min_excess, top, fmt) -> None:
         console.print(f"and {len(flagged) - top} more (a larger --top lists them, as --format json does)",
                       markup=False, highlight=False)
     console.print("Some input records cost far more than others. Re-run the program traced to name them:")
-    console.print(f"  {RERUN}", markup=False, highlight=False)
+    console.print(f"  {_rerun(log, flagged)}", markup=False, highlight=False)
     console.print("then 'perfx culprits RUN --stage S --partition P' shows the records of one task.",
                   markup=False, highlight=False)
