@@ -169,8 +169,13 @@ class Explanation:
                  f"traced stage {c['traced_stage']}{traced}; linked by {c['rule']}):"]
         if not c["records"]:
             lines.append("  no input record of that partition has a measurable impact")
+        if c.get("keys"):
+            lines.append(f"heavy keys of partition {c['partition']} (records it combined per key):")
+            lines += [f"  {rank}. {k['key']}: {k['records']:,} records ({k['share'] * 100:.0f} % of the partition's)"
+                      for rank, k in enumerate(c["keys"], 1)]
+            lines.append("records of the partition by impact:")
         for rank, r in enumerate(c["records"], 1):
-            share = f" ({r['share']:.0%} of the task's traced time)" if r.get("share") is not None else ""
+            share = f" ({r['share'] * 100:.0f} % of the task's traced time)" if r.get("share") is not None else ""
             lines.append(f"  {rank}. {r['location']}: impact {r['impact_ms']:,.0f} ms{share}; {r['excerpt']}")
         return lines
 

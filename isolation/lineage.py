@@ -6,7 +6,9 @@ sums, so the on-the-fly propagation and the post-mortem one agree) and are writt
 float milliseconds. ``full`` lineage keeps every input id of every output (backward tracing);
 ``impact`` lineage keeps only the propagated fields, so a row costs O(1) whatever its fan-in.
 Output tables also keep an excerpt of each output record and its key, so that a stored run
-can show its outputs without the Spark job that made them.
+can show its outputs without the Spark job that made them. Combine tables (the map side of a
+shuffle) keep each row's key and ``records``, how many records of that key the partition
+combined: a data-skewed task's heavy keys, with their counts.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ SCHEMA = pa.schema([
     ("remediated_latency_ms", pa.float64()),
     ("record", pa.string()),
     ("key", pa.string()),
+    ("records", pa.int64()),
 ])
 """Every lineage table, of every store, has exactly these columns."""
 
@@ -47,7 +50,7 @@ class PartitionRows:
     Hot loops append to the lists directly; ``add_inputs`` keeps the in-id lists flat
     (values plus offsets) so that a full-lineage row with a million inputs is one extend."""
 
-    def __init__(self, full: bool, output: bool):
+    def __init__(self, full: bool, output: bool, keyed: bool = False):
         self.out_ids: list[int] = []
         self.totals: list[int] = []
         self.sources: list[int] = []
@@ -58,7 +61,8 @@ class PartitionRows:
         self.in_latency: list[int] = []
         self.offsets: list[int] = [0]
         self.records: list[str] | None = [] if output else None
-        self.keys: list[str] | None = [] if output else None
+        self.keys: list[str] | None = [] if output or keyed else None
+        self.counts: list[int] | None = [] if keyed else None
 
     def add(self, out_id: int, total: int, source: int, remediated: int, shuffle: int) -> None:
         self.out_ids.append(out_id)
@@ -72,6 +76,11 @@ class PartitionRows:
         self.in_ids.extend(ids)
         self.in_latency.extend(latencies)
         self.offsets.append(len(self.in_ids))
+
+    def add_key(self, key: object, count: int) -> None:
+        """The key of the row just added and how many records it combined (combine tables)."""
+        self.keys.append(excerpt(key if isinstance(key, str) else repr(key), EXCERPT_WIDTH))
+        self.counts.append(count)
 
     def add_output(self, value: object) -> None:
         """The output record of the row just added (output tables only)."""
@@ -100,6 +109,7 @@ class PartitionRows:
             pa.array(_ms(np.maximum(np.asarray(self.remediated, np.int64), 0))),
             pa.array(self.records, pa.string()) if self.records is not None else pa.nulls(n, pa.string()),
             pa.array(self.keys, pa.string()) if self.keys is not None else pa.nulls(n, pa.string()),
+            pa.array(self.counts, pa.int64()) if self.counts is not None else pa.nulls(n, pa.int64()),
         ]
         return pa.Table.from_arrays(columns, schema=SCHEMA)
 

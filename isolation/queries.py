@@ -109,6 +109,20 @@ def top_culprits(run: StoredRun, top: int = 10, stage: int | None = None,
     return run._with_sources(ranked, "source")
 
 
+def heavy_keys(run: StoredRun, stage: int, partition: int, top: int = 5) -> pd.DataFrame:
+    """The keys one task's partition combined the most records of (a combine stage's rows):
+    ``key, records, share, latency_ms``, most records first; empty for other stages and for
+    runs stored before combine rows kept their keys."""
+    table = run.table(stage)
+    if "records" not in table.schema.names:
+        return pd.DataFrame(columns=["key", "records", "share", "latency_ms"])
+    return run.query(f"""
+        SELECT key, records, records / SUM(records) OVER () AS share, total_latency_ms AS latency_ms
+        FROM t WHERE partition = {int(partition)} AND records IS NOT NULL
+        ORDER BY records DESC, key LIMIT {int(top)}
+    """, t=table)
+
+
 @dataclass
 class Trace:
     """The backward trace of one output: every source record it derives from."""

@@ -89,12 +89,13 @@ def combine(create, merge_value, run: str, stage: int, store, full: bool):
                 for input_id in record[6]:
                     if inputs.get(input_id, NO_LATENCY) < path:
                         inputs[input_id] = path
-        rows = PartitionRows(full, output=False)
+        rows = PartitionRows(full, output=False, keyed=True)
         base = partition_base(stage, index)
         for seq, (key, group) in enumerate(groups.items()):
             share = group[COUNT] * spent // seen
             total = group[PATH] + share
             rows.add(base + seq, total, group[SOURCE], max(group[OTHER], group[REST]) + share, share)
+            rows.add_key(key, group[COUNT])
             if full:
                 rows.add_inputs(group[INPUTS].keys(), group[INPUTS].values())
         write_rows(store, run, stage, index, rows)

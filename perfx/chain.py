@@ -169,12 +169,14 @@ def _traced_stage(stored, spark_stage: int) -> int:
     return max(found)  # stages pipelined into one Spark stage: the last one's rows end it
 
 
-def culprits(tasks: pd.DataFrame, task_id: str, stored, top: int = 5) -> dict:
-    """The input records inside the task's partition that cost the time, as plain data."""
-    from perfx.isolation.queries import top_culprits
+def culprits(tasks: pd.DataFrame, task_id: str, stored, top: int = 5, keys: bool = False) -> dict:
+    """The input records inside the task's partition that cost the time, as plain data; with
+    ``keys`` (data skew), also the keys the partition combined the most records of."""
+    from perfx.isolation.queries import heavy_keys, top_culprits
 
     where = link(tasks, task_id, stored)
     ranked = top_culprits(stored, top=top, stage=where.traced_stage, partition=where.partition)
+    heavy = heavy_keys(stored, where.traced_stage, where.partition, top) if keys else None
     total = where.traced_task_ms
     records = [
         {"source": int(r.source), "location": r.location, "excerpt": r.excerpt, "impact_ms": float(r.impact_ms),
@@ -184,7 +186,10 @@ def culprits(tasks: pd.DataFrame, task_id: str, stored, top: int = 5) -> dict:
     ]
     return {"run": where.run, "task": str(task_id), "traced_stage": where.traced_stage, "partition": where.partition,
             "spark_stage": where.spark_stage, "traced_task_ms": None if total != total else total, "rule": where.rule,
-            "records": records}
+            "records": records,
+            "keys": None if heavy is None else [
+                {"key": r.key, "records": int(r.records), "share": float(r.share), "latency_ms": float(r.latency_ms)}
+                for r in heavy.itertuples()]}
 
 
 def explain(log, query, *, run: str | None = None, store=None, top: int = 5, strict: bool = True, **options):
@@ -200,7 +205,8 @@ def explain(log, query, *, run: str | None = None, store=None, top: int = 5, str
         try:
             if answer.entity != "task":
                 raise IsolationError(f"culprits are records inside a task's partition: ask about tasks, not {answer.entity}s")
-            answer.culprits = culprits(log.tasks, answer.pair[0], open_run(run, store), top)
+            skewed = answer.gap is not None and answer.gap.diagnosis is not None and answer.gap.diagnosis.name == "data skew"
+            answer.culprits = culprits(log.tasks, answer.pair[0], open_run(run, store), top, keys=skewed)
         except IsolationError as err:
             if strict:
                 raise

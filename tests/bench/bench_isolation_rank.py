@@ -37,6 +37,7 @@ def _partition(run: str, stage: int, partition: int, rows: int, rng) -> pa.Table
         "remediated_latency_ms": total * rng.random(rows),
         "record": pa.nulls(rows, pa.string()),
         "key": pa.nulls(rows, pa.string()),
+        "records": pa.nulls(rows, pa.int64()),
     }
     return pa.table(columns, schema=SCHEMA)
 

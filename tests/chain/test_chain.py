@@ -138,3 +138,18 @@ def test_without_a_run_the_isolate_command_names_what_the_log_names():
     log.apps.loc[app, "command"] = "org.apache.spark.deploy.SparkSubmit --master yarn /jobs/ratings.py s3://b/ratings 7"
     answer = explain(log, f"WHY TASK '{_slowest(log)[0]}' SLOWER")
     assert answer.gap.diagnosis.next_step == "perfx isolate /jobs/ratings.py --input s3://b/ratings"
+
+
+def test_perfx_why_on_data_skew_names_it_and_lists_the_heavy_key_first(spark, tmp_path):
+    from .programs import key_counts
+
+    key_counts.generate(str(tmp_path / "input"))
+    result = CliRunner().invoke(cli, ["why", key_counts.__file__, "--input", str(tmp_path / "input"),
+                                      "--store", str(tmp_path / "runs"), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["gap"]["diagnosis"]["name"] == "data skew", data["gap"]
+    assert data["because"][0]["predicate"] in ("input_records compare = GT", "records_in compare = GT",
+                                               "input_bytes compare = GT", "bytes_in compare = GT")
+    heavy = data["culprits"]["keys"][0]
+    assert heavy["key"] == "hot" and heavy["records"] > 100_000 and heavy["share"] > 0.7
