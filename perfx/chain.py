@@ -276,6 +276,9 @@ def why(program: str, input_path: str, *, master: str = "local[2]", store=None, 
         if created:
             session.stop()  # completes the event log
     stored = open_run(run_id, lineage_store)
+    if not stored.meta.get("event_log"):
+        raise IsolationError("the Spark session writes no event log (spark.eventLog.enabled): perfx why reads the "
+                             "traced run's own log; let perfx start the session, or enable event logging in yours")
     log = load_for_questions([stored.meta["event_log"]])
     task = skewed_task(traced_tasks(stored).pipe(lambda t: t[t["id"].isin(log.tasks["id"])]))
     return explain(log, f"WHY TASK '{task}' SLOWER", run=run_id, store=lineage_store, top=top, **options)

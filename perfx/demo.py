@@ -10,6 +10,8 @@
    perfx picks a reference task, learns the DESPITE / BECAUSE explanation from the other
    tasks, splits the gap, diagnoses computation skew, links the slow task to its partition
    of the traced run by stage position and names the records inside it that cost the time.
+5. Does it all again in one command, ``perfx why``: a traced run with its own event log, the
+   task that lost the most time against its stage, its explanation and its culprits.
 
 Everything is written under a temporary folder (``--keep DIR`` keeps it).
 """
@@ -75,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7, help="seed of the input generator")
     args = parser.parse_args(argv)
 
-    from perfx.chain import explain
+    from perfx.chain import explain, why
     from perfx.commands.culprits import print_culprits
     from perfx.isolation.programs import movie_ratings
     from perfx.isolation.runner import run_traced
@@ -120,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"$ perfx explain --log {events} --run {traced.run_id} --store {store} \"{query}\"",
                       style="bold", highlight=False)
         console.print(explain(log, query, seed=0, run=traced.run_id, store=str(store)))
+
+        console.print(Rule("5. The same chain in one command"))
+        console.print(f"$ perfx why {program} --input {batches} --store {store}", style="bold", highlight=False)
+        console.print(why(program, str(batches), store=str(store), seed=0))
         return 0
     finally:
         if not args.keep:

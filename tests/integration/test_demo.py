@@ -26,6 +26,10 @@ def test_demo_explains_the_slow_task_and_finds_its_culprit(tmp_path):
     inside = re.search(rf"culprits in task \S+'s partition {slow} \(run \S+, traced stage \d+, traced [\d,]+ ms; "
                        rf"linked by stage position in its job\): 1\. \S+day-(\d+)\.txt@\d+: impact [\d,]+ ms", out)
     assert inside and int(inside.group(1)) == hot_day, out[-3000:]
+    # perfx why, in one command, finds the same task's skew in its own traced run.
+    why = out.split("5. The same chain in one command", 1)[1]
+    assert "diagnosis: computation skew" in why and "linked by the traced run's own log" in why
+    assert re.search(rf"1\. \S+day-{hot_day:02d}\.txt@\d+: impact", why), why[-2000:]
 
 
 def _env() -> dict:
