@@ -256,7 +256,8 @@ DIAGNOSES = {
 }
 
 ISOLATE = "perfx isolate PROGRAM.py --input INPUT"
-"""The next step for computation skew: trace the records inside the task that cost the time."""
+"""The next step for computation skew (trace the records inside the task that cost the
+time) and data skew (trace them to see which keys the task's partition holds)."""
 
 
 def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | None:
@@ -275,7 +276,7 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
     if part == "volume" and split is not None:
         source = "shuffle read" if _more(cols, "shuffle_read_records", first, second) else "input"
         return Diagnosis("data skew", f"it read {split.volume_ratio:.1f}x the {split.unit} ({source}; {percent}): "
-                         "repartition or split the heavy keys")
+                         "repartition or split the heavy keys", ISOLATE)
     if part in ("cost", "compute"):
         if _more(cols, "memory_bytes_spilled", first, second) or _more(cols, "disk_bytes_spilled", first, second):
             return Diagnosis("spill", f"it spilled to disk while its peers did not ({percent})")
