@@ -121,7 +121,7 @@ def percentile_rank(values: np.ndarray) -> np.ndarray:
     return (below + upto) / (2.0 * len(values)) + 0.5 / len(values)
 
 
-GAP_WEIGHT = 0.5
+GAP_WEIGHT = 0.7
 """Weight of the gap a candidate accounts for against the paper's precision/generality
 score when the pair's gap is known (see ``grow``)."""
 

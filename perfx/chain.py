@@ -269,18 +269,19 @@ def why(program: str, input_path: str, *, master: str = "local[2]", store=None, 
     session, created = (spark, False) if spark is not None else \
         spark_session(master, f"perfx why {Path(program).name}", event_dir)
     try:
+        event_log = event_log_of(session, event_dir if created else None)
+        if event_log is None:
+            raise IsolationError("the Spark session writes no event log (spark.eventLog.enabled): perfx why reads "
+                                 "the traced run's own log; let perfx start the session, or enable event logging in yours")
         _warm_up(session, program, input_path, module)
         run_traced(program, input_path, spark=session, store=lineage_store, run_id=run_id, module=module,
-                   event_log=event_log_of(session, event_dir if created else None))
+                   event_log=event_log)
     finally:
         if created:
             session.stop()  # completes the event log
     stored = open_run(run_id, lineage_store)
-    if not stored.meta.get("event_log"):
-        raise IsolationError("the Spark session writes no event log (spark.eventLog.enabled): perfx why reads the "
-                             "traced run's own log; let perfx start the session, or enable event logging in yours")
-    log = load_for_questions([stored.meta["event_log"]])
-    task = skewed_task(traced_tasks(stored).pipe(lambda t: t[t["id"].isin(log.tasks["id"])]))
+    log = load_for_questions([event_log])
+    task = skewed_task(traced_tasks(stored))
     return explain(log, f"WHY TASK '{task}' SLOWER", run=run_id, store=lineage_store, top=top, **options)
 
 
