@@ -94,6 +94,18 @@ def spark_session(master: str = "local[2]", name: str = "perfx isolate", event_d
     return session, True
 
 
+def check_input(input_path: str) -> None:
+    """Refuse a local input that does not exist before a JVM starts (Spark would say so only
+    after starting, in py4j's words). Remote URIs (``s3://``, ``hdfs://``) are Spark's to read."""
+    import glob
+
+    if "://" in input_path and not input_path.startswith("file://"):
+        return
+    local = input_path.removeprefix("file://").removeprefix("file:")
+    if not glob.glob(local):
+        raise IsolationError(f"no input at {input_path}: no file or folder matches it")
+
+
 def prepare_run(store=None, run_id: str | None = None):
     """``(store, run_id, event_dir)`` for a traced run about to start: its lineage store
     opened, its id chosen, and the folder beside its lineage where a session perfx starts
@@ -130,6 +142,7 @@ def run_traced(program: str | os.PathLike, input_path: str, *, spark=None, maste
     loaded by ``load_program`` (its top-level code then runs once, not twice); ``event_log``
     names where a caller's session writes its event log."""
     module = module or load_program(program)
+    check_input(input_path)
     store, run_id, event_dir = prepare_run(store, run_id)
     session, created = (spark, False) if spark else spark_session(master, f"perfx isolate {Path(program).name}", event_dir)
     try:

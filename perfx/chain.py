@@ -261,10 +261,11 @@ def why(program: str, input_path: str, *, master: str = "local[2]", store=None, 
     """``perfx why``: run ``program`` traced with its event log, find the skewed stage and
     its slowest task, explain it against its stage and attach the records that cost the
     time (after ``_warm_up``: the slowest task must not be merely the first to start)."""
-    from perfx.isolation.runner import event_log_of, load_program, prepare_run, run_traced, spark_session
+    from perfx.isolation.runner import check_input, event_log_of, load_program, prepare_run, run_traced, spark_session
     from perfx.questions import load_for_questions
 
     module = load_program(program)
+    check_input(input_path)
     lineage_store, run_id, event_dir = prepare_run(store)
     session, created = (spark, False) if spark is not None else \
         spark_session(master, f"perfx why {Path(program).name}", event_dir)

@@ -62,9 +62,10 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
 
     from rich.console import Console
 
-    from perfx.isolation.runner import event_log_of, load_program, prepare_run, run_traced, spark_session
+    from perfx.isolation.runner import check_input, event_log_of, load_program, prepare_run, run_traced, spark_session
 
-    module = load_program(program)  # a broken program fails before a JVM starts
+    module = load_program(program)  # a broken program or a missing input fails before a JVM starts
+    check_input(input_path)
     console = Console()
     status = Console(stderr=True)
     if fmt == "text":

@@ -29,7 +29,9 @@ def why(program, input_path, master, store, top, fmt) -> None:
     from rich.console import Console
 
     from perfx.chain import why as chain_why
+    from perfx.isolation.runner import check_input
 
+    check_input(input_path)  # before the status line and the JVM
     if fmt == "text":
         Console(stderr=True).print(f"Running {program} traced on {master} ...", markup=False, highlight=False)
     answer = chain_why(program, input_path, master=master, store=store, top=top)

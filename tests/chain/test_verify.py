@@ -42,3 +42,14 @@ def test_verify_reruns_the_program_without_the_top_culprit(spark, tmp_path):
     assert len(data["removed"]) == 1 and "day-09.txt@" in data["removed"][0]
     assert data["job_ms"]["with"] > 0 and data["job_ms"]["without"] > 0
     assert data["predicted_slowest_output_ms"]["with"] > data["predicted_slowest_output_ms"]["without"]
+
+
+@pytest.mark.parametrize("command", ["isolate", "why"])
+def test_a_missing_input_is_refused_before_spark_starts(command, tmp_path, capsys):
+    from perfx.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main([command, movie_ratings.__file__, "--input", str(tmp_path / "missing"), "--store", str(tmp_path / "runs")])
+    out, err = capsys.readouterr()
+    assert done.value.code == 1
+    assert err == f"perfx: no input at {tmp_path / 'missing'}: no file or folder matches it\n" and out == ""
