@@ -29,7 +29,8 @@ volume, each unit dearer) is traced to the records that cost the time.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -116,9 +117,7 @@ class Gap:
     """The pair's duration gap (first minus second) and its parts.
 
     ``basis`` is ``duration`` for tasks and ``task time`` (the sum of their tasks'
-    durations) for stages, jobs and apps. ``shares`` gives each part's share of the time
-    that moved in the gap's direction: parts moving the other way count zero, and the shares
-    of the parts that moved with it add up to one."""
+    durations) for stages, jobs and apps."""
 
     first_total: float
     second_total: float
@@ -126,11 +125,22 @@ class Gap:
     parts: list[Part]
     split: Split | None
     diagnosis: Diagnosis | None = None
-    shares: dict[str, float] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
         return self.first_total - self.second_total
+
+    @cached_property
+    def shares(self) -> dict[str, float]:
+        """Each part's share of the time that moved in the gap's direction (compute as its
+        volume and cost when split): parts moving the other way count zero, and the shares
+        of the parts that moved with it add up to one."""
+        sign = 1.0 if self.total >= 0 else -1.0
+        moves = {p.name: sign * p.delta for p in self.parts if p.name != "compute" or self.split is None}
+        if self.split is not None:
+            moves["volume"], moves["cost"] = sign * self.split.volume_ms, sign * self.split.cost_ms
+        positive = sum(v for v in moves.values() if v > 0)
+        return {k: (max(v, 0.0) / positive if positive > 0 else 0.0) for k, v in moves.items()}
 
     def share(self, part: str) -> float:
         return self.shares.get(part, 0.0)
@@ -213,7 +223,6 @@ def decompose(cols: Columns, first: int, second: int) -> Gap | None:
     compute = Part("compute", "compute", a - sum(p.first for p in parts), b - sum(p.second for p in parts))
     parts.append(compute)
     gap = Gap(a, b, "duration" if not suffix else "task time", parts, _split(cols, suffix, present, first, second, compute))
-    gap.shares = _shares(gap)
     gap.diagnosis = diagnose(cols, first, second, gap)
     return gap
 
@@ -232,15 +241,6 @@ def _split(cols: Columns, suffix: str, present: set, first: int, second: int, co
             cost_ratio = (c1 / n1) / (c2 / n2)
             return Split(unit, rate, n1, n2, volume, (c1 - c2) - volume, cost_ratio)
     return None
-
-
-def _shares(gap: Gap) -> dict[str, float]:
-    sign = 1.0 if gap.total >= 0 else -1.0
-    moves = {p.name: sign * p.delta for p in gap.parts if p.name != "compute" or gap.split is None}
-    if gap.split is not None:
-        moves["volume"], moves["cost"] = sign * gap.split.volume_ms, sign * gap.split.cost_ms
-    positive = sum(v for v in moves.values() if v > 0)
-    return {k: (max(v, 0.0) / positive if positive > 0 else 0.0) for k, v in moves.items()}
 
 
 DIAGNOSES = {
@@ -290,7 +290,6 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
                              "find the records that cost the time", ISOLATE)
         if split is not None:
             return Diagnosis("higher cost per unit", f"each of its {split.unit} cost {split.cost_ratio:.1f}x ({percent})", ISOLATE)
-        return Diagnosis("compute", f"{DIAGNOSES['compute'][1]} ({percent})")
     name, words = DIAGNOSES[part]
     return Diagnosis(name, f"{words} ({percent})")
 

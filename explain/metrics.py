@@ -47,8 +47,11 @@ def ordered_steps(cols: Columns, atoms: Sequence[Atom], ts: TrainingSet, kind: s
     current = np.ones(ts.size, dtype=bool)
     steps: list[Step] = []
     while remaining:
-        figures = [share(ts.weight, target, current & masks[k]) for k in remaining]
-        best = remaining[0] if keep_order else remaining[int(np.argmax(np.nan_to_num(figures, nan=-1.0)))]
+        if keep_order:
+            best = remaining[0]
+        else:
+            figures = [share(ts.weight, target, current & masks[k]) for k in remaining]
+            best = remaining[int(np.argmax(np.nan_to_num(figures, nan=-1.0)))]
         remaining.remove(best)
         current = current & masks[best]
         steps.append(Step(atoms[best], kind, share(ts.weight, target, current), generality(ts.weight, current)))  # type: ignore[arg-type]

@@ -52,9 +52,8 @@ def perfxplain(request: Request) -> Explanation:
     despite_width = request.despite_width if request.despite_width is not None else (0 if despite else AUTO_DESPITE_WIDTH)
     des_steps: list[Step] = []
     if despite_width > 0:
-        seeded = _same_stage(request, cols, despite, observed, expected) if request.despite_width is None else []
-        grown_on = _training(request, cols, despite + seeded, observed, expected, seed=request.seed) if seeded else ts
-        des_atoms = seeded + generate_despite(request, cols, grown_on, despite_width - len(seeded))
+        seeded, grown_on = _same_stage(request, cols, despite, observed, expected) if request.despite_width is None else ([], None)
+        des_atoms = seeded + generate_despite(request, cols, grown_on or ts, despite_width - len(seeded))
         des_steps = ordered_steps(cols, des_atoms, ts, "despite", keep_order=bool(seeded))
         if des_atoms:
             request.notes.append(f"generated DESPITE {format_conjunction(des_atoms)} (relevance {des_steps[-1].score:.2f}) "
@@ -180,9 +179,9 @@ def _flag_against(cols: Columns, name: str, request: Request, toward: float) -> 
     return slow_side not in ("T", "True")
 
 
-def _same_stage(request: Request, cols: Columns, despite, observed, expected) -> list[Atom]:
-    """``stage_key isSame = T`` when the pair ran in one stage and the log holds enough pairs
-    of that kind to learn from, else nothing.
+def _same_stage(request: Request, cols: Columns, despite, observed, expected) -> tuple[list[Atom], TrainingSet | None]:
+    """``([stage_key isSame = T], its training set)`` when the pair ran in one stage and the
+    log holds enough pairs of that kind to learn from, else ``([], None)``.
 
     A task is compared with its stage's tasks — the same code on other partitions — and the
     reference perfx picks comes from there, so the same stage is the first context of a task
@@ -190,15 +189,15 @@ def _same_stage(request: Request, cols: Columns, despite, observed, expected) ->
     a sliver of all pairs, under the generality a DESPITE step must keep; and across stages
     nothing is comparable ("it read 12x the records" is precise only within its stage)."""
     if request.entity != "task" or "stage_key" not in cols.table.columns:
-        return []
+        return [], None
     stages = cols.table["stage_key"].to_numpy()
     if stages[request.first] != stages[request.second]:
-        return []
+        return [], None
     atom = Atom("stage_key", "isSame", "=", Bool(True))
     ts = training_set(cols, despite + [atom], observed, expected, sample=request.sample, seed=request.seed)
     if ts.overlap is not None or ts.n_observed < MIN_PER_LABEL or ts.n_expected < MIN_PER_LABEL:
-        return []
-    return [atom]
+        return [], None
+    return [atom], ts
 
 
 def generate_despite(request: Request, cols: Columns, ts: TrainingSet, width: int) -> list[Atom]:

@@ -104,10 +104,6 @@ def _pair(values: PairValues | None, joiner: str = "against") -> str:
     return f" ({value_text(values.first, values.unit)} {joiner} {value_text(values.second, values.unit)})"
 
 
-def _literal(value: object, unit: str = "none") -> str:
-    return value_text(value, unit)
-
-
 def despite_phrase(atom: Atom, values: PairValues | None = None) -> str:
     """What both executions share: ``the same host (h1)``, ``similar records in (1,000 and 1,040)``."""
     name = label(atom.feature)
@@ -124,7 +120,7 @@ def despite_phrase(atom: Atom, values: PairValues | None = None) -> str:
     if atom.pair_op == "base":
         return _threshold(atom, "both with", unit)
     if _both(atom):
-        return f"the same {name} ({_literal(atom.value.first, unit)})"
+        return f"the same {name} ({value_text(atom.value.first, unit)})"
     return f"{name} {atom.pair_op} {atom.op} {value_to_pxql(atom.value)}"
 
 
@@ -140,9 +136,9 @@ def because_phrase(atom: Atom, values: PairValues | None = None) -> str:
             return _FLAGS[atom.feature][0 if str(values.first) == "T" else 1] + " (the other was not)" * (str(values.first) == "T")
         return f"its {name} was {'the same' if same else 'different'}{_pair(values)}"
     if _both(atom):
-        return f"both had {name} {_literal(atom.value.first, unit)}"
+        return f"both had {name} {value_text(atom.value.first, unit)}"
     if atom.pair_op == "diff" and isinstance(atom.value, ValuePair) and atom.op == "=":
-        first, second = _literal(atom.value.first, unit), _literal(atom.value.second, unit)
+        first, second = value_text(atom.value.first, unit), value_text(atom.value.second, unit)
         if atom.feature in _FLAGS and {first, second} == {"T", "F"}:
             return _FLAGS[atom.feature][0 if first == "T" else 1]
         return f"its {name} was {first} against {second}"

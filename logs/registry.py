@@ -165,14 +165,6 @@ def spec(name: str, kind: Kind, unit: Unit, role: Role, description: str, source
                        accounts, context)
 
 
-def annotated(specs: Iterable[FeatureSpec], **by_name: dict) -> list[FeatureSpec]:
-    """``specs`` with the fields given per name replaced: how a reader marks what its own
-    columns account for or make comparable without restating their specs."""
-    from dataclasses import replace
-
-    return [replace(s, **by_name[s.name]) if s.name in by_name else s for s in specs]
-
-
 N, C = "numeric", "nominal"
 
 # Columns every entity table has. ``id`` is unique within the table and is what PXQL ids

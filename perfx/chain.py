@@ -91,7 +91,7 @@ def link(tasks: pd.DataFrame, task_id: str, stored) -> Link:
         raise IsolationError(f"no task {task_id!r} in the log")
     task = rows.iloc[0]
     traced = traced_tasks(stored)
-    partition = _partition(task)
+    partition = int(_partitions(rows).iloc[0])
     if str(task["app_id"]) == str(stored.meta.get("app_id")):
         spark_stage, rule = int(task["stage_id"]), "the traced run's own log"
     else:
@@ -102,12 +102,9 @@ def link(tasks: pd.DataFrame, task_id: str, stored) -> Link:
     return Link(stored.run, stage, partition, spark_stage, duration, rule)
 
 
-def _partition(task: pd.Series) -> int:
-    partition = task.get("partition_id", -1)
-    return int(partition) if pd.notna(partition) and int(partition) >= 0 else int(task["task_index"])
-
-
 def _partitions(tasks: pd.DataFrame) -> pd.Series:
+    """Each task's partition: ``partition_id`` where Spark logged it, else its index in the
+    stage (the partition Spark gave it)."""
     logged = tasks["partition_id"] if "partition_id" in tasks.columns else pd.Series(-1, index=tasks.index)
     return logged.where(logged.notna() & (logged >= 0), tasks["task_index"]).astype(int)
 
