@@ -93,9 +93,12 @@ def _relief(cols: Columns, seed: int) -> list[str]:
         rows = np.sort(np.random.default_rng(seed).choice(rows, size=RELIEF_ROWS, replace=False))
     if len(rows) < 3 or not specs:
         return [s.name for s in specs]
-    matrix = np.column_stack([
-        cols.numeric(s.name)[rows] if s.kind == "numeric" else _codes(cols, s.name)[rows] for s in specs
-    ]).astype(np.float64)
+    matrix = np.column_stack(
+        [
+            cols.numeric(s.name)[rows] if s.kind == "numeric" else _codes(cols, s.name)[rows]
+            for s in specs
+        ]
+    ).astype(np.float64)
     nominal = np.array([s.kind == "nominal" for s in specs])
     importance = rrelieff(matrix, nominal, duration[rows], min(RELIEF_NEIGHBOURS, len(rows) - 1))
     order = np.argsort(-importance, kind="stable")
@@ -114,9 +117,9 @@ def rrelieff(x: np.ndarray, nominal: np.ndarray, target: np.ndarray, k: int) -> 
     n = len(x)
     neighbours = np.empty((n, k), dtype=np.int64)
     for start in range(0, n, 64):
-        d = _diffs(scaled[start:start + 64, None, :], scaled[None, :, :], nominal).sum(axis=2)
+        d = _diffs(scaled[start : start + 64, None, :], scaled[None, :, :], nominal).sum(axis=2)
         d[np.arange(d.shape[0]), np.arange(start, start + d.shape[0])] = np.inf
-        neighbours[start:start + 64] = np.argpartition(d, k - 1, axis=1)[:, :k]
+        neighbours[start : start + 64] = np.argpartition(d, k - 1, axis=1)[:, :k]
     diff_a = _diffs(scaled[:, None, :], scaled[neighbours], nominal)  # n x k x features
     diff_t = np.abs(target[:, None] - target[neighbours]) / t_span  # n x k
     w = 1.0 / k
@@ -141,24 +144,49 @@ def _codes(cols: Columns, name: str) -> np.ndarray:
 
 
 def _disagree(cols: Columns, name: str, first: int, second: int) -> bool:
-    mask = atom_mask(cols, Atom(name, "isSame", "=", Bool(False)), np.array([first]), np.array([second]))
+    mask = atom_mask(
+        cols, Atom(name, "isSame", "=", Bool(False)), np.array([first]), np.array([second])
+    )
     return bool(mask[0])
 
 
 def _training(request: Request, cols: Columns) -> TrainingSet:
     query = request.query
-    return training_set(cols, list(query.despite.atoms), list(query.observed.atoms), list(query.expected.atoms),
-                        sample=request.sample, seed=request.seed)
+    return training_set(
+        cols,
+        list(query.despite.atoms),
+        list(query.observed.atoms),
+        list(query.expected.atoms),
+        sample=request.sample,
+        seed=request.seed,
+    )
 
 
-def _answer(request: Request, cols: Columns, atoms: list[Atom], method: str, ts: TrainingSet | None = None) -> Explanation:
+def _answer(
+    request: Request, cols: Columns, atoms: list[Atom], method: str, ts: TrainingSet | None = None
+) -> Explanation:
     """The baseline's clause, in its own order, with the figures PerfXplain reports."""
     ts = ts if ts is not None else _training(request, cols)
     current = np.ones(ts.size, dtype=bool)
     steps = []
     for atom in atoms:
         current &= atom_mask(cols, atom, ts.i, ts.j)
-        steps.append(Step(atom, "because", share(ts.weight, ts.observed, current), generality(ts.weight, current)))
-    return Explanation(query=to_pxql(request.query), entity=request.entity, pair=request.pair_ids, despite=[],
-                       because=steps, metrics=metrics_on(cols, ts, atoms), notes=request.notes, method=method,
-                       query_ast=request.query)
+        steps.append(
+            Step(
+                atom,
+                "because",
+                share(ts.weight, ts.observed, current),
+                generality(ts.weight, current),
+            )
+        )
+    return Explanation(
+        query=to_pxql(request.query),
+        entity=request.entity,
+        pair=request.pair_ids,
+        despite=[],
+        because=steps,
+        metrics=metrics_on(cols, ts, atoms),
+        notes=request.notes,
+        method=method,
+        query_ast=request.query,
+    )

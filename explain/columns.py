@@ -44,13 +44,21 @@ class Columns:
         """The registered feature a user-written name refers to, present in this table."""
         spec = self.log.registry.resolve(self.entity, name) or self._loose(name)
         if spec is None and name in self.table.columns:
-            spec = FeatureSpec(name, "numeric" if _is_numeric(self.table[name]) else "nominal", "none", "feature", "")
+            spec = FeatureSpec(
+                name,
+                "numeric" if _is_numeric(self.table[name]) else "nominal",
+                "none",
+                "feature",
+                "",
+            )
         if spec is None:
             hint = self.log.registry.suggest(self.entity, name)
             did = f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
             raise ExplainError(f"unknown {self.entity} feature {name!r}{did}")
         if spec.name not in self.table.columns:
-            raise ExplainError(f"{self.entity} feature {spec.name!r} is not in this log (no such column)")
+            raise ExplainError(
+                f"{self.entity} feature {spec.name!r} is not in this log (no such column)"
+            )
         return spec
 
     def _loose(self, name: str) -> FeatureSpec | None:
@@ -58,7 +66,11 @@ class Columns:
         parser does, ignoring case, spaces, underscores, dots and dashes."""
         from perfx.grammar.checks import resolve_feature
 
-        spellings = {s: spec for spec in self.log.registry.specs(self.entity) for s in (spec.name, *spec.aliases)}
+        spellings = {
+            s: spec
+            for spec in self.log.registry.specs(self.entity)
+            for s in (spec.name, *spec.aliases)
+        }
         found = resolve_feature(name, spellings)
         return spellings[found] if found is not None else None
 
@@ -84,7 +96,9 @@ class Columns:
     def numeric(self, name: str) -> np.ndarray:
         values = self._numeric.get(name)
         if values is None:
-            values = pd.to_numeric(self.table[name], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+            values = pd.to_numeric(self.table[name], errors="coerce").to_numpy(
+                dtype=np.float64, na_value=np.nan
+            )
             self._numeric[name] = values
         return values
 
@@ -144,7 +158,12 @@ def value_matches(categories: np.ndarray, value) -> np.ndarray:
     if isinstance(value, Bool):
         spellings = {"true", "t", "1", "yes"} if value.value else {"false", "f", "0", "no"}
         return np.array(
-            [(c is value.value) or (isinstance(c, (bool, np.bool_)) and bool(c) == value.value) or str(c).lower() in spellings for c in categories],
+            [
+                (c is value.value)
+                or (isinstance(c, (bool, np.bool_)) and bool(c) == value.value)
+                or str(c).lower() in spellings
+                for c in categories
+            ],
             dtype=bool,
         )
     if isinstance(value, Number):
@@ -152,7 +171,11 @@ def value_matches(categories: np.ndarray, value) -> np.ndarray:
     if isinstance(value, String):
         text = np.array([str(c) for c in categories], dtype=object)
         exact = text == value.value
-        return exact if exact.any() else np.array([t.lower() == value.value.lower() for t in text], dtype=bool)
+        return (
+            exact
+            if exact.any()
+            else np.array([t.lower() == value.value.lower() for t in text], dtype=bool)
+        )
     raise ExplainError(f"a nominal feature cannot be compared with {value!r}")
 
 

@@ -8,7 +8,7 @@ and checking the pair of interest against its own clauses. Methods live in ``MET
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from perfx.grammar.ast import Query
 from perfx.logs.model import Log
@@ -86,7 +86,9 @@ def explain(
     answer = METHODS[method](request)
     answer.method = method
     answer.gap = request.gap
-    answer.values = _pair_values(request, [*parsed.despite.atoms, *answer.despite_atoms, *answer.because_atoms])
+    answer.values = _pair_values(
+        request, [*parsed.despite.atoms, *answer.despite_atoms, *answer.because_atoms]
+    )
     return answer
 
 
@@ -103,7 +105,9 @@ def _pair_values(request: Request, atoms) -> dict:
         except ExplainError:
             continue
         column = cols.table[spec.name]
-        out[atom.feature] = PairValues(column.iat[request.first], column.iat[request.second], spec.unit)
+        out[atom.feature] = PairValues(
+            column.iat[request.first], column.iat[request.second], spec.unit
+        )
     return out
 
 

@@ -32,8 +32,8 @@ from perfx.logs.model import Log
 
 from .engine import explain
 from .errors import ExplainError
-from .explanation import format_conjunction
 from .evaluation_setup import bound, candidates, query, restrict, split_jobs, without_despite
+from .explanation import format_conjunction
 from .metrics import measurement_set, metrics_on
 
 METHODS = ("perfxplain", "ruleofthumb", "simbutdiff")
@@ -64,16 +64,31 @@ class Evaluation:
         self.skipped.append({"experiment": experiment, "run": run, "reason": reason})
 
 
-def evaluate(log: Log, runs: int = 10, seed: int = 0, sample: int = 2000, progress: bool = False,
-             experiments: tuple[str, ...] = EXPERIMENTS) -> Evaluation:
+def evaluate(
+    log: Log,
+    runs: int = 10,
+    seed: int = 0,
+    sample: int = 2000,
+    progress: bool = False,
+    experiments: tuple[str, ...] = EXPERIMENTS,
+) -> Evaluation:
     """Run the section-6 experiments ``runs`` times on ``log`` (jobs and tasks tables)."""
     unknown = set(experiments) - set(EXPERIMENTS)
     if unknown:
-        raise ValueError(f"unknown experiment(s) {', '.join(sorted(unknown))}; known: {', '.join(EXPERIMENTS)}")
+        raise ValueError(
+            f"unknown experiment(s) {', '.join(sorted(unknown))}; known: {', '.join(EXPERIMENTS)}"
+        )
     if "id" not in log.jobs.columns or log.jobs.empty:
         raise ExplainError("the evaluation needs a log with a jobs table (e.g. perfx fixtures ec2)")
     result = Evaluation(runs=runs, seed=seed, sample=sample)
-    steps = {"fig3a": 1, "fig3b": 1, "fig3c": 1, "fig3d": len(LOG_FRACTIONS), "fig4c": 1, "table3": 2}
+    steps = {
+        "fig3a": 1,
+        "fig3b": 1,
+        "fig3c": 1,
+        "fig3d": len(LOG_FRACTIONS),
+        "fig4c": 1,
+        "table3": 2,
+    }
     total = runs * sum(steps[e] for e in experiments)
     job_ids = log.jobs["id"].astype(str).to_numpy()
     with _progress(progress, total) as advance:
@@ -108,14 +123,25 @@ def evaluate(log: Log, runs: int = 10, seed: int = 0, sample: int = 2000, progre
 class _Run:
     """One repetition: its seed, its random generator and where it records."""
 
-    def __init__(self, result: Evaluation, run: int, seed: int, sample: int, rng: np.random.Generator):
+    def __init__(
+        self, result: Evaluation, run: int, seed: int, sample: int, rng: np.random.Generator
+    ):
         self.result, self.run, self.seed, self.sample, self.rng = result, run, seed, sample, rng
         self._sets: dict = {}
         """Measurement sets by (id of the test log, query, DESPITE); each keeps its log alive
         (``Columns.log``), so an id is never reused within the run."""
 
-    def widths(self, experiment: str, name: str, train: Log, test: Log, methods=METHODS, level: int = 3,
-               pair: tuple[str, str] | None = None, **extra) -> None:
+    def widths(
+        self,
+        experiment: str,
+        name: str,
+        train: Log,
+        test: Log,
+        methods=METHODS,
+        level: int = 3,
+        pair: tuple[str, str] | None = None,
+        **extra,
+    ) -> None:
         """Precision and generality on ``test`` of each method's explanation at widths 0–5.
         The baselines rank predicates once, so their width-w answer is the first w
         predicates of their widest one; PerfXplain's search is rerun per width."""
@@ -125,19 +151,37 @@ class _Run:
             return
         empty = self._measure(test, q, (), ())
         for method in methods:
-            widest = None if method == "perfxplain" else self._explain(experiment, train, bound(q, pair), method=method, width=max(WIDTHS))
+            widest = (
+                None
+                if method == "perfxplain"
+                else self._explain(
+                    experiment, train, bound(q, pair), method=method, width=max(WIDTHS)
+                )
+            )
             for width in WIDTHS:
                 if width == 0:
                     despite, because, figures = (), (), empty
                 else:
-                    answer = widest or self._explain(experiment, train, bound(q, pair), method=method, width=width, level=level)
+                    answer = widest or self._explain(
+                        experiment, train, bound(q, pair), method=method, width=width, level=level
+                    )
                     if answer is None:
                         continue
                     despite, because = answer.despite_atoms, answer.because_atoms[:width]
                     figures = self._measure(test, q, despite, because)
-                self.result.add(experiment=experiment, query=name, run=self.run, method=method, width=width, level=level,
-                                pair=list(pair), precision=figures.precision, generality=figures.generality,
-                                explanation=format_conjunction(because), **extra)
+                self.result.add(
+                    experiment=experiment,
+                    query=name,
+                    run=self.run,
+                    method=method,
+                    width=width,
+                    level=level,
+                    pair=list(pair),
+                    precision=figures.precision,
+                    generality=figures.generality,
+                    explanation=format_conjunction(because),
+                    **extra,
+                )
 
     def other_script(self, log: Log) -> None:
         """Section 6.5: the pair and the test log are simple-filter jobs, the training log
@@ -145,9 +189,13 @@ class _Run:
         q = query(SLOWER)
         jobs = log.jobs
         script = jobs["pig_script"].astype(str).to_numpy()
-        pair = candidates(log, SLOWER, q, table_filter=script == "simple-filter").pick(jobs, self.rng)
+        pair = candidates(log, SLOWER, q, table_filter=script == "simple-filter").pick(
+            jobs, self.rng
+        )
         if pair is None:
-            self.result.skip("fig3c", self.run, "no simple-filter pair for which the query makes sense")
+            self.result.skip(
+                "fig3c", self.run, "no simple-filter pair for which the query makes sense"
+            )
             return
         groupby = jobs.loc[script == "simple-groupby", "id"].astype(str).to_numpy()
         train_ids, _ = split_jobs(groupby, 0.5, self.rng)
@@ -167,9 +215,18 @@ class _Run:
             answer = self._explain("fig3d", train, bound(q, pair), method=method, width=3)
             if answer is not None:
                 figures = self._measure(test, q, answer.despite_atoms, answer.because_atoms)
-                self.result.add(experiment="fig3d", query=SLOWER, run=self.run, method=method, width=3, level=3,
-                                fraction=fraction, precision=figures.precision, generality=figures.generality,
-                                explanation=format_conjunction(answer.because_atoms))
+                self.result.add(
+                    experiment="fig3d",
+                    query=SLOWER,
+                    run=self.run,
+                    method=method,
+                    width=3,
+                    level=3,
+                    fraction=fraction,
+                    precision=figures.precision,
+                    generality=figures.generality,
+                    explanation=format_conjunction(answer.because_atoms),
+                )
 
     def levels(self, train: Log, test: Log) -> None:
         """Section 6.8: PerfXplain with isSame only (1), + compare and diff (2), + base (3)."""
@@ -177,7 +234,9 @@ class _Run:
         if pair is None:
             return
         for level in LEVELS:
-            self.widths("fig4c", SLOWER, train, test, methods=("perfxplain",), level=level, pair=pair)
+            self.widths(
+                "fig4c", SLOWER, train, test, methods=("perfxplain",), level=level, pair=pair
+            )
 
     def despite(self, name: str, train: Log, test: Log) -> None:
         """Section 6.4: relevance P(exp | des) with no DESPITE, the user's, and a generated one
@@ -187,30 +246,55 @@ class _Run:
         if pair is None:
             return
         bare = without_despite(q)
-        answers = {width: self._explain("table3", train, bound(bare, pair), method="perfxplain", width=1, despite_width=width)
-                   for width in DESPITE_WIDTHS if width}
+        answers = {
+            width: self._explain(
+                "table3",
+                train,
+                bound(bare, pair),
+                method="perfxplain",
+                width=1,
+                despite_width=width,
+            )
+            for width in DESPITE_WIDTHS
+            if width
+        }
         none = self._measure(test, bare, (), ()).relevance
         for width in DESPITE_WIDTHS:
             answer = answers.get(width)
             if width and answer is None:
                 continue
             atoms = answer.despite_atoms if width else ()
-            self.result.add(experiment="fig4a", query=name, run=self.run, method="perfxplain", pair=list(pair), width=width,
-                            relevance=self._measure(test, bare, atoms, ()).relevance if width else none,
-                            despite=format_conjunction(atoms))
+            self.result.add(
+                experiment="fig4a",
+                query=name,
+                run=self.run,
+                method="perfxplain",
+                pair=list(pair),
+                width=width,
+                relevance=self._measure(test, bare, atoms, ()).relevance if width else none,
+                despite=format_conjunction(atoms),
+            )
         answer = answers[DESPITE_WIDTH]
         if answer is None:
             return
-        self.result.add(experiment="table3", query=name, run=self.run, method="perfxplain", pair=list(pair),
-                        relevance_none=none,
-                        relevance_user=self._measure(test, q, (), ()).relevance,
-                        relevance_generated=self._measure(test, bare, answer.despite_atoms, ()).relevance,
-                        despite=format_conjunction(answer.despite_atoms))
+        self.result.add(
+            experiment="table3",
+            query=name,
+            run=self.run,
+            method="perfxplain",
+            pair=list(pair),
+            relevance_none=none,
+            relevance_user=self._measure(test, q, (), ()).relevance,
+            relevance_generated=self._measure(test, bare, answer.despite_atoms, ()).relevance,
+            despite=format_conjunction(answer.despite_atoms),
+        )
 
     def _pair(self, experiment: str, name: str, train: Log, q) -> tuple[str, str] | None:
         pair = candidates(train, name, q).pick(train.table(q.entity), self.rng)
         if pair is None:
-            self.result.skip(experiment, self.run, f"{name}: no pair of interest in the training log")
+            self.result.skip(
+                experiment, self.run, f"{name}: no pair of interest in the training log"
+            )
         return pair
 
     def _explain(self, experiment: str, train: Log, q, **options):
@@ -236,14 +320,25 @@ def _progress(wanted: bool, total: int):
         return nullcontext(lambda: None)
     from contextlib import contextmanager
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     @contextmanager
     def bar():
-        with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), TimeRemainingColumn(), transient=True) as p:
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            transient=True,
+        ) as p:
             task = p.add_task("Evaluating", total=total)
             yield lambda: p.advance(task)
 
     return bar()
-

@@ -39,20 +39,27 @@ def summarise(evaluation: Evaluation) -> dict:
     tables["fig3d"] = _stats(df[df.experiment == "fig3d"], ["method", "fraction"], "precision")
     fig3b = df[(df.experiment == "fig3b") & (df.get("width", 0) > 0)]
     tables["fig4b"] = {
-        m: {int(w): {"precision": _mean(g.precision), "generality": _mean(g.generality)} for w, g in gm.groupby("width")}
+        m: {
+            int(w): {"precision": _mean(g.precision), "generality": _mean(g.generality)}
+            for w, g in gm.groupby("width")
+        }
         for m, gm in fig3b.groupby("method")
     }
     tables["fig4c"] = _stats(df[df.experiment == "fig4c"], ["level", "width"], "precision")
     tables["fig4a"] = _stats(df[df.experiment == "fig4a"], ["query", "width"], "relevance")
     t3 = df[df.experiment == "table3"]
     tables["table3"] = {
-        q: {k: _cell(g[f"relevance_{k}"]) for k in ("none", "user", "generated")} for q, g in t3.groupby("query")
+        q: {k: _cell(g[f"relevance_{k}"]) for k in ("none", "user", "generated")}
+        for q, g in t3.groupby("query")
     }
     out["tables"] = tables
     out["kinds"] = kinds(df)
     out["checks"] = checks(tables, out["kinds"])
     out["explanations"] = {
-        exp: {m: _common(g.explanation) for m, g in df[(df.experiment == exp) & (df.get("width", 0) == 3)].groupby("method")}
+        exp: {
+            m: _common(g.explanation)
+            for m, g in df[(df.experiment == exp) & (df.get("width", 0) == 3)].groupby("method")
+        }
         for exp in ("fig3a", "fig3b", "fig3c")
     }
     out["explanations"]["table3"] = {q: _common(g.despite) for q, g in t3.groupby("query")}
@@ -68,7 +75,11 @@ LOAD_CPU = GANGLIA_LOAD_CPU + ("concurrent_tasks_host", "mean_concurrent_tasks_h
 that the loader derives from the log's own launch and finish times."""
 
 
-CHECKED_KINDS = ("fig3a_led_by_load_or_cpu", "fig3b_input_size_greater", "fig3b_input_size_greater_and_instances")
+CHECKED_KINDS = (
+    "fig3a_led_by_load_or_cpu",
+    "fig3b_input_size_greater",
+    "fig3b_input_size_greater_and_instances",
+)
 """The kinds the issue asks for; ``kinds`` also reports the Ganglia-only share of the first."""
 
 
@@ -87,6 +98,7 @@ def kinds(df: pd.DataFrame) -> dict:
         def test(text: str) -> bool:
             first = text.split(" AND ")[0]
             return first.startswith(prefixes) and (first.endswith("= LT") or first.endswith("= GT"))
+
         return test
 
     return {
@@ -94,7 +106,8 @@ def kinds(df: pd.DataFrame) -> dict:
         "fig3a_led_by_ganglia_load_or_cpu": share("fig3a", led_by(GANGLIA_LOAD_CPU)),
         "fig3b_input_size_greater": share("fig3b", lambda t: "input_size compare = GT" in t),
         "fig3b_input_size_greater_and_instances": share(
-            "fig3b", lambda t: "input_size compare = GT" in t and "num_instances" in t),
+            "fig3b", lambda t: "input_size compare = GT" in t and "num_instances" in t
+        ),
     }
 
 
@@ -107,23 +120,45 @@ def checks(tables: dict, kind: dict) -> dict:
     b3 = tables.get("fig3b", {})
     p = _get(b3, "perfxplain", 3)
     base = {m: _get(b3, m, 3) for m in ("ruleofthumb", "simbutdiff")}
-    result["fig3b_width3_precision_at_least_0.85"] = {"value": p, "passed": p >= 0.85 if _ok(p) else False}
+    result["fig3b_width3_precision_at_least_0.85"] = {
+        "value": p,
+        "passed": p >= 0.85 if _ok(p) else False,
+    }
     # With each margin, the precision 40 % above that baseline would take: above 1, no
     # explanation of any method can reach it on this log.
     result["fig3b_width3_40pct_above_baselines"] = {
-        "value": {m: {"above": (p / v - 1) if _ok(p) and _ok(v) and v > 0 else None, "needs": 1.4 * v if _ok(v) else None}
-                  for m, v in base.items()},
+        "value": {
+            m: {
+                "above": (p / v - 1) if _ok(p) and _ok(v) and v > 0 else None,
+                "needs": 1.4 * v if _ok(v) else None,
+            }
+            for m, v in base.items()
+        },
         "passed": all(_ok(p) and _ok(v) and p >= 1.4 * v for v in base.values()),
     }
     a = tables.get("fig3a", {})
     widths = sorted({w for m in a.values() for w in m if w >= 1})
-    fails = [w for w in widths for m in ("ruleofthumb", "simbutdiff")
-             if not (_ok(_get(a, "perfxplain", w)) and _get(a, "perfxplain", w) >= (_get(a, m, w) if _ok(_get(a, m, w)) else -1))]
-    result["fig3a_perfxplain_at_least_baselines_every_width"] = {"value": sorted(set(fails)), "passed": bool(widths) and not fails}
+    fails = [
+        w
+        for w in widths
+        for m in ("ruleofthumb", "simbutdiff")
+        if not (
+            _ok(_get(a, "perfxplain", w))
+            and _get(a, "perfxplain", w) >= (_get(a, m, w) if _ok(_get(a, m, w)) else -1)
+        )
+    ]
+    result["fig3a_perfxplain_at_least_baselines_every_width"] = {
+        "value": sorted(set(fails)),
+        "passed": bool(widths) and not fails,
+    }
     t3 = tables.get("table3", {})
     result["table3_generated_despite_raises_relevance"] = {
         "value": {q: [v["none"]["mean"], v["generated"]["mean"]] for q, v in t3.items()},
-        "passed": len(t3) == 2 and all(_ok(v["generated"]["mean"]) and v["generated"]["mean"] > v["none"]["mean"] for v in t3.values()),
+        "passed": len(t3) == 2
+        and all(
+            _ok(v["generated"]["mean"]) and v["generated"]["mean"] > v["none"]["mean"]
+            for v in t3.values()
+        ),
     }
     return result
 
@@ -131,22 +166,46 @@ def checks(tables: dict, kind: dict) -> dict:
 def markdown(summary: dict) -> str:
     """results.md: one mean ± std table per figure, Table 3, the checks and explanations."""
     t = summary.get("tables", {})
-    lines = ["# perfx evaluation (PerfXplain section 6)", "",
-             f"{summary['runs']} runs, seed {summary['seed']}, training sample {summary['sample']} pairs; "
-             "precision measured on the held-out jobs.", ""]
-    for exp, col in (("fig3a", "width"), ("fig3b", "width"), ("fig3c", "width"), ("fig3d", "fraction")):
+    lines = [
+        "# perfx evaluation (PerfXplain section 6)",
+        "",
+        f"{summary['runs']} runs, seed {summary['seed']}, training sample {summary['sample']} pairs; "
+        "precision measured on the held-out jobs.",
+        "",
+    ]
+    for exp, col in (
+        ("fig3a", "width"),
+        ("fig3b", "width"),
+        ("fig3c", "width"),
+        ("fig3d", "fraction"),
+    ):
         lines += _table(TITLES[exp], t.get(exp, {}), "method", col)
-    lines += [f"## {TITLES['fig4b']}", "", "| method | width | precision | generality |", "|---|---|---|---|"]
+    lines += [
+        f"## {TITLES['fig4b']}",
+        "",
+        "| method | width | precision | generality |",
+        "|---|---|---|---|",
+    ]
     for m, widths in t.get("fig4b", {}).items():
-        lines += [f"| {m} | {w} | {_f(v['precision'])} | {_f(v['generality'])} |" for w, v in widths.items()]
+        lines += [
+            f"| {m} | {w} | {_f(v['precision'])} | {_f(v['generality'])} |"
+            for w, v in widths.items()
+        ]
     lines += [""] + _table(TITLES["fig4c"], t.get("fig4c", {}), "level", "width")
     lines += _table(TITLES["fig4a"], t.get("fig4a", {}), "query", "width")
-    lines += [f"## {TITLES['table3']}", "", "| query | no DESPITE | user's DESPITE | generated DESPITE |", "|---|---|---|---|"]
+    lines += [
+        f"## {TITLES['table3']}",
+        "",
+        "| query | no DESPITE | user's DESPITE | generated DESPITE |",
+        "|---|---|---|---|",
+    ]
     for q, v in t.get("table3", {}).items():
         lines.append(f"| {q} | {_pm(v['none'])} | {_pm(v['user'])} | {_pm(v['generated'])} |")
     lines += ["", "## Acceptance checks", ""]
     for name, c in summary.get("checks", {}).items():
-        lines.append(f"- {'PASS' if c['passed'] else 'MISS'} `{name}`: {json.dumps(_jsonable(c['value']))}")
+        lines.append(
+            f"- {'PASS' if c['passed'] else 'MISS'} `{name}`: {json.dumps(_jsonable(c['value']))}"
+        )
     lines += ["", "## Width-3 PerfXplain explanations of the paper's kind (share of runs)", ""]
     lines += [f"- `{name}`: {_f(value)}" for name, value in summary.get("kinds", {}).items()]
     lines += ["", "## Most frequent width-3 explanations (count over runs)", ""]
@@ -156,7 +215,9 @@ def markdown(summary: dict) -> str:
                 lines.append(f"- {exp} {m} ({count}x): `{text}`")
     skipped = summary.get("skipped", [])
     if skipped:
-        lines += ["", f"## Skipped ({len(skipped)})", ""] + [f"- {s['experiment']} run {s['run']}: {s['reason']}" for s in skipped[:20]]
+        lines += ["", f"## Skipped ({len(skipped)})", ""] + [
+            f"- {s['experiment']} run {s['run']}: {s['reason']}" for s in skipped[:20]
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -168,7 +229,9 @@ def write(evaluation: Evaluation, out: str | Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     summary = summarise(evaluation)
     results = out / "results.json"
-    results.write_text(json.dumps(_jsonable({"summary": summary, "records": evaluation.records}), indent=1) + "\n")
+    results.write_text(
+        json.dumps(_jsonable({"summary": summary, "records": evaluation.records}), indent=1) + "\n"
+    )
     md = out / "results.md"
     md.write_text(markdown(summary))
     return [results, md, *plot_all(summary, out)]
@@ -177,13 +240,19 @@ def write(evaluation: Evaluation, out: str | Path) -> list[Path]:
 def _stats(df: pd.DataFrame, keys: list[str], value: str) -> dict:
     if df.empty:
         return {}
-    return {_key(a): {_key(b): _cell(g[value]) for b, g in ga.groupby(keys[1])} for a, ga in df.groupby(keys[0])}
+    return {
+        _key(a): {_key(b): _cell(g[value]) for b, g in ga.groupby(keys[1])}
+        for a, ga in df.groupby(keys[0])
+    }
 
 
 def _cell(values: pd.Series) -> dict:
     v = pd.to_numeric(values, errors="coerce").dropna()
-    return {"mean": float(v.mean()) if len(v) else math.nan, "std": float(v.std(ddof=0)) if len(v) else math.nan,
-            "n": int(len(values))}
+    return {
+        "mean": float(v.mean()) if len(v) else math.nan,
+        "std": float(v.std(ddof=0)) if len(v) else math.nan,
+        "n": len(values),
+    }
 
 
 def _mean(values: pd.Series) -> float:
@@ -209,10 +278,16 @@ def _key(x):
 def _table(title: str, table: dict, row: str, col: str) -> list[str]:
     cols = sorted({c for r in table.values() for c in r})
     order = [m for m in METHODS if m in table] + [r for r in table if r not in METHODS]
-    lines = [f"## {title}", "", f"| {row} | " + " | ".join(f"{col} {c}" for c in cols) + " |",
-             "|---|" + "---|" * len(cols)]
+    lines = [
+        f"## {title}",
+        "",
+        f"| {row} | " + " | ".join(f"{col} {c}" for c in cols) + " |",
+        "|---|" + "---|" * len(cols),
+    ]
     for r in order:
-        lines.append(f"| {r} | " + " | ".join(_pm(table[r][c]) if c in table[r] else "" for c in cols) + " |")
+        lines.append(
+            f"| {r} | " + " | ".join(_pm(table[r][c]) if c in table[r] else "" for c in cols) + " |"
+        )
     return lines + [""]
 
 

@@ -57,11 +57,17 @@ def restrict(log: Log, job_ids) -> Log:
     """The log of the given jobs only (their job rows and their tasks), same registry."""
     keep = set(map(str, job_ids))
     jobs = log.jobs[log.jobs["id"].astype(str).isin(keep)].reset_index(drop=True)
-    tasks = log.tasks[log.tasks["job_id"].astype(str).isin(keep)].reset_index(drop=True) if len(log.tasks) else log.tasks
+    tasks = (
+        log.tasks[log.tasks["job_id"].astype(str).isin(keep)].reset_index(drop=True)
+        if len(log.tasks)
+        else log.tasks
+    )
     return Log(tasks=tasks, jobs=jobs, registry=log.registry, sources=list(log.sources))
 
 
-def split_jobs(job_ids: np.ndarray, fraction: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def split_jobs(
+    job_ids: np.ndarray, fraction: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Each job goes to the training half with probability ``fraction`` (the paper: 0.5)."""
     train = rng.random(len(job_ids)) < fraction
     return job_ids[train], job_ids[~train]
@@ -100,7 +106,9 @@ def candidates(log: Log, name: str, q: Query, table_filter=None) -> Candidates:
         ok = table_filter[i] & table_filter[j]
         i, j = i[ok], j[ok]
     cols = columns_for(log, entity)
-    holds = conjunction_mask(cols, q.despite.atoms, i, j) & conjunction_mask(cols, q.observed.atoms, i, j)
+    holds = conjunction_mask(cols, q.despite.atoms, i, j) & conjunction_mask(
+        cols, q.observed.atoms, i, j
+    )
     holds &= ~conjunction_mask(cols, q.expected.atoms, i, j)
     return Candidates(i[holds], j[holds])
 
@@ -109,9 +117,20 @@ def _last_task_pairs(tasks: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """(last task of its kind its job launched on a host, one of that kind launched there
     before it). Kind is the task type when the log has one: a reduce that reads about as
     much as a map split is not one of "the earlier tasks" the paper's question is about."""
-    kind = tasks["task_type"].astype(str) if "task_type" in tasks.columns else pd.Series("", index=tasks.index)
-    rows = pd.DataFrame({"job": tasks["job_id"].astype(str), "host": tasks["host"].astype(str), "kind": kind,
-                         "launch": pd.to_numeric(tasks["launch_time"], errors="coerce"), "row": np.arange(len(tasks))})
+    kind = (
+        tasks["task_type"].astype(str)
+        if "task_type" in tasks.columns
+        else pd.Series("", index=tasks.index)
+    )
+    rows = pd.DataFrame(
+        {
+            "job": tasks["job_id"].astype(str),
+            "host": tasks["host"].astype(str),
+            "kind": kind,
+            "launch": pd.to_numeric(tasks["launch_time"], errors="coerce"),
+            "row": np.arange(len(tasks)),
+        }
+    )
     keys = ["job", "host", "kind"]
     last = rows.loc[rows.groupby(keys)["launch"].idxmax()]
     pairs = last.merge(rows, on=keys, suffixes=("", "_other"))
@@ -121,7 +140,13 @@ def _last_task_pairs(tasks: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 def _larger_input_pairs(jobs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Job pairs of equal cluster size where the first read more input than the second."""
-    rows = pd.DataFrame({"n": jobs["num_instances"], "size": pd.to_numeric(jobs["input_size"]), "row": np.arange(len(jobs))})
+    rows = pd.DataFrame(
+        {
+            "n": jobs["num_instances"],
+            "size": pd.to_numeric(jobs["input_size"]),
+            "row": np.arange(len(jobs)),
+        }
+    )
     pairs = rows.merge(rows, on="n", suffixes=("", "_other"))
     pairs = pairs[pairs["size"] > pairs["size_other"]]
     return pairs["row"].to_numpy(), pairs["row_other"].to_numpy()

@@ -50,7 +50,11 @@ class Step:
 
     def to_dict(self) -> dict:
         name = "relevance" if self.kind == "despite" else "precision"
-        return {"predicate": self.predicate, name: _num(self.score), "generality": _num(self.generality)}
+        return {
+            "predicate": self.predicate,
+            name: _num(self.score),
+            "generality": _num(self.generality),
+        }
 
 
 @dataclass(frozen=True)
@@ -140,11 +144,17 @@ class Explanation:
         user_despite = tuple(self.query_ast.despite.atoms) if self.query_ast is not None else ()
         despite = user_despite + self.despite_atoms
         verb = self._verb()
-        head = f"Despite {wording.join([wording.despite_phrase(a, self.values.get(a.feature)) for a in despite])}, " if despite else ""
+        head = (
+            f"Despite {wording.join([wording.despite_phrase(a, self.values.get(a.feature)) for a in despite])}, "
+            if despite
+            else ""
+        )
         subject = f"{self.entity} {first} was {verb} {self.entity} {second}"
         if not self.because:
             return f"{head}{subject}; no predicate separates the pairs that behaved as observed from the others."
-        reasons = [wording.because_phrase(a, self.values.get(a.feature)) for a in self.because_atoms]
+        reasons = [
+            wording.because_phrase(a, self.values.get(a.feature)) for a in self.because_atoms
+        ]
         return f"{head}{subject}, most likely because {wording.join(reasons)}."
 
     def gap_lines(self) -> list[str]:
@@ -164,26 +174,42 @@ class Explanation:
         if self.culprits is None:
             return []
         c = self.culprits
-        traced = f", traced {c['traced_task_ms']:,.0f} ms" if c.get("traced_task_ms") is not None else ""
-        lines = [f"culprits in {self.entity} {c['task']}'s partition {c['partition']} (run {c['run']}, "
-                 f"traced stage {c['traced_stage']}{traced}; linked by {c['rule']}):"]
+        traced = (
+            f", traced {c['traced_task_ms']:,.0f} ms" if c.get("traced_task_ms") is not None else ""
+        )
+        lines = [
+            f"culprits in {self.entity} {c['task']}'s partition {c['partition']} (run {c['run']}, "
+            f"traced stage {c['traced_stage']}{traced}; linked by {c['rule']}):"
+        ]
         if not c["records"]:
             lines.append("  no input record of that partition has a measurable impact")
         if c.get("keys"):
             lines.append(f"heavy keys of partition {c['partition']} (records it combined per key):")
-            lines += [f"  {rank}. {k['key']}: {k['records']:,} records ({k['share'] * 100:.0f} % of the partition's)"
-                      for rank, k in enumerate(c["keys"], 1)]
+            lines += [
+                f"  {rank}. {k['key']}: {k['records']:,} records ({k['share'] * 100:.0f} % of the partition's)"
+                for rank, k in enumerate(c["keys"], 1)
+            ]
             lines.append("records of the partition by impact:")
         for rank, r in enumerate(c["records"], 1):
-            share = f" ({r['share'] * 100:.0f} % of the task's traced time)" if r.get("share") is not None else ""
-            lines.append(f"  {rank}. {r['location']}: impact {r['impact_ms']:,.0f} ms{share}; {r['excerpt']}")
+            share = (
+                f" ({r['share'] * 100:.0f} % of the task's traced time)"
+                if r.get("share") is not None
+                else ""
+            )
+            lines.append(
+                f"  {rank}. {r['location']}: impact {r['impact_ms']:,.0f} ms{share}; {r['excerpt']}"
+            )
         return lines
 
     def _verb(self) -> str:
-        """"slower than" for OBSERVED duration compare = GT etc.; a generic verb otherwise."""
+        """ "slower than" for OBSERVED duration compare = GT etc.; a generic verb otherwise."""
         if self.query_ast is not None:
             for atom in self.query_ast.observed.atoms:
-                if atom.feature.lower() == "duration" and atom.pair_op == "compare" and atom.op == "=":
+                if (
+                    atom.feature.lower() == "duration"
+                    and atom.pair_op == "compare"
+                    and atom.op == "="
+                ):
                     return _VERBS.get(getattr(atom.value, "value", ""), "different from")
             if self.query_ast.observed.atoms:
                 return f"({format_conjunction(self.query_ast.observed.atoms)}) compared with"
@@ -194,7 +220,9 @@ class Explanation:
 
         table = Table(title="figures (cumulative)", show_lines=False)
         for col in ("clause", "predicate", "relevance", "precision", "generality"):
-            table.add_column(col, justify="right" if col in ("relevance", "precision", "generality") else "left")
+            table.add_column(
+                col, justify="right" if col in ("relevance", "precision", "generality") else "left"
+            )
         from rich.text import Text
 
         for s in self.despite:
@@ -202,7 +230,14 @@ class Explanation:
         for s in self.because:
             table.add_row("BECAUSE", Text(s.predicate), "", f"{s.score:.2f}", f"{s.generality:.2f}")
         m = self.metrics
-        table.add_row("overall", "", f"{m.relevance:.2f}", f"{m.precision:.2f}", f"{m.generality:.2f}", style="bold")
+        table.add_row(
+            "overall",
+            "",
+            f"{m.relevance:.2f}",
+            f"{m.precision:.2f}",
+            f"{m.generality:.2f}",
+            style="bold",
+        )
         return table
 
     def _footer(self) -> list[str]:
@@ -248,7 +283,9 @@ class Explanation:
             f"<tr><th>overall</th><td></td><th>{_cell(m.relevance)}</th><th>{_cell(m.precision)}</th>"
             f"<th>{_cell(m.generality)}</th></tr>"
         )
-        footer = "".join(f"<li>{html.escape(line)}</li>" for line in self.gap_lines() + self._footer())
+        footer = "".join(
+            f"<li>{html.escape(line)}</li>" for line in self.gap_lines() + self._footer()
+        )
         return (
             f"<div><p>{html.escape(self.sentence())}</p>"
             "<table><tr><th>clause</th><th>predicate</th><th>relevance</th><th>precision</th>"

@@ -136,7 +136,9 @@ class Gap:
         volume and cost when split): parts moving the other way count zero, and the shares
         of the parts that moved with it add up to one."""
         sign = 1.0 if self.total >= 0 else -1.0
-        moves = {p.name: sign * p.delta for p in self.parts if p.name != "compute" or self.split is None}
+        moves = {
+            p.name: sign * p.delta for p in self.parts if p.name != "compute" or self.split is None
+        }
         if self.split is not None:
             moves["volume"], moves["cost"] = sign * self.split.volume_ms, sign * self.split.cost_ms
         positive = sum(v for v in moves.values() if v > 0)
@@ -163,7 +165,9 @@ class Gap:
         basis = "" if self.basis == "duration" else f" in {self.basis}"
         head = f"{format_ms(abs(self.total))} {direction}{basis}"
         floor = max(1.0, NOTABLE * abs(self.total))
-        moved = sorted((p for p in self.parts if abs(p.delta) >= floor), key=lambda p: -abs(p.delta))
+        moved = sorted(
+            (p for p in self.parts if abs(p.delta) >= floor), key=lambda p: -abs(p.delta)
+        )
         if not moved:
             return head
         return f"{head}: " + ", ".join(self._part_text(p) for p in moved[:5])
@@ -173,8 +177,10 @@ class Gap:
         if part.name == "compute" and self.split is not None and part.delta != 0:
             s = self.split
             volume = s.volume_ms / part.delta
-            text += (f" ({s.volume_ratio:.1f}x the {s.unit}: {_percent(volume)}; "
-                     f"{s.cost_ratio:.1f}x the {s.rate_label}: {_percent(1 - volume)})")
+            text += (
+                f" ({s.volume_ratio:.1f}x the {s.unit}: {_percent(volume)}; "
+                f"{s.cost_ratio:.1f}x the {s.rate_label}: {_percent(1 - volume)})"
+            )
         return text
 
     def to_dict(self) -> dict:
@@ -184,8 +190,14 @@ class Gap:
             "second_ms": _ms(self.second_total),
             "gap_ms": _ms(self.total),
             "parts": [
-                {"part": p.name, "label": p.label, "first_ms": _ms(p.first), "second_ms": _ms(p.second),
-                 "delta_ms": _ms(p.delta), "share": round(self.share(p.name), 4)}
+                {
+                    "part": p.name,
+                    "label": p.label,
+                    "first_ms": _ms(p.first),
+                    "second_ms": _ms(p.second),
+                    "delta_ms": _ms(p.delta),
+                    "share": round(self.share(p.name), 4),
+                }
                 for p in self.parts
             ],
             "compute_split": None,
@@ -195,10 +207,15 @@ class Gap:
         if self.split is not None:
             s = self.split
             out["compute_split"] = {
-                "unit": s.unit, "first": s.first_volume, "second": s.second_volume,
-                "volume_ratio": round(s.volume_ratio, 4), "cost_ratio": round(s.cost_ratio, 4),
-                "volume_ms": _ms(s.volume_ms), "cost_ms": _ms(s.cost_ms),
-                "volume_share": round(self.share("volume"), 4), "cost_share": round(self.share("cost"), 4),
+                "unit": s.unit,
+                "first": s.first_volume,
+                "second": s.second_volume,
+                "volume_ratio": round(s.volume_ratio, 4),
+                "cost_ratio": round(s.cost_ratio, 4),
+                "volume_ms": _ms(s.volume_ms),
+                "cost_ms": _ms(s.cost_ms),
+                "volume_share": round(self.share("volume"), 4),
+                "cost_share": round(self.share("cost"), 4),
             }
         return out
 
@@ -220,14 +237,24 @@ def decompose(cols: Columns, first: int, second: int) -> Gap | None:
         if found:
             values = [_pair(cols, c, first, second) for c in found]
             parts.append(Part(name, label, _sum(v[0] for v in values), _sum(v[1] for v in values)))
-    compute = Part("compute", "compute", a - sum(p.first for p in parts), b - sum(p.second for p in parts))
+    compute = Part(
+        "compute", "compute", a - sum(p.first for p in parts), b - sum(p.second for p in parts)
+    )
     parts.append(compute)
-    gap = Gap(a, b, "duration" if not suffix else "task time", parts, _split(cols, suffix, present, first, second, compute))
+    gap = Gap(
+        a,
+        b,
+        "duration" if not suffix else "task time",
+        parts,
+        _split(cols, suffix, present, first, second, compute),
+    )
     gap.diagnosis = diagnose(cols, first, second, gap)
     return gap
 
 
-def _split(cols: Columns, suffix: str, present: set, first: int, second: int, compute: Part) -> Split | None:
+def _split(
+    cols: Columns, suffix: str, present: set, first: int, second: int, compute: Part
+) -> Split | None:
     if compute.first <= 0 or compute.second <= 0:
         return None
     for column, unit, rate in VOLUMES:
@@ -244,10 +271,19 @@ def _split(cols: Columns, suffix: str, present: set, first: int, second: int, co
 
 
 DIAGNOSES = {
-    "scheduler_delay": ("scheduler delay", "it waited longer to be scheduled or to send its result"),
-    "task_deserialization": ("task deserialization", "it took longer to deserialize its task (a cold executor or a large closure)"),
+    "scheduler_delay": (
+        "scheduler delay",
+        "it waited longer to be scheduled or to send its result",
+    ),
+    "task_deserialization": (
+        "task deserialization",
+        "it took longer to deserialize its task (a cold executor or a large closure)",
+    ),
     "gc": ("GC pressure", "its JVM spent more time collecting garbage"),
-    "shuffle_read": ("shuffle fetch wait", "it waited longer for shuffle blocks from other executors"),
+    "shuffle_read": (
+        "shuffle fetch wait",
+        "it waited longer for shuffle blocks from other executors",
+    ),
     "shuffle_write": ("shuffle write", "it spent longer writing shuffle output"),
     "input_read": ("input read", "it spent longer reading its input"),
     "result_serialization": ("result serialization", "it spent longer serializing its result"),
@@ -275,21 +311,44 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
     split = gap.split
     if part == "volume" and split is not None:
         source = "shuffle read" if _more(cols, "shuffle_read_records", first, second) else "input"
-        return Diagnosis("data skew", f"it read {split.volume_ratio:.1f}x the {split.unit} ({source}; {percent}): "
-                         "repartition or split the heavy keys", ISOLATE)
+        return Diagnosis(
+            "data skew",
+            f"it read {split.volume_ratio:.1f}x the {split.unit} ({source}; {percent}): "
+            "repartition or split the heavy keys",
+            ISOLATE,
+        )
     if part in ("cost", "compute"):
-        if _more(cols, "memory_bytes_spilled", first, second) or _more(cols, "disk_bytes_spilled", first, second):
+        if _more(cols, "memory_bytes_spilled", first, second) or _more(
+            cols, "disk_bytes_spilled", first, second
+        ):
             return Diagnosis("spill", f"it spilled to disk while its peers did not ({percent})")
-        if _value(cols, "first_task_on_executor", first) == "T" and _value(cols, "first_task_on_executor", second) != "T":
-            return Diagnosis("cold start", f"it was the first task of its stage on its executor ({percent})")
-        if split is not None and split.volume_ratio <= SIMILAR_VOLUME:  # no more input, each unit dearer
-            volume = ("the same volume of input" if split.volume_ratio >= 1 / SIMILAR_VOLUME
-                      else f"{split.volume_ratio:.1f}x the {split.unit}")
-            return Diagnosis("computation skew",
-                             f"{volume} cost {split.cost_ratio:.1f}x the {split.rate_label} ({percent}): "
-                             "find the records that cost the time", ISOLATE)
+        if (
+            _value(cols, "first_task_on_executor", first) == "T"
+            and _value(cols, "first_task_on_executor", second) != "T"
+        ):
+            return Diagnosis(
+                "cold start", f"it was the first task of its stage on its executor ({percent})"
+            )
+        if (
+            split is not None and split.volume_ratio <= SIMILAR_VOLUME
+        ):  # no more input, each unit dearer
+            volume = (
+                "the same volume of input"
+                if split.volume_ratio >= 1 / SIMILAR_VOLUME
+                else f"{split.volume_ratio:.1f}x the {split.unit}"
+            )
+            return Diagnosis(
+                "computation skew",
+                f"{volume} cost {split.cost_ratio:.1f}x the {split.rate_label} ({percent}): "
+                "find the records that cost the time",
+                ISOLATE,
+            )
         if split is not None:
-            return Diagnosis("higher cost per unit", f"each of its {split.unit} cost {split.cost_ratio:.1f}x ({percent})", ISOLATE)
+            return Diagnosis(
+                "higher cost per unit",
+                f"each of its {split.unit} cost {split.cost_ratio:.1f}x ({percent})",
+                ISOLATE,
+            )
     name, words = DIAGNOSES[part]
     return Diagnosis(name, f"{words} ({percent})")
 

@@ -12,7 +12,7 @@ estimates P(· | ·) over all related pairs:
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -36,7 +36,9 @@ def generality(weight: np.ndarray, mask: np.ndarray) -> float:
     return float(weight[mask].sum()) / total if total > 0 else float("nan")
 
 
-def ordered_steps(cols: Columns, atoms: Sequence[Atom], ts: TrainingSet, kind: str, *, keep_order: bool = False) -> list[Step]:
+def ordered_steps(
+    cols: Columns, atoms: Sequence[Atom], ts: TrainingSet, kind: str, *, keep_order: bool = False
+) -> list[Step]:
     """The clause's atoms ordered by marginal figure (precision for BECAUSE, relevance for
     DESPITE): at each position the atom that raises the cumulative figure most; each step
     carries the cumulative figure and generality of the clause up to it. ``keep_order``
@@ -54,7 +56,11 @@ def ordered_steps(cols: Columns, atoms: Sequence[Atom], ts: TrainingSet, kind: s
             best = remaining[int(np.argmax(np.nan_to_num(figures, nan=-1.0)))]
         remaining.remove(best)
         current = current & masks[best]
-        steps.append(Step(atoms[best], kind, share(ts.weight, target, current), generality(ts.weight, current)))  # type: ignore[arg-type]
+        steps.append(
+            Step(
+                atoms[best], kind, share(ts.weight, target, current), generality(ts.weight, current)
+            )
+        )  # type: ignore[arg-type]
     return steps
 
 
@@ -90,8 +96,9 @@ def measure(
     return metrics_on(cols, ts, because)
 
 
-def measurement_set(log: Log, query: Query, despite: Sequence[Atom] = (), *, sample: int = 2000,
-                    seed: int = 0) -> tuple[Columns, TrainingSet]:
+def measurement_set(
+    log: Log, query: Query, despite: Sequence[Atom] = (), *, sample: int = 2000, seed: int = 0
+) -> tuple[Columns, TrainingSet]:
     """The related pairs of ``log`` under the query's DESPITE ∧ ``despite``, sampled as for
     training: what ``measure`` scores BECAUSE clauses on. Every explanation with the same
     DESPITE is measured on the same set, so a caller measuring many keeps it."""

@@ -15,8 +15,8 @@ feature is false (``!=`` included): "we do not know" never explains anything. Fe
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -32,10 +32,19 @@ SIMILARITY = 0.1
 ORDER = {"LT": -1.0, "SIM": 0.0, "GT": 1.0}
 ORDER_NAMES = {v: k for k, v in ORDER.items()}
 
-LEVELS: dict[int, tuple[str, ...]] = {1: ("isSame",), 2: ("isSame", "compare", "diff"), 3: ("isSame", "compare", "diff", "base")}
+LEVELS: dict[int, tuple[str, ...]] = {
+    1: ("isSame",),
+    2: ("isSame", "compare", "diff"),
+    3: ("isSame", "compare", "diff", "base"),
+}
 
 OPS: dict[str, Callable] = {
-    "=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "=": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
 }
 
 
@@ -113,7 +122,9 @@ def varies(values: np.ndarray) -> np.ndarray:
     return present.any(axis=1) & (~present.all(axis=1) | (low != high))
 
 
-def pair_features(cols: Columns, specs: list[FeatureSpec], i: np.ndarray, j: np.ndarray, level: int = 3) -> list[PairColumn]:
+def pair_features(
+    cols: Columns, specs: list[FeatureSpec], i: np.ndarray, j: np.ndarray, level: int = 3
+) -> list[PairColumn]:
     """Every pair feature of ``specs`` allowed at ``level``, over the pairs ``(i[k], j[k])``.
 
     Computed a kind at a time on (features × pairs) matrices: one numpy operation per pair
@@ -131,17 +142,25 @@ def pair_features(cols: Columns, specs: list[FeatureSpec], i: np.ndarray, j: np.
     return out
 
 
-def _numeric_features(specs: list[FeatureSpec], a: np.ndarray, b: np.ndarray, ops) -> list[PairColumn]:
+def _numeric_features(
+    specs: list[FeatureSpec], a: np.ndarray, b: np.ndarray, ops
+) -> list[PairColumn]:
     missing = np.isnan(a) | np.isnan(b)
     same = np.where(missing, np.nan, (a == b).astype(np.float64))
     kinds = []
     if "isSame" in ops:
         kinds.append(("isSame", same, False, lambda v: Bool(bool(v))))
     if "compare" in ops:
-        kinds.append(("compare", compare_codes(a, b), False, lambda v: Ordering(ORDER_NAMES[float(v)])))
+        kinds.append(
+            ("compare", compare_codes(a, b), False, lambda v: Ordering(ORDER_NAMES[float(v)]))
+        )
     if "base" in ops:
         kinds.append(("base", np.where(same == 1.0, a, np.nan), True, lambda v: Number(float(v))))
-    return [PairColumn(spec, op, values[r], numeric, decode) for r, spec in enumerate(specs) for op, values, numeric, decode in kinds]
+    return [
+        PairColumn(spec, op, values[r], numeric, decode)
+        for r, spec in enumerate(specs)
+        for op, values, numeric, decode in kinds
+    ]
 
 
 def _nominal_features(specs: list[FeatureSpec], cols: Columns, i, j, ops) -> list[PairColumn]:
@@ -152,7 +171,7 @@ def _nominal_features(specs: list[FeatureSpec], cols: Columns, i, j, ops) -> lis
         column_codes, column_categories = cols.codes(spec.name)
         codes[r] = column_codes[rows]
         categories.append(column_categories)
-    ca, cb = codes[:, : len(i)], codes[:, len(i):]
+    ca, cb = codes[:, : len(i)], codes[:, len(i) :]
     missing = (ca < 0) | (cb < 0)
     same = np.where(missing, np.nan, (ca == cb).astype(np.float64))
     k = np.array([max(len(c), 1) for c in categories], dtype=np.float64)[:, None]
@@ -164,7 +183,9 @@ def _nominal_features(specs: list[FeatureSpec], cols: Columns, i, j, ops) -> lis
         if "isSame" in ops:
             out.append(PairColumn(spec, "isSame", same[r], False, lambda v: Bool(bool(v))))
         if "diff" in ops:
-            out.append(PairColumn(spec, "diff", diff[r], False, _pair_decoder(literal, float(k[r, 0]))))
+            out.append(
+                PairColumn(spec, "diff", diff[r], False, _pair_decoder(literal, float(k[r, 0])))
+            )
         if "base" in ops:
             out.append(PairColumn(spec, "base", base[r], False, literal))
     return out
@@ -202,23 +223,40 @@ def atom_mask(cols: Columns, atom: Atom, i: np.ndarray, j: np.ndarray) -> np.nda
                 return present & op(compare_codes(a, b), target)
         if atom.pair_op == "base":
             if not isinstance(atom.value, Number):
-                raise ExplainError(f"{spec.name} is numeric: compare it with a number, not {_show(atom.value)}")
+                raise ExplainError(
+                    f"{spec.name} is numeric: compare it with a number, not {_show(atom.value)}"
+                )
             with np.errstate(invalid="ignore"):
                 return present & (a == b) & op(a, atom.value.value)
-        raise ExplainError(f"{spec.name} is numeric: use '{spec.name} compare' (diff is for nominal features)")
+        raise ExplainError(
+            f"{spec.name} is numeric: use '{spec.name} compare' (diff is for nominal features)"
+        )
     codes, categories = cols.codes(spec.name)
     ca, cb = codes[i], codes[j]
     present = (ca >= 0) & (cb >= 0)
     if atom.pair_op == "isSame":
         return present & op(ca == cb, _bool(atom))
     if atom.op not in ("=", "!="):
-        raise ExplainError(f"{spec.name} is nominal: only = and != apply to '{atom.feature} {atom.pair_op}'")
+        raise ExplainError(
+            f"{spec.name} is nominal: only = and != apply to '{atom.feature} {atom.pair_op}'"
+        )
     if atom.pair_op == "compare":
-        raise ExplainError(f"{spec.name} is nominal: use '{spec.name} isSame' or '{spec.name} diff' (compare is for numbers)")
+        raise ExplainError(
+            f"{spec.name} is nominal: use '{spec.name} isSame' or '{spec.name} diff' (compare is for numbers)"
+        )
     if atom.pair_op == "diff":
         if not isinstance(atom.value, ValuePair):
-            raise ExplainError(f"'{spec.name} diff' takes a pair of values like (\"a\", \"b\"), not {_show(atom.value)}")
-        hit = (value_matches(categories, atom.value.first)[ca] & value_matches(categories, atom.value.second)[cb]) if len(categories) else np.zeros(len(ca), bool)
+            raise ExplainError(
+                f'\'{spec.name} diff\' takes a pair of values like ("a", "b"), not {_show(atom.value)}'
+            )
+        hit = (
+            (
+                value_matches(categories, atom.value.first)[ca]
+                & value_matches(categories, atom.value.second)[cb]
+            )
+            if len(categories)
+            else np.zeros(len(ca), bool)
+        )
         return present & op(hit, True)
     hit = value_matches(categories, atom.value)[ca] if len(categories) else np.zeros(len(ca), bool)
     return present & (ca == cb) & op(hit, True)

@@ -49,16 +49,30 @@ def perfxplain(request: Request) -> Explanation:
     despite = list(query.despite.atoms)
     observed, expected = list(query.observed.atoms), list(query.expected.atoms)
     ts = _training(request, cols, despite, observed, expected, seed=request.seed)
-    despite_width = request.despite_width if request.despite_width is not None else (0 if despite else AUTO_DESPITE_WIDTH)
+    despite_width = (
+        request.despite_width
+        if request.despite_width is not None
+        else (0 if despite else AUTO_DESPITE_WIDTH)
+    )
     des_steps: list[Step] = []
     if despite_width > 0:
-        seeded, grown_on = _same_stage(request, cols, despite, observed, expected) if request.despite_width is None else ([], None)
-        des_atoms = seeded + generate_despite(request, cols, grown_on or ts, despite_width - len(seeded))
+        seeded, grown_on = (
+            _same_stage(request, cols, despite, observed, expected)
+            if request.despite_width is None
+            else ([], None)
+        )
+        des_atoms = seeded + generate_despite(
+            request, cols, grown_on or ts, despite_width - len(seeded)
+        )
         des_steps = ordered_steps(cols, des_atoms, ts, "despite", keep_order=bool(seeded))
         if des_atoms:
-            request.notes.append(f"generated DESPITE {format_conjunction(des_atoms)} (relevance {des_steps[-1].score:.2f}) "
-                                 f"from the context features {_considered(cols)}")
-            ts = _training(request, cols, despite + des_atoms, observed, expected, seed=request.seed + 1)
+            request.notes.append(
+                f"generated DESPITE {format_conjunction(des_atoms)} (relevance {des_steps[-1].score:.2f}) "
+                f"from the context features {_considered(cols)}"
+            )
+            ts = _training(
+                request, cols, despite + des_atoms, observed, expected, seed=request.seed + 1
+            )
         elif request.despite_width:
             relevance = share(ts.weight, ~ts.observed, np.ones(ts.size, dtype=bool))
             request.notes.append(
@@ -73,7 +87,8 @@ def perfxplain(request: Request) -> Explanation:
     if not metrics.precision >= chance + WEAK_GAIN * (1 - chance):
         request.notes.append(
             f"weak explanation: precision {metrics.precision:.2f} against {chance:.2f} for any related pair; "
-            "nothing in the log tells this pair apart from pairs that performed as expected")
+            "nothing in the log tells this pair apart from pairs that performed as expected"
+        )
     return Explanation(
         query=to_pxql(query),
         entity=request.entity,
@@ -99,7 +114,9 @@ MIN_CREDIT = 0.01
 BECAUSE only if it accounts for at least this share of the pair's gap."""
 
 
-def learn(request: Request, cols: Columns, ts: TrainingSet, kind: str, width: int, stop=None) -> list[Atom]:
+def learn(
+    request: Request, cols: Columns, ts: TrainingSet, kind: str, width: int, stop=None
+) -> list[Atom]:
     """Algorithm 1 on ``ts`` for one clause.
 
     BECAUSE targets observed pairs with atoms that state a difference of the pair
@@ -119,19 +136,38 @@ def learn(request: Request, cols: Columns, ts: TrainingSet, kind: str, width: in
     columns, poi = [c for c, k in zip(columns, keep) if k], poi[keep]
     y = ts.observed if kind == "because" else ~ts.observed
     credit = gap_credit(request, columns, poi) if kind == "because" else None
-    if credit is not None:  # a part of the time that moved against the gap, or not at all, is no cause
-        useful = np.array([not c.spec.accounts or credit[k] >= MIN_CREDIT for k, c in enumerate(columns)], dtype=bool)
-        columns, poi, credit = [c for c, u in zip(columns, useful) if u], poi[useful], credit[useful]
-    steps = grow(columns, poi, y, width, weight=request.precision_weight, stop=stop, credit=credit,
-                 gap_weight=request.gap_weight,
-                 thresholds_only=kind == "because")
+    if (
+        credit is not None
+    ):  # a part of the time that moved against the gap, or not at all, is no cause
+        useful = np.array(
+            [not c.spec.accounts or credit[k] >= MIN_CREDIT for k, c in enumerate(columns)],
+            dtype=bool,
+        )
+        columns, poi, credit = (
+            [c for c, u in zip(columns, useful) if u],
+            poi[useful],
+            credit[useful],
+        )
+    steps = grow(
+        columns,
+        poi,
+        y,
+        width,
+        weight=request.precision_weight,
+        stop=stop,
+        credit=credit,
+        gap_weight=request.gap_weight,
+        thresholds_only=kind == "because",
+    )
     return [s.candidate.atom for s in steps]
 
 
 def _explains_difference(column: PairColumn, value: float) -> bool:
     """A BECAUSE atom states a difference of the pair, or bounds a value both share that is
     not context: "both had wave at most 1" says where the pair stands, a DESPITE's job."""
-    return states_difference(column, value) and not (column.pair_op == "base" and column.spec.context)
+    return states_difference(column, value) and not (
+        column.pair_op == "base" and column.spec.context
+    )
 
 
 def gap_credit(request: Request, columns: list[PairColumn], poi: np.ndarray) -> np.ndarray | None:
@@ -179,7 +215,9 @@ def _flag_against(cols: Columns, name: str, request: Request, toward: float) -> 
     return slow_side not in ("T", "True")
 
 
-def _same_stage(request: Request, cols: Columns, despite, observed, expected) -> tuple[list[Atom], TrainingSet | None]:
+def _same_stage(
+    request: Request, cols: Columns, despite, observed, expected
+) -> tuple[list[Atom], TrainingSet | None]:
     """``([stage_key isSame = T], its training set)`` when the pair ran in one stage and the
     log holds enough pairs of that kind to learn from, else ``([], None)``.
 
@@ -194,7 +232,9 @@ def _same_stage(request: Request, cols: Columns, despite, observed, expected) ->
     if stages[request.first] != stages[request.second]:
         return [], None
     atom = Atom("stage_key", "isSame", "=", Bool(True))
-    ts = training_set(cols, despite + [atom], observed, expected, sample=request.sample, seed=request.seed)
+    ts = training_set(
+        cols, despite + [atom], observed, expected, sample=request.sample, seed=request.seed
+    )
     if ts.overlap is not None or ts.n_observed < MIN_PER_LABEL or ts.n_expected < MIN_PER_LABEL:
         return [], None
     return [atom], ts
@@ -218,7 +258,11 @@ def generate_despite(request: Request, cols: Columns, ts: TrainingSet, width: in
         mass = float(ts.weight[mask].sum())
         # A context in which (almost) nothing performed as observed leaves no question.
         starves = int(np.count_nonzero(ts.observed[mask])) < MIN_PER_LABEL
-        if relevance < best[-1] + MIN_RELEVANCE_GAIN or mass < MIN_DESPITE_GENERALITY * kept[-1] or starves:
+        if (
+            relevance < best[-1] + MIN_RELEVANCE_GAIN
+            or mass < MIN_DESPITE_GENERALITY * kept[-1]
+            or starves
+        ):
             steps.pop()
             return True
         best.append(relevance)
@@ -234,7 +278,9 @@ def _considered(cols: Columns) -> str:
     return ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
 
 
-def _training(request: Request, cols: Columns, despite, observed, expected, seed: int) -> TrainingSet:
+def _training(
+    request: Request, cols: Columns, despite, observed, expected, seed: int
+) -> TrainingSet:
     """The balanced sample, refusing the query when the log cannot answer it."""
     ts = training_set(cols, despite, observed, expected, sample=request.sample, seed=seed)
     ids = cols.table["id"].to_numpy()

@@ -51,9 +51,13 @@ def find_row(cols: Columns, entity_id: EntityId) -> int:
     ids = cols.table["id"].to_numpy()
     if len(rows) > 1:
         shown = ", ".join(str(v) for v in ids[rows[:10]]) + (", ..." if len(rows) > 10 else "")
-        raise ExplainError(f"{entity} id {text!r} is ambiguous: it matches {len(rows)} {entity}s ({shown}); write one of these")
+        raise ExplainError(
+            f"{entity} id {text!r} is ambiguous: it matches {len(rows)} {entity}s ({shown}); write one of these"
+        )
     sample = ", ".join(str(v) for v in ids[:3])
-    raise ExplainError(f"no {entity} with id {text!r} in the log ({len(ids):,} {entity}s, ids like {sample})")
+    raise ExplainError(
+        f"no {entity} with id {text!r} in the log ({len(ids):,} {entity}s, ids like {sample})"
+    )
 
 
 def _by_own_id(cols: Columns, text: str) -> np.ndarray:
@@ -64,7 +68,9 @@ def _by_own_id(cols: Columns, text: str) -> np.ndarray:
     match = _equal_text(table[own].to_numpy(), text)
     if "/" in text and "app_id" in table.columns:
         app, rest = text.rsplit("/", 1)
-        match = _equal_text(table[own].to_numpy(), rest) & (table["app_id"].astype(str).to_numpy() == app)
+        match = _equal_text(table[own].to_numpy(), rest) & (
+            table["app_id"].astype(str).to_numpy() == app
+        )
     return np.flatnonzero(match)
 
 
@@ -104,7 +110,11 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
         )
     duration = cols.numeric("duration")[fits]
     median = float(np.nanmedian(duration)) if np.isfinite(duration).any() else float("nan")
-    pick = int(fits[int(np.nanargmin(np.abs(duration - median)))]) if np.isfinite(median) else int(fits[0])
+    pick = (
+        int(fits[int(np.nanargmin(np.abs(duration - median)))])
+        if np.isfinite(median)
+        else int(fits[0])
+    )
     note = (
         f"reference: {entity} {table['id'].iloc[pick]}, the {entity} {where} closest to the median duration "
         f"({median:,.0f} ms) among the {len(fits)} for which OBSERVED holds and EXPECTED does not"
@@ -125,7 +135,11 @@ class LogPairOracle:
         self.cols, self.first, self.second, self.seed = cols, first, second, seed
 
     def holds(self, predicate: Predicate) -> bool:
-        return bool(conjunction_mask(self.cols, list(predicate.atoms), np.array([self.first]), np.array([self.second]))[0])
+        return bool(
+            conjunction_mask(
+                self.cols, list(predicate.atoms), np.array([self.first]), np.array([self.second])
+            )[0]
+        )
 
     def overlap(self, a: Predicate, b: Predicate) -> int:
         n = self.cols.n
@@ -139,8 +153,17 @@ class LogPairOracle:
             i = rng.integers(0, n, OVERLAP_DRAWS)
             j = rng.integers(0, n - 1, OVERLAP_DRAWS)
             j += j >= i
-        both = int((conjunction_mask(self.cols, list(a.atoms), i, j) & conjunction_mask(self.cols, list(b.atoms), i, j)).sum())
-        return both if total <= EXACT_LIMIT else (max(1, round(both * total / OVERLAP_DRAWS)) if both else 0)
+        both = int(
+            (
+                conjunction_mask(self.cols, list(a.atoms), i, j)
+                & conjunction_mask(self.cols, list(b.atoms), i, j)
+            ).sum()
+        )
+        return (
+            both
+            if total <= EXACT_LIMIT
+            else (max(1, round(both * total / OVERLAP_DRAWS)) if both else 0)
+        )
 
 
 def resolve_request(log: Log, query: Query, **options) -> Request:
@@ -161,5 +184,7 @@ def resolve_request(log: Log, query: Query, **options) -> Request:
         raise ExplainError(f"the pair of interest names the same {query.entity} twice")
     check_pair(query, LogPairOracle(cols, first, second, options.get("seed", 0)))
     ids = cols.table["id"]
-    query = replace(query, first=EntityId(str(ids.iloc[first])), second=EntityId(str(ids.iloc[second])))
+    query = replace(
+        query, first=EntityId(str(ids.iloc[first])), second=EntityId(str(ids.iloc[second]))
+    )
     return Request(log=log, query=query, first=first, second=second, notes=notes, **options)

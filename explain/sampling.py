@@ -96,7 +96,9 @@ def blocks(cols: Columns, despite: list[Atom]) -> Blocks:
             keep &= atom_mask(cols, atom, rows, rows)
         codes = cols.key(spec.name, spec)
         keep &= codes >= 0
-        key = pd.factorize(key * (int(codes.max(initial=0)) + 1) + np.maximum(codes, 0))[0].astype(np.int64)
+        key = pd.factorize(key * (int(codes.max(initial=0)) + 1) + np.maximum(codes, 0))[0].astype(
+            np.int64
+        )
     eligible = np.flatnonzero(keep)
     block = pd.factorize(key[eligible])[0]
     order = eligible[np.argsort(block, kind="stable")]
@@ -109,7 +111,11 @@ def _blocks_on(atom: Atom) -> bool:
     """Atoms that can only hold for pairs of equal values: ``f isSame = T`` and base atoms."""
     if atom.pair_op == "base":
         return atom.op != "!="
-    return atom.pair_op == "isSame" and isinstance(atom.value, Bool) and (atom.value.value == (atom.op == "="))
+    return (
+        atom.pair_op == "isSame"
+        and isinstance(atom.value, Bool)
+        and (atom.value.value == (atom.op == "="))
+    )
 
 
 def all_pairs(b: Blocks) -> tuple[np.ndarray, np.ndarray]:
@@ -159,7 +165,9 @@ def training_set(
         i, j, des, obs, exp = _draw_until_full(cols, b, despite, observed, expected, sample, rng)
         totals, exact = _totals(des, obs, exp, candidates / len(i)), False
         related = np.flatnonzero(obs | exp)
-        i, j, des, obs, exp = _distinct(cols.n, i[related], j[related], des[related], obs[related], exp[related])
+        i, j, des, obs, exp = _distinct(
+            cols.n, i[related], j[related], des[related], obs[related], exp[related]
+        )
     both = np.flatnonzero(des & obs & exp)
     overlap = (int(i[both[0]]), int(j[both[0]])) if len(both) else None
     obs_rel, exp_rel = obs & ~exp, exp & ~obs
@@ -167,10 +175,12 @@ def training_set(
     pick_obs = _choose(np.flatnonzero(obs_rel), sample // 2, rng)
     pick_exp = _choose(np.flatnonzero(exp_rel), sample - sample // 2, rng)
     picked = np.concatenate([pick_obs, pick_exp])
-    weight = np.concatenate([
-        np.full(len(pick_obs), n_obs / max(len(pick_obs), 1)),
-        np.full(len(pick_exp), n_exp / max(len(pick_exp), 1)),
-    ])
+    weight = np.concatenate(
+        [
+            np.full(len(pick_obs), n_obs / max(len(pick_obs), 1)),
+            np.full(len(pick_exp), n_exp / max(len(pick_exp), 1)),
+        ]
+    )
     return TrainingSet(
         i=i[picked],
         j=j[picked],
@@ -188,7 +198,11 @@ def training_set(
 
 def _labels(cols, despite, observed, expected, i, j):
     des = conjunction_mask(cols, despite, i, j)
-    return des, des & conjunction_mask(cols, observed, i, j), des & conjunction_mask(cols, expected, i, j)
+    return (
+        des,
+        des & conjunction_mask(cols, observed, i, j),
+        des & conjunction_mask(cols, expected, i, j),
+    )
 
 
 def _totals(des, obs, exp, scale: float) -> tuple[float, float, float, float]:

@@ -55,8 +55,13 @@ class Candidate:
         return self.column.atom(self.op, self.value)
 
 
-def best_predicate(column: PairColumn, poi_value: float, y: np.ndarray, toward_target: bool = False,
-                   thresholds_only: bool = False) -> Candidate | None:
+def best_predicate(
+    column: PairColumn,
+    poi_value: float,
+    y: np.ndarray,
+    toward_target: bool = False,
+    thresholds_only: bool = False,
+) -> Candidate | None:
     """The predicate of highest information gain on ``column`` that holds for the pair of
     interest (whose value is ``poi_value``), or None if none separates anything. With
     ``toward_target``, only predicates whose pairs are targets more often than the whole
@@ -81,7 +86,10 @@ def best_predicate(column: PairColumn, poi_value: float, y: np.ndarray, toward_t
         cpos = np.bincount(inverse, weights=y[finite].astype(np.float64), minlength=len(uniq))
         le_n, le_pos = np.cumsum(cnt), np.cumsum(cpos)
         gt_n, gt_pos = le_n[-1] - le_n, le_pos[-1] - le_pos
-        for op, ok, sat_n, sat_pos in (("<=", uniq >= poi_value, le_n, le_pos), (">", uniq < poi_value, gt_n, gt_pos)):
+        for op, ok, sat_n, sat_pos in (
+            ("<=", uniq >= poi_value, le_n, le_pos),
+            (">", uniq < poi_value, gt_n, gt_pos),
+        ):
             if thresholds_only:  # a bound that admits one value only ("at most 0") is an equality
                 ok = ok & (np.arange(len(uniq)) != (0 if op == "<=" else len(uniq) - 2))
             if not ok.any():
@@ -166,17 +174,28 @@ def grow(
     usable = [k for k in range(len(columns)) if not np.isnan(poi[k])]
     nominal = [k for k in usable if not columns[k].numeric]
     numeric = [k for k in usable if columns[k].numeric]
-    equal = np.vstack([columns[k].values == poi[k] for k in nominal]) if nominal else np.zeros((0, len(y)), bool)
+    equal = (
+        np.vstack([columns[k].values == poi[k] for k in nominal])
+        if nominal
+        else np.zeros((0, len(y)), bool)
+    )
     keep = np.arange(len(y))
     steps: list[Chosen] = []
-    used: set[str] = set()  # one predicate per feature: "the same wave (0)" and "wave at most 1" say one thing
+    used: set[str] = (
+        set()
+    )  # one predicate per feature: "the same wave (0)" and "wave at most 1" say one thing
     while len(steps) < width and len(keep):
         ys = y[keep]
         found, source = _nominal_candidates(columns, poi, nominal, equal[:, keep], ys)
         for k in numeric:
             col = columns[k]
-            cand = best_predicate(PairColumn(col.spec, col.pair_op, col.values[keep], True, col.decode), float(poi[k]), ys,
-                                  toward_target=True, thresholds_only=thresholds_only)
+            cand = best_predicate(
+                PairColumn(col.spec, col.pair_op, col.values[keep], True, col.decode),
+                float(poi[k]),
+                ys,
+                toward_target=True,
+                thresholds_only=thresholds_only,
+            )
             if cand is not None:
                 found.append(cand)
                 source.append(k)
@@ -201,7 +220,9 @@ def grow(
     return steps
 
 
-def _nominal_candidates(columns, poi, nominal: list[int], equal: np.ndarray, ys: np.ndarray) -> tuple[list[Candidate], list[int]]:
+def _nominal_candidates(
+    columns, poi, nominal: list[int], equal: np.ndarray, ys: np.ndarray
+) -> tuple[list[Candidate], list[int]]:
     """``f = <pair of interest's value>`` for every nominal column that favours the target,
     scored in one pass; with the index of each candidate's column."""
     if not len(nominal):
@@ -211,6 +232,16 @@ def _nominal_candidates(columns, poi, nominal: list[int], equal: np.ndarray, ys:
     pos = float(ys.sum())
     gains = information_gain(sat_pos, sat, pos, len(ys))
     rows = np.flatnonzero((gains > 1e-12) & favours_target(sat_pos, sat, pos, len(ys)))
-    found = [Candidate(columns[nominal[r]], "=", float(poi[nominal[r]]), float(gains[r]), equal[r], sat[r], sat_pos[r])
-             for r in rows]
+    found = [
+        Candidate(
+            columns[nominal[r]],
+            "=",
+            float(poi[nominal[r]]),
+            float(gains[r]),
+            equal[r],
+            sat[r],
+            sat_pos[r],
+        )
+        for r in rows
+    ]
     return found, [nominal[r] for r in rows]

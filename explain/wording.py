@@ -23,6 +23,7 @@ class PairValues(NamedTuple):
     second: object
     unit: str
 
+
 _ORDERING = {"GT": "higher", "LT": "lower", "SIM": "similar"}
 _ABBREVIATIONS = {"gc": "GC", "cpu": "CPU", "mb": "MB", "id": "id", "jvm": "JVM"}
 
@@ -36,7 +37,10 @@ _NAMES = {
 
 
 _FLAGS = {
-    "first_task_on_executor": ("it was the first task of its stage on its executor", "it was not the first task of its stage on its executor"),
+    "first_task_on_executor": (
+        "it was the first task of its stage on its executor",
+        "it was not the first task of its stage on its executor",
+    ),
     "speculative": ("it was a speculative copy", "it was not a speculative copy"),
 }
 """T/F features said as what the execution was: (when T, when F)."""
@@ -46,7 +50,11 @@ def label(feature: str) -> str:
     """``time_per_record`` -> ``time per record``; ``gc_time`` -> ``GC time``."""
     if feature in _NAMES:
         return _NAMES[feature]
-    return " ".join(_ABBREVIATIONS.get(word.lower(), word) for word in feature.replace(".", "_").split("_") if word)
+    return " ".join(
+        _ABBREVIATIONS.get(word.lower(), word)
+        for word in feature.replace(".", "_").split("_")
+        if word
+    )
 
 
 def _negated(atom: Atom) -> bool:
@@ -54,14 +62,21 @@ def _negated(atom: Atom) -> bool:
 
 
 def _threshold(atom: Atom, subject: str, unit: str = "none") -> str:
-    words = {"<": "below", "<=": "at most", ">": "above", ">=": "at least", "=": "", "!=": "not"}[atom.op]
+    words = {"<": "below", "<=": "at most", ">": "above", ">=": "at least", "=": "", "!=": "not"}[
+        atom.op
+    ]
     value = value_text(atom.value, unit)
     return f"{subject} {label(atom.feature)} {words + ' ' if words else ''}{value}".strip()
 
 
 def _both(atom: Atom) -> bool:
     """``f diff = (v, v)``: both executions had the value v."""
-    return atom.pair_op == "diff" and atom.op == "=" and isinstance(atom.value, ValuePair) and atom.value.first == atom.value.second
+    return (
+        atom.pair_op == "diff"
+        and atom.op == "="
+        and isinstance(atom.value, ValuePair)
+        and atom.value.first == atom.value.second
+    )
 
 
 def value_text(value: object, unit: str = "none") -> str:
@@ -72,7 +87,7 @@ def value_text(value: object, unit: str = "none") -> str:
         value = value.value
     if isinstance(value, bool):
         return "T" if value else "F"
-    if isinstance(value, (int, float)) and not isinstance(value, bool) or hasattr(value, "dtype"):
+    if (isinstance(value, (int, float)) and not isinstance(value, bool)) or hasattr(value, "dtype"):
         try:
             x = float(value)  # type: ignore[arg-type]
         except (TypeError, ValueError):
@@ -132,8 +147,15 @@ def because_phrase(atom: Atom, values: PairValues | None = None) -> str:
         return f"its {name} was {_ORDERING[atom.value.value]}{_pair(values)}"
     if atom.pair_op == "isSame" and isinstance(atom.value, Bool):
         same = atom.value.value != _negated(atom)
-        if not same and atom.feature in _FLAGS and values is not None and {str(values.first), str(values.second)} == {"T", "F"}:
-            return _FLAGS[atom.feature][0 if str(values.first) == "T" else 1] + " (the other was not)" * (str(values.first) == "T")
+        if (
+            not same
+            and atom.feature in _FLAGS
+            and values is not None
+            and {str(values.first), str(values.second)} == {"T", "F"}
+        ):
+            return _FLAGS[atom.feature][
+                0 if str(values.first) == "T" else 1
+            ] + " (the other was not)" * (str(values.first) == "T")
         return f"its {name} was {'the same' if same else 'different'}{_pair(values)}"
     if _both(atom):
         return f"both had {name} {value_text(atom.value.first, unit)}"

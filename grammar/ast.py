@@ -71,8 +71,8 @@ class Ordering:
 class ValuePair:
     """``(a, b)``: the value of a ``diff`` pair feature on a nominal feature."""
 
-    first: "Scalar"
-    second: "Scalar"
+    first: Scalar
+    second: Scalar
 
 
 Scalar = Union[Number, String, Bool]
@@ -114,7 +114,7 @@ class Predicate:
     def __iter__(self):
         return iter(self.atoms)
 
-    def __add__(self, other: "Predicate") -> "Predicate":
+    def __add__(self, other: Predicate) -> Predicate:
         return Predicate(self.atoms + other.atoms)
 
 
@@ -158,7 +158,7 @@ class Query:
         """How many ``?`` values remain to be bound."""
         return sum(1 for e in (self.first, self.second) if e is not None and e.is_placeholder)
 
-    def bind(self, *values: object) -> "Query":
+    def bind(self, *values: object) -> Query:
         """Fill ``?`` placeholders in order (first, then second) with ``values``.
 
         Raises PxqlError (a user's mistake, e.g. ``--bind`` given once for two ``?``)."""

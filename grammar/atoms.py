@@ -24,7 +24,17 @@ PAIR_OPS = {"issame": "isSame", "compare": "compare", "diff": "diff"}
 """Pair features as written in any case -> as the AST spells them."""
 
 _PAIR_SUFFIX = re.compile(r"(.+)[._](issame|compare|diff)", re.IGNORECASE)
-_OPS = {"=": "=", "!=": "!=", "≠": "!=", "<": "<", "<=": "<=", "≤": "<=", ">": ">", ">=": ">=", "≥": ">="}
+_OPS = {
+    "=": "=",
+    "!=": "!=",
+    "≠": "!=",
+    "<": "<",
+    "<=": "<=",
+    "≤": "<=",
+    ">": ">",
+    ">=": ">=",
+    "≥": ">=",
+}
 
 
 def build_atom(children: list) -> Atom:
@@ -99,7 +109,9 @@ def _feature(items: list[Token], op_at: int) -> tuple[str, str]:
             if suffix is not None:
                 return suffix.group(1), PAIR_OPS[suffix.group(2).lower()]
         elif name.lower() in PAIR_OPS:
-            raise error(f"'{name}' needs a feature before it (e.g. 'duration {name}')", token_span(first))
+            raise error(
+                f"'{name}' needs a feature before it (e.g. 'duration {name}')", token_span(first)
+            )
     return name, pair_op
 
 
@@ -130,17 +142,25 @@ def _misfit(name: str, pair_op: str, op: str, value: Value) -> _Misfit | None:
             if isinstance(value, String) and pair_op in _VALUE_CHOICES:
                 suggestions = closest(value.value, _VALUE_CHOICES[pair_op], cutoff=0.5)
             return _Misfit(
-                f"'{name} {pair_op}' takes {_VALUE_WORDS[pair_op]}, not {_describe(value)}", "value", suggestions
+                f"'{name} {pair_op}' takes {_VALUE_WORDS[pair_op]}, not {_describe(value)}",
+                "value",
+                suggestions,
             )
         if op != "=" and op != "!=":
-            return _Misfit(f"'{name} {pair_op}' can only be compared with = or !=, not {op}", "op", [])
+            return _Misfit(
+                f"'{name} {pair_op}' can only be compared with = or !=, not {op}", "op", []
+            )
         return None
     if isinstance(value, (Ordering, ValuePair)):
         suggestion = _misspelled_pair_op(name)
         if suggestion is not None:
             return _Misfit(f"unknown pair feature '{_last_word(name)}'", "last_word", [suggestion])
         hint = "compare" if isinstance(value, Ordering) else "diff"
-        return _Misfit(f"{_describe(value)} is a value of '{hint}': write '{name} {hint} {op} ...'", "value", [])
+        return _Misfit(
+            f"{_describe(value)} is a value of '{hint}': write '{name} {hint} {op} ...'",
+            "value",
+            [],
+        )
     if op != "=" and op != "!=" and not isinstance(value, Number):
         return _Misfit(f"{op} needs a number, not {_describe(value)}", "value", [])
     return None

@@ -26,16 +26,21 @@ import re
 from collections.abc import Iterable, Mapping
 
 from .ast import Atom, Number, Query, Span, ValuePair
-from .errors import PxqlError
 from .atoms import PAIR_OPS, pair_op_like
+from .errors import PxqlError
 from .printer import value_to_pxql
 
 _SEPARATORS = re.compile(r"[\s_.\-]+")
 _LAST_WORD = re.compile(r"[\s_.]([^\s_.]+)$")
 _UNIT_OF = {"time": "ms", "size": "bytes"}
 """The feature unit a number with a unit of each dimension (units.py) measures in."""
-_UNIT_WORDS = {"ms": "a time (ms)", "bytes": "a size (bytes)", "count": "a count", "ratio": "a ratio",
-               "none": "not measured in any unit"}
+_UNIT_WORDS = {
+    "ms": "a time (ms)",
+    "bytes": "a size (bytes)",
+    "count": "a count",
+    "ratio": "a ratio",
+    "none": "not measured in any unit",
+}
 
 
 def feature_key(name: str) -> str:
@@ -73,7 +78,9 @@ class FeatureIndex:
         return [self.by_key[k] for k in keys]
 
 
-def check_features(query: Query, source: str, features: Iterable[str] | Mapping[str, str | None] | None) -> None:
+def check_features(
+    query: Query, source: str, features: Iterable[str] | Mapping[str, str | None] | None
+) -> None:
     """Raise PxqlError at the first misspelled pair suffix, unknown feature or (``features``
     mapping names to units) number in a unit the feature is not measured in."""
     index = FeatureIndex(features) if features is not None else None
@@ -114,7 +121,11 @@ def _check_unit(atom: Atom, unit: str | None) -> None:
     known, nothing to check)."""
     if unit is None:
         return
-    values = (atom.value.first, atom.value.second) if isinstance(atom.value, ValuePair) else (atom.value,)
+    values = (
+        (atom.value.first, atom.value.second)
+        if isinstance(atom.value, ValuePair)
+        else (atom.value,)
+    )
     for value in values:
         if isinstance(value, Number) and value.dimension and _UNIT_OF[value.dimension] != unit:
             span = atom.value_span or atom.span

@@ -13,7 +13,12 @@ from .tokens import closest, error, token_span
 MAX_WIDTH = 1000
 """Widths beyond this are typos: no log has a thousand features worth predicating on."""
 
-ID_FIELD_NAMES: dict[str, str] = {"app": "AppID", "job": "JobID", "stage": "StageID", "task": "TaskID"}
+ID_FIELD_NAMES: dict[str, str] = {
+    "app": "AppID",
+    "job": "JobID",
+    "stage": "StageID",
+    "task": "TaskID",
+}
 """Entity kind -> its id field as the canonical printer writes it."""
 
 VARIABLE_PREFIX: dict[str, EntityKind] = {"A": "app", "J": "job", "S": "stage", "T": "task"}
@@ -57,7 +62,10 @@ def width(token: Token) -> int:
     """The n of ``WIDTH n``: a whole number from 0 to MAX_WIDTH."""
     text = token.value.lstrip("+")
     if not text.isdigit():
-        raise error(f"a width is a whole number of predicates (0 or more), not {token.value}", token_span(token))
+        raise error(
+            f"a width is a whole number of predicates (0 or more), not {token.value}",
+            token_span(token),
+        )
     if len(text) > 4 or int(text) > MAX_WIDTH:
         raise error(f"width {text} is too large (at most {MAX_WIDTH})", token_span(token))
     return int(text)
@@ -116,5 +124,8 @@ def resolve_for(
         bound[binding.variable] = binding
     first, second = variables
     if first not in bound:
-        raise error(f"{first} is not bound: add {first}.{ID_FIELD_NAMES[bound[second].kind]} = <id> (or ?)", span)
+        raise error(
+            f"{first} is not bound: add {first}.{ID_FIELD_NAMES[bound[second].kind]} = <id> (or ?)",
+            span,
+        )
     return bound[first].kind, bound[first].entity, bound[second].entity if second in bound else None

@@ -61,7 +61,7 @@ class PxqlError(Exception):
         if source is not None:
             self.with_source(source)
 
-    def with_source(self, source: str) -> "PxqlError":
+    def with_source(self, source: str) -> PxqlError:
         """Attach the query text (once) so that line, column and the caret can be shown.
         Checks deep in the parser know spans but not the text; parse() attaches it."""
         if self.source is None:

@@ -17,10 +17,9 @@ import re
 from collections.abc import Iterator
 
 from lark import Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 from lark.common import LexerConf
+from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 from lark.lexer import Lexer, LexerState, TerminalDef
-
 
 new_token = Token._future_new
 """Token's constructor without the argument shuffling of Token.__new__ (a tenth of the
@@ -52,12 +51,16 @@ class PxqlLexer(Lexer):
                 key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name),
             )
             alternatives = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in ordered)
-            compiled = self._compiled[names] = re.compile(f"{self.skip}(?:{alternatives})", self.flags)
+            compiled = self._compiled[names] = re.compile(
+                f"{self.skip}(?:{alternatives})", self.flags
+            )
         return compiled
 
     def _state_scanner(self, parser_state) -> tuple[re.Pattern[str], frozenset[str]]:
         position = parser_state.position
-        accepts = frozenset(n for n in parser_state.parse_conf.states[position] if n in self.terminals)
+        accepts = frozenset(
+            n for n in parser_state.parse_conf.states[position] if n in self.terminals
+        )
         scanner = self.scanners.get(position)
         if scanner is None:
             scanner = self.scanners[position] = self._scanner(accepts)
@@ -84,9 +87,13 @@ class PxqlLexer(Lexer):
                 line += newlines
                 line_start = text.rfind("\n", pos, start) + 1
             pos = match.end()
-            yield new_token(kind, match.group(kind), start, line, start - line_start + 1, line, None, pos)
+            yield new_token(
+                kind, match.group(kind), start, line, start - line_start + 1, line, None, pos
+            )
 
-    def _error(self, text: str, pos: int, end: int, line: int, line_start: int, parser_state) -> Exception:
+    def _error(
+        self, text: str, pos: int, end: int, line: int, line_start: int, parser_state
+    ) -> Exception:
         """UnexpectedToken when the text is a terminal this state cannot accept (a keyword
         out of place, a misspelled word), else UnexpectedCharacters."""
         start = self.skip_re.match(text, pos, end).end()  # type: ignore[union-attr]
@@ -100,5 +107,7 @@ class PxqlLexer(Lexer):
         if match is not None:
             kind = match.lastgroup
             token = Token(kind, match.group(kind), start, line, column, line, None, match.end())
-            return UnexpectedToken(token, accepts, state=parser_state, terminals_by_name=self.terminals)
+            return UnexpectedToken(
+                token, accepts, state=parser_state, terminals_by_name=self.terminals
+            )
         return UnexpectedCharacters(text, start, line, column, allowed=accepts, state=parser_state)

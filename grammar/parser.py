@@ -52,10 +52,14 @@ def parse(text: str, *, features: Iterable[str] | Mapping[str, str | None] | Non
         try:
             text = bytes(text).decode("utf-8")
         except UnicodeDecodeError as err:
-            raise PxqlError(f"the query is not valid UTF-8 text: {err.reason} at byte {err.start}") from None
+            raise PxqlError(
+                f"the query is not valid UTF-8 text: {err.reason} at byte {err.start}"
+            ) from None
     if not isinstance(text, str):
         raise PxqlError(f"a query is text, not {type(text).__name__}")
-    if not text.strip() or all(line.strip().startswith("--") or not line.strip() for line in text.split("\n")):
+    if not text.strip() or all(
+        line.strip().startswith("--") or not line.strip() for line in text.split("\n")
+    ):
         raise PxqlError("the query is empty", expected=["FOR", "DESPITE", "OBSERVED", "WHY"])
     try:
         query = _lark().parse(text)
@@ -65,7 +69,7 @@ def parse(text: str, *, features: Iterable[str] | Mapping[str, str | None] | Non
         raise err.with_source(text) from None
     except UnexpectedInput as err:
         raise translate(err, text) from None
-    except Exception as err:  # noqa: BLE001 - the contract: only PxqlError escapes parse()
+    except Exception as err:
         raise PxqlError(
             f"internal error while parsing the query ({type(err).__name__}: {err}); please report it",
             source=text,

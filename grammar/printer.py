@@ -18,7 +18,9 @@ from .clauses import ID_FIELD_NAMES
 _BARE_ID = re.compile(r"\w+(?:[.\-/:]\w+)*")
 _BARE_WORD = re.compile(r"(?!\d)\w+")
 _PAIR_SUFFIX = re.compile(r".+[._](?:issame|compare|diff)", re.IGNORECASE)
-RESERVED = frozenset("and for where despite observed expected with why slower faster same than as".split())
+RESERVED = frozenset(
+    "and for where despite observed expected with why slower faster same than as".split()
+)
 """Words that never lex as a feature name or a bare id (pxql.lark's _UNRESERVED)."""
 
 
@@ -74,7 +76,12 @@ def _feature(name: str) -> str:
     Underscores stay: ``pig script`` was parsed as ``pig_script``."""
     plain = bool(name) and all(_BARE_WORD.fullmatch(part) for part in name.split("."))
     lowered = name.lower()
-    if plain and not _PAIR_SUFFIX.fullmatch(name) and lowered not in PAIR_OPS and lowered not in RESERVED:
+    if (
+        plain
+        and not _PAIR_SUFFIX.fullmatch(name)
+        and lowered not in PAIR_OPS
+        and lowered not in RESERVED
+    ):
         return name
     if "`" in name or "\n" in name or not name:
         raise ValueError(f"feature name {name!r} cannot be written in PXQL")
@@ -90,5 +97,10 @@ def _entity_id(entity: EntityId) -> str:
 
 
 def _quote(text: str, quote: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace(quote, "\\" + quote).replace("\n", "\\n").replace("\t", "\\t")
+    escaped = (
+        text.replace("\\", "\\\\")
+        .replace(quote, "\\" + quote)
+        .replace("\n", "\\n")
+        .replace("\t", "\\t")
+    )
     return f"{quote}{escaped}{quote}"

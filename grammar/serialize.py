@@ -60,7 +60,12 @@ def predicate_to_list(predicate: Predicate) -> list[dict[str, Any]]:
 
 
 def atom_to_dict(atom: Atom) -> dict[str, Any]:
-    return {"feature": atom.feature, "pair_op": atom.pair_op, "op": atom.op, "value": value_to_dict(atom.value)}
+    return {
+        "feature": atom.feature,
+        "pair_op": atom.pair_op,
+        "op": atom.op,
+        "value": value_to_dict(atom.value),
+    }
 
 
 def value_to_dict(value: Value) -> dict[str, Any]:
@@ -81,7 +86,11 @@ def value_to_dict(value: Value) -> dict[str, Any]:
     if isinstance(value, Ordering):
         return {"type": "ordering", "value": value.value}
     if isinstance(value, ValuePair):
-        return {"type": "pair", "first": value_to_dict(value.first), "second": value_to_dict(value.second)}
+        return {
+            "type": "pair",
+            "first": value_to_dict(value.first),
+            "second": value_to_dict(value.second),
+        }
     raise TypeError(f"not a PXQL value: {value!r}")
 
 

@@ -17,8 +17,24 @@ from .tokens import closest
 KEYWORDS: dict[str, str] = {
     name: name
     for name in (
-        "FOR", "WHERE", "DESPITE", "OBSERVED", "EXPECTED", "WITH", "WIDTH", "WHY",
-        "SLOWER", "FASTER", "SAME", "THAN", "AS", "APP", "JOB", "STAGE", "TASK", "AND",
+        "FOR",
+        "WHERE",
+        "DESPITE",
+        "OBSERVED",
+        "EXPECTED",
+        "WITH",
+        "WIDTH",
+        "WHY",
+        "SLOWER",
+        "FASTER",
+        "SAME",
+        "THAN",
+        "AS",
+        "APP",
+        "JOB",
+        "STAGE",
+        "TASK",
+        "AND",
     )
 }
 """Keyword terminals -> how they are spelled to the user (and offered as did-you-mean)."""
@@ -83,10 +99,44 @@ _GROUPS = {
 }
 
 _ORDER = [
-    "WORD", "QUOTED_NAME", "NAME", "QUALIFIED", "QMARK", "ID", "OP", "EQ", "PAIR_OP", "<value>",
-    "NUMBER", "UNIT", "STRING", "BAREWORD", "BOOL", "ORDERING", "LPAR", "COMMA", "RPAR",
-    "FOR", "WHERE", "WHY", "APP", "JOB", "STAGE", "TASK", "SLOWER", "FASTER", "SAME", "THAN", "AS",
-    "AND", "DESPITE", "OBSERVED", "EXPECTED", "WITH", "WIDTH", "$END",
+    "WORD",
+    "QUOTED_NAME",
+    "NAME",
+    "QUALIFIED",
+    "QMARK",
+    "ID",
+    "OP",
+    "EQ",
+    "PAIR_OP",
+    "<value>",
+    "NUMBER",
+    "UNIT",
+    "STRING",
+    "BAREWORD",
+    "BOOL",
+    "ORDERING",
+    "LPAR",
+    "COMMA",
+    "RPAR",
+    "FOR",
+    "WHERE",
+    "WHY",
+    "APP",
+    "JOB",
+    "STAGE",
+    "TASK",
+    "SLOWER",
+    "FASTER",
+    "SAME",
+    "THAN",
+    "AS",
+    "AND",
+    "DESPITE",
+    "OBSERVED",
+    "EXPECTED",
+    "WITH",
+    "WIDTH",
+    "$END",
 ]
 
 
@@ -110,7 +160,9 @@ def translate(err: UnexpectedInput, source: str) -> PxqlError:
     if isinstance(err, UnexpectedToken):
         return _unexpected_token(err.token, _acceptable(err, set(err.expected)), source)
     if isinstance(err, UnexpectedCharacters):
-        return _unexpected_character(err.pos_in_stream, _acceptable(err, set(err.allowed or ())), source)
+        return _unexpected_character(
+            err.pos_in_stream, _acceptable(err, set(err.allowed or ())), source
+        )
     return PxqlError("the query could not be parsed", source=source, span=(0, len(source)))
 
 
@@ -119,9 +171,13 @@ def _unexpected_token(token: Token, expected: set[str], source: str) -> PxqlErro
     wanted = f"; expected {or_list(words)}" if words else ""
     if token.type == "$END":
         end = len(source.rstrip())
-        return PxqlError(f"unexpected end of query{wanted}", span=(end, end + 1), source=source, expected=words)
+        return PxqlError(
+            f"unexpected end of query{wanted}", span=(end, end + 1), source=source, expected=words
+        )
     if "WORD" in expected and token.value.lower() in RESERVED:
-        wanted += f" ('{token.value}' is a keyword: write `{token.value}` for a feature of that name)"
+        wanted += (
+            f" ('{token.value}' is a keyword: write `{token.value}` for a feature of that name)"
+        )
     keywords = [word for name in sorted(expected, key=_order) for word in _SPELLINGS.get(name, ())]
     suggestions = closest(token.value, keywords, cutoff=0.6) if token.value.isidentifier() else []
     return PxqlError(

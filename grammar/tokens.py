@@ -50,7 +50,9 @@ def error(message: str, span: Span, **kwargs) -> PxqlError:
 def closest(word: str, choices: list[str], cutoff: float = 0.6) -> list[str]:
     """Did-you-mean candidates for ``word`` among ``choices``, case-insensitively."""
     by_key = {c.lower(): c for c in choices}
-    return [by_key[m] for m in difflib.get_close_matches(word.lower(), list(by_key), n=3, cutoff=cutoff)]
+    return [
+        by_key[m] for m in difflib.get_close_matches(word.lower(), list(by_key), n=3, cutoff=cutoff)
+    ]
 
 
 def unquote(token: Token) -> str:

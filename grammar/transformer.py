@@ -133,7 +133,12 @@ class ToAst(Transformer):
             offset = len(variable) + 1
             raise error(
                 f"unknown id field '{field_name}'",
-                Span(qualified.start_pos + offset, qualified.end_pos, qualified.line, qualified.column + offset),
+                Span(
+                    qualified.start_pos + offset,
+                    qualified.end_pos,
+                    qualified.line,
+                    qualified.column + offset,
+                ),
                 suggestions=closest(field_name, list(ID_FIELD_NAMES.values())),
                 expected=list(ID_FIELD_NAMES.values()),
             )
@@ -145,7 +150,10 @@ class ToAst(Transformer):
     def for_clause(self, children: list) -> _For:
         first, second = children[1], children[3]
         if first.value == second.value:
-            raise error(f"the two variables must differ, but both are called '{first.value}'", token_span(second))
+            raise error(
+                f"the two variables must differ, but both are called '{first.value}'",
+                token_span(second),
+            )
         variables = (first.value, second.value)
         span = children_span(children)
         bindings = children[4].bindings if len(children) > 4 else []
@@ -165,7 +173,9 @@ class ToAst(Transformer):
                 expected.span,
             )
         if found is None:  # as in the paper's Figure 1: a question about two jobs, bound later
-            found = _For("job", ("J1", "J2"), EntityId(None), EntityId(None), children_span(children))
+            found = _For(
+                "job", ("J1", "J2"), EntityId(None), EntityId(None), children_span(children)
+            )
         despite = clauses.get("despite")
         return Query(
             found.entity,
@@ -185,7 +195,9 @@ class ToAst(Transformer):
         return Located(children[0].value.lower(), token_span(children[0]))
 
     def reference(self, children: list) -> _Reference:
-        return _Reference(children[0] if len(children) == 2 else None, children[-1], children_span(children))
+        return _Reference(
+            children[0] if len(children) == 2 else None, children[-1], children_span(children)
+        )
 
     def slower(self, children: list) -> _Direction:
         return _direction("slower", children)

@@ -54,7 +54,9 @@ def run_trial(spark, program: str, path: str, store, seed: int, delay_s: float) 
     module = importlib.import_module(f"perfx.isolation.programs.{program}")
     line = pick_line(path, random.Random(seed))
     started = time.perf_counter()
-    with TracedContext(spark, store=store, lineage="full", meta={"program": program, "input": path}) as ctx:
+    with TracedContext(
+        spark, store=store, lineage="full", meta={"program": program, "input": path}
+    ) as ctx:
         module.pipeline(ctx, path, delay=(line, delay_s)).collect_traced()
     seconds = time.perf_counter() - started
     run = StoredRun.open(store, ctx.run_id)

@@ -41,13 +41,19 @@ def _now() -> str:
 class TracedContext:
     """Write the program against this instead of the SparkContext::
 
-        with TracedContext(spark, lineage="impact") as ctx:
-            counts = ctx.textFile(path).flatMap(parse).reduceByKey(add)
-            for record in counts.collect_traced(): ...
+    with TracedContext(spark, lineage="impact") as ctx:
+        counts = ctx.textFile(path).flatMap(parse).reduceByKey(add)
+        for record in counts.collect_traced(): ...
     """
 
-    def __init__(self, spark, run_id: str | None = None, store: LineageStore | str | None = None,
-                 lineage: str = "impact", meta: dict | None = None):
+    def __init__(
+        self,
+        spark,
+        run_id: str | None = None,
+        store: LineageStore | str | None = None,
+        lineage: str = "impact",
+        meta: dict | None = None,
+    ):
         if lineage not in LINEAGE_MODES:
             raise IsolationError(f"unknown lineage mode {lineage!r}: use impact or full")
         self.sc = spark.sparkContext if hasattr(spark, "sparkContext") else spark
@@ -55,7 +61,9 @@ class TracedContext:
         self.store = store if isinstance(store, LineageStore) else open_store(store)
         self.run_id = run_id or new_run_id()
         if not _RUN_ID.match(self.run_id):
-            raise IsolationError(f"bad run id {self.run_id!r}: letters, digits, '.', '_' and '-' only")
+            raise IsolationError(
+                f"bad run id {self.run_id!r}: letters, digits, '.', '_' and '-' only"
+            )
         self._stages: dict[int, dict] = {}
         self._sources: dict[int, dict] = {}
         self._expected: set[int] = set()
@@ -64,8 +72,13 @@ class TracedContext:
         self._finished = False
         self._use_driver_python()
         self.meta = {
-            "run": self.run_id, "created": _now(), "lineage": lineage, "store": self.store.url,
-            "app_id": self.sc.applicationId, "master": self.sc.master, **(meta or {}),
+            "run": self.run_id,
+            "created": _now(),
+            "lineage": lineage,
+            "store": self.store.url,
+            "app_id": self.sc.applicationId,
+            "master": self.sc.master,
+            **(meta or {}),
             "complete": False,
         }
         self.store.begin(self.run_id, self.meta)
@@ -91,12 +104,14 @@ class TracedContext:
         rdd = self.sc.textFile(path, minPartitions)
         try:
             partitions = rdd.getNumPartitions()
-        except Exception as err:  # noqa: BLE001 - Hadoop's InvalidInputException via py4j
+        except Exception as err:
             raise IsolationError(f"cannot read input {path}: {_first_line(err)}") from None
         stage = self._new_stage("source", f"textFile({path})", (), partitions, written=False)
         self._sources[stage] = {"kind": "text", "name": path, "splits": sources.text_splits(rdd)}
         traced = rdd.mapPartitionsWithIndex(sources.text_source(stage, self.full))
-        return TracedDataset(self, traced, f"textFile({os.path.basename(path.rstrip('/'))})", (stage,))
+        return TracedDataset(
+            self, traced, f"textFile({os.path.basename(path.rstrip('/'))})", (stage,)
+        )
 
     def parallelize(self, c, numSlices: int | None = None) -> TracedDataset:
         """A local collection; its records' excerpts are stored as a source table."""
@@ -117,13 +132,19 @@ class TracedContext:
 
     # -- stages and actions (used by TracedDataset) ----------------------------------------
 
-    def _new_stage(self, kind: str, name: str, inputs: tuple[int, ...], partitions: int,
-                   written: bool = True) -> int:
+    def _new_stage(
+        self, kind: str, name: str, inputs: tuple[int, ...], partitions: int, written: bool = True
+    ) -> int:
         stage = len(self._stages)
         if stage >= MAX_TABLES:
             raise IsolationError(f"a traced run has at most {MAX_TABLES} stages")
-        self._stages[stage] = {"kind": kind, "name": name, "inputs": list(inputs),
-                               "partitions": partitions, "written": written}
+        self._stages[stage] = {
+            "kind": kind,
+            "name": name,
+            "inputs": list(inputs),
+            "partitions": partitions,
+            "written": written,
+        }
         return stage
 
     def _persist(self, rdd):
@@ -150,7 +171,7 @@ class TracedContext:
             return action()
         except IsolationError:
             raise
-        except Exception as err:  # noqa: BLE001 - a failed Spark job, reported in one line
+        except Exception as err:
             found = from_job_failure(err)
             if found is None:
                 raise IsolationError(f"traced job failed: {_first_line(err)}") from None
@@ -198,9 +219,17 @@ class TracedContext:
                 "spark_stages": sorted(int(s) for s in set(rows.spark_stage) if s >= 0),
             }
         if missing:
-            raise IsolationError(f"run {self.run_id} is incomplete: no lineage for {'; '.join(missing)}")
-        self.meta = {**self.meta, "finished": _now(), "stages": stages, "outputs": self._outputs,
-                     "sources": self._source_meta(), "complete": True}
+            raise IsolationError(
+                f"run {self.run_id} is incomplete: no lineage for {'; '.join(missing)}"
+            )
+        self.meta = {
+            **self.meta,
+            "finished": _now(),
+            "stages": stages,
+            "outputs": self._outputs,
+            "sources": self._source_meta(),
+            "complete": True,
+        }
         self.store.mark_complete(self.run_id, self.meta)
         self._finished = True
         return self.meta

@@ -58,8 +58,9 @@ class TracedDataset:
         return self._rdd
 
     def _narrow(self, factory, function, name: str, keeps_partitioning: bool) -> TracedDataset:
-        rdd = self._consume().mapPartitions(factory(function, self.ctx.full),
-                                            preservesPartitioning=keeps_partitioning)
+        rdd = self._consume().mapPartitions(
+            factory(function, self.ctx.full), preservesPartitioning=keeps_partitioning
+        )
         return TracedDataset(self.ctx, rdd, f"{self.name}.{name}", self._stage_inputs)
 
     # -- narrow operators ------------------------------------------------------------------
@@ -89,51 +90,81 @@ class TracedDataset:
             return sc.defaultParallelism
         return self._rdd.getNumPartitions()
 
-    def combineByKey(self, createCombiner, mergeValue, mergeCombiners, numPartitions=None,
-                     partitionFunc=portable_hash, name: str = "combineByKey") -> TracedDataset:
+    def combineByKey(
+        self,
+        createCombiner,
+        mergeValue,
+        mergeCombiners,
+        numPartitions=None,
+        partitionFunc=portable_hash,
+        name: str = "combineByKey",
+    ) -> TracedDataset:
         partitions = self._reduce_partitions(numPartitions)
         rdd = self._consume()
-        stage = self.ctx._new_stage("combine", f"{self.name}.{name}", self._stage_inputs,
-                                    rdd.getNumPartitions())
+        stage = self.ctx._new_stage(
+            "combine", f"{self.name}.{name}", self._stage_inputs, rdd.getNumPartitions()
+        )
         combined = rdd.mapPartitionsWithIndex(
-            shuffle.combine(createCombiner, mergeValue, self.ctx.run_id, stage, self.ctx.store,
-                            self.ctx.full))
+            shuffle.combine(
+                createCombiner, mergeValue, self.ctx.run_id, stage, self.ctx.store, self.ctx.full
+            )
+        )
         merged = combined.partitionBy(partitions, partitionFunc).mapPartitionsWithIndex(
-            shuffle.merge(mergeCombiners, self.ctx.full), preservesPartitioning=True)
+            shuffle.merge(mergeCombiners, self.ctx.full), preservesPartitioning=True
+        )
         return TracedDataset(self.ctx, merged, f"{self.name}.{name}", (stage,))
 
     def reduceByKey(self, func, numPartitions=None, partitionFunc=portable_hash) -> TracedDataset:
-        return self.combineByKey(lambda v: v, func, func, numPartitions, partitionFunc,
-                                 name="reduceByKey")
+        return self.combineByKey(
+            lambda v: v, func, func, numPartitions, partitionFunc, name="reduceByKey"
+        )
 
-    def aggregateByKey(self, zeroValue, seqFunc, combFunc, numPartitions=None,
-                       partitionFunc=portable_hash) -> TracedDataset:
+    def aggregateByKey(
+        self, zeroValue, seqFunc, combFunc, numPartitions=None, partitionFunc=portable_hash
+    ) -> TracedDataset:
         def create(value):
             return seqFunc(copy.deepcopy(zeroValue), value)
 
-        return self.combineByKey(create, seqFunc, combFunc, numPartitions, partitionFunc,
-                                 name="aggregateByKey")
+        return self.combineByKey(
+            create, seqFunc, combFunc, numPartitions, partitionFunc, name="aggregateByKey"
+        )
 
     def groupByKey(self, numPartitions=None, partitionFunc=portable_hash) -> TracedDataset:
         """Groups are lists (PySpark gives a ResultIterable over one)."""
-        return self.combineByKey(_single, _append, _extend, numPartitions, partitionFunc,
-                                 name="groupByKey")
+        return self.combineByKey(
+            _single, _append, _extend, numPartitions, partitionFunc, name="groupByKey"
+        )
 
     def join(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
         """Inner join: ``(k, (v, w))`` for every pair of a key, each with those two inputs."""
         if other.ctx is not self.ctx:
             raise ValueError("join needs two datasets of the same TracedContext")
-        partitions = numPartitions or max(self._reduce_partitions(None), other._reduce_partitions(None))
+        partitions = numPartitions or max(
+            self._reduce_partitions(None), other._reduce_partitions(None)
+        )
         name = f"{self.name}.join({other.name})"
         sides = []
         for side, dataset in enumerate((self, other)):
             rdd = dataset._consume()
-            stage = self.ctx._new_stage("combine", f"{name}[{side}]", dataset._stage_inputs,
-                                        rdd.getNumPartitions())
-            sides.append((stage, rdd.mapPartitionsWithIndex(
-                shuffle.join_tag(side, self.ctx.run_id, stage, self.ctx.store, self.ctx.full))))
-        joined = sides[0][1].union(sides[1][1]).partitionBy(partitions).mapPartitionsWithIndex(
-            shuffle.join_merge(self.ctx.full), preservesPartitioning=True)
+            stage = self.ctx._new_stage(
+                "combine", f"{name}[{side}]", dataset._stage_inputs, rdd.getNumPartitions()
+            )
+            sides.append(
+                (
+                    stage,
+                    rdd.mapPartitionsWithIndex(
+                        shuffle.join_tag(
+                            side, self.ctx.run_id, stage, self.ctx.store, self.ctx.full
+                        )
+                    ),
+                )
+            )
+        joined = (
+            sides[0][1]
+            .union(sides[1][1])
+            .partitionBy(partitions)
+            .mapPartitionsWithIndex(shuffle.join_merge(self.ctx.full), preservesPartitioning=True)
+        )
         return TracedDataset(self.ctx, joined, name, (sides[0][0], sides[1][0]))
 
     # -- actions ---------------------------------------------------------------------------
@@ -142,9 +173,12 @@ class TracedDataset:
         """This dataset's output stage: computed once, persisted, then reused by every action."""
         if self._output is None:
             rdd = self._consume()
-            stage = self.ctx._new_stage("output", self.name, self._stage_inputs, rdd.getNumPartitions())
+            stage = self.ctx._new_stage(
+                "output", self.name, self._stage_inputs, rdd.getNumPartitions()
+            )
             finalized = rdd.mapPartitionsWithIndex(
-                output.finalize(self.ctx.run_id, stage, self.ctx.store, self.ctx.full))
+                output.finalize(self.ctx.run_id, stage, self.ctx.store, self.ctx.full)
+            )
             self._output = (stage, self.ctx._persist(finalized))
         return self._output
 
@@ -152,8 +186,10 @@ class TracedDataset:
         """The records with their provenance: id, latency, most impactful source, remediated."""
         stage, rdd = self._finalized()
         rows = self.ctx._run_action(stage, rdd.collect)
-        return [TracedRecord(value, out_id, total / 1e6, source, rest / 1e6)
-                for value, out_id, total, source, rest in rows]
+        return [
+            TracedRecord(value, out_id, total / 1e6, source, rest / 1e6)
+            for value, out_id, total, source, rest in rows
+        ]
 
     def collect(self) -> list:
         return [record.value for record in self.collect_traced()]

@@ -13,10 +13,23 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-COSTS = {"gc_time": "GC", "result_serialization_time": "result serialization",
-         "deserialize_time": "deserialization"}
-COLUMNS = ["app_id", "stage_id", "stage_key", "task_id", "partition_id", "duration", "rate",
-           "stage_median_rate", "rate_ratio", "reasons"]
+COSTS = {
+    "gc_time": "GC",
+    "result_serialization_time": "result serialization",
+    "deserialize_time": "deserialization",
+}
+COLUMNS = [
+    "app_id",
+    "stage_id",
+    "stage_key",
+    "task_id",
+    "partition_id",
+    "duration",
+    "rate",
+    "stage_median_rate",
+    "rate_ratio",
+    "reasons",
+]
 
 
 def _rate(tasks: pd.DataFrame) -> pd.Series:
@@ -29,8 +42,9 @@ def _rate(tasks: pd.DataFrame) -> pd.Series:
     return per_record.where(by_records, per_mb.where(by_bytes, tasks["duration"]))
 
 
-def skewed_tasks(tasks: pd.DataFrame, factor: float = 1.5, cost_factor: float = 3.0,
-                 min_share: float = 0.1) -> pd.DataFrame:
+def skewed_tasks(
+    tasks: pd.DataFrame, factor: float = 1.5, cost_factor: float = 3.0, min_share: float = 0.1
+) -> pd.DataFrame:
     """The flagged tasks of stages with at least two tasks, slowest (relative) first."""
     tasks = tasks.copy()
     for column in ["records_in", "bytes_in", *COSTS]:
@@ -44,13 +58,20 @@ def skewed_tasks(tasks: pd.DataFrame, factor: float = 1.5, cost_factor: float = 
     tasks["rate_ratio"] = tasks["rate"] / tasks["stage_median_rate"].replace(0, np.nan)
     reasons = pd.Series([[] for _ in range(len(tasks))], index=tasks.index)
     for index in tasks.index[tasks["rate_ratio"] > factor]:
-        reasons[index].append(f"{tasks.at[index, 'rate_ratio']:.1f}x the stage's median time per record")
+        reasons[index].append(
+            f"{tasks.at[index, 'rate_ratio']:.1f}x the stage's median time per record"
+        )
     for column, label in COSTS.items():
         median = tasks.groupby("stage_key")[column].transform("median").fillna(0)
-        high = (tasks[column] > cost_factor * median) & (tasks[column] >= min_share * tasks["duration"]) \
+        high = (
+            (tasks[column] > cost_factor * median)
+            & (tasks[column] >= min_share * tasks["duration"])
             & (tasks[column] > 0)
+        )
         for index in tasks.index[high]:
-            reasons[index].append(f"{label} {tasks.at[index, column]:.0f} ms (stage median {median[index]:.0f} ms)")
+            reasons[index].append(
+                f"{label} {tasks.at[index, column]:.0f} ms (stage median {median[index]:.0f} ms)"
+            )
     tasks["reasons"] = reasons
     flagged = tasks[tasks["reasons"].map(bool)]
     return flagged[COLUMNS].sort_values("rate_ratio", ascending=False, ignore_index=True)

@@ -34,4 +34,6 @@ def from_job_failure(err: BaseException) -> IsolationError | None:
     if not found:
         return None
     kind, message = found[-1]
-    return {"UdfError": UdfError, "StoreError": StoreError}.get(kind, IsolationError)(message.strip())
+    return {"UdfError": UdfError, "StoreError": StoreError}.get(kind, IsolationError)(
+        message.strip()
+    )

@@ -18,21 +18,23 @@ import pyarrow as pa
 
 from .ids import EXCERPT_WIDTH, excerpt
 
-SCHEMA = pa.schema([
-    ("run", pa.dictionary(pa.int32(), pa.string())),
-    ("stage", pa.int32()),
-    ("partition", pa.int32()),
-    ("out_id", pa.int64()),
-    ("in_ids", pa.list_(pa.int64())),
-    ("in_latency_ms", pa.list_(pa.float64())),
-    ("shuffle_latency_ms", pa.float64()),
-    ("total_latency_ms", pa.float64()),
-    ("most_impactful_source", pa.int64()),
-    ("remediated_latency_ms", pa.float64()),
-    ("record", pa.string()),
-    ("key", pa.string()),
-    ("records", pa.int64()),
-])
+SCHEMA = pa.schema(
+    [
+        ("run", pa.dictionary(pa.int32(), pa.string())),
+        ("stage", pa.int32()),
+        ("partition", pa.int32()),
+        ("out_id", pa.int64()),
+        ("in_ids", pa.list_(pa.int64())),
+        ("in_latency_ms", pa.list_(pa.float64())),
+        ("shuffle_latency_ms", pa.float64()),
+        ("total_latency_ms", pa.float64()),
+        ("most_impactful_source", pa.int64()),
+        ("remediated_latency_ms", pa.float64()),
+        ("record", pa.string()),
+        ("key", pa.string()),
+        ("records", pa.int64()),
+    ]
+)
 """Every lineage table, of every store, has exactly these columns."""
 
 
@@ -107,9 +109,13 @@ class PartitionRows:
             pa.array(_ms(self.totals)),
             pa.array(self.sources, pa.int64()),
             pa.array(_ms(np.maximum(np.asarray(self.remediated, np.int64), 0))),
-            pa.array(self.records, pa.string()) if self.records is not None else pa.nulls(n, pa.string()),
+            pa.array(self.records, pa.string())
+            if self.records is not None
+            else pa.nulls(n, pa.string()),
             pa.array(self.keys, pa.string()) if self.keys is not None else pa.nulls(n, pa.string()),
-            pa.array(self.counts, pa.int64()) if self.counts is not None else pa.nulls(n, pa.int64()),
+            pa.array(self.counts, pa.int64())
+            if self.counts is not None
+            else pa.nulls(n, pa.int64()),
         ]
         return pa.Table.from_arrays(columns, schema=SCHEMA)
 

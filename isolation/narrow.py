@@ -26,8 +26,15 @@ def udf_error(function, record: tuple, err: BaseException) -> UdfError:
 
 def _advance(record: tuple, value, spent: int, full: bool) -> tuple:
     if full:
-        return (value, record[1] + spent, record[2], record[3] + spent, record[4],
-                record[5] + spent, record[6])
+        return (
+            value,
+            record[1] + spent,
+            record[2],
+            record[3] + spent,
+            record[4],
+            record[5] + spent,
+            record[6],
+        )
     return (value, record[1] + spent, record[2], record[3] + spent, record[4])
 
 
@@ -39,6 +46,7 @@ def map_values(function, full: bool):
     def apply(pair):
         key, value = pair
         return key, function(value)
+
     return _mapping(function, apply, full)
 
 
@@ -50,12 +58,14 @@ def flat_map_values(function, full: bool):
     def apply(pair):
         key, value = pair
         return [(key, v) for v in function(value)]
+
     return _flat_mapping(function, apply, full)
 
 
 def _mapping(function, apply, full: bool):
     """One output per record, ``apply(value)``, timed; a failure names the user's ``function``
     (``apply`` is it, or it wrapped to work on a pair's value)."""
+
     def run(records):
         clock = perf_counter_ns
         for record in records:
@@ -65,12 +75,14 @@ def _mapping(function, apply, full: bool):
             except Exception as err:
                 raise udf_error(function, record, err) from err
             yield _advance(record, value, clock() - start, full)
+
     return run
 
 
 def _flat_mapping(function, apply, full: bool):
     """Any number of outputs per record, ``apply(value)``. The whole call, iteration of a
     returned generator included, is timed once and lies on the path of every output."""
+
     def run(records):
         clock = perf_counter_ns
         for record in records:
@@ -84,9 +96,15 @@ def _flat_mapping(function, apply, full: bool):
                 for value in values:
                     yield _advance(record, value, spent, True)
             else:  # the hot path of impact lineage: one tuple per output, nothing else
-                path, source, rest, shuffle = record[1] + spent, record[2], record[3] + spent, record[4]
+                path, source, rest, shuffle = (
+                    record[1] + spent,
+                    record[2],
+                    record[3] + spent,
+                    record[4],
+                )
                 for value in values:
                     yield (value, path, source, rest, shuffle)
+
     return run
 
 
@@ -101,4 +119,5 @@ def filter_records(function, full: bool):
                 raise udf_error(function, record, err) from err
             if keep:
                 yield _advance(record, record[0], clock() - start, full)
+
     return run

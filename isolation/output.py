@@ -10,6 +10,7 @@ from .tasks import write_rows
 
 def finalize(run: str, stage: int, store, full: bool):
     """Yields ``(value, out_id, total_ns, source, remediated_ns)`` per record."""
+
     def run_partition(index, records):
         rows = PartitionRows(full, output=True)
         base = partition_base(stage, index)
@@ -21,4 +22,5 @@ def finalize(run: str, stage: int, store, full: bool):
                 rows.add_inputs(record[6], [record[5]] * len(record[6]))
             yield record[0], out_id, record[1], record[2], max(record[3], 0)
         write_rows(store, run, stage, index, rows)
+
     return run_partition

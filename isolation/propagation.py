@@ -68,10 +68,14 @@ def propagate(tables: list[pd.DataFrame]) -> list[pd.DataFrame]:
         current = table[NEEDED]
         con.register("current", current)
         if number == 0:
-            con.execute("CREATE TEMP TABLE known AS SELECT out_id, 0.0::DOUBLE AS total, "
-                        "out_id AS source FROM current LIMIT 0")
+            con.execute(
+                "CREATE TEMP TABLE known AS SELECT out_id, 0.0::DOUBLE AS total, "
+                "out_id AS source FROM current LIMIT 0"
+            )
         step = con.execute(_STEP).df()
-        con.execute("INSERT INTO known SELECT out_id, total_latency_ms, most_impactful_source FROM step")
+        con.execute(
+            "INSERT INTO known SELECT out_id, total_latency_ms, most_impactful_source FROM step"
+        )
         con.unregister("current")
         out = table.drop(columns=[c for c in PROPAGATED if c in table.columns])
         result.append(out.merge(step, on="out_id", how="left"))

@@ -42,7 +42,9 @@ class StoredRun:
     def table(self, stage: int):
         if stage not in self.tables:
             known = ", ".join(str(s) for s in sorted(self.tables)) or "none"
-            raise IsolationError(f"run {self.run} has no lineage for stage {stage} (stages: {known})")
+            raise IsolationError(
+                f"run {self.run} has no lineage for stage {stage} (stages: {known})"
+            )
         return self.tables[stage]
 
     def query(self, sql: str, params: list | None = None, **relations) -> pd.DataFrame:
@@ -65,8 +67,11 @@ class StoredRun:
         for table, ids in by_table.items():
             source = self.meta.get("sources", {}).get(str(table))
             if source and source["kind"] == "collection" and table in self.tables:
-                rows = self.query("SELECT out_id, record FROM t WHERE out_id IN (SELECT id FROM ids)",
-                                  t=self.tables[table], ids=pa.table({"id": pa.array(ids, pa.int64())}))
+                rows = self.query(
+                    "SELECT out_id, record FROM t WHERE out_id IN (SELECT id FROM ids)",
+                    t=self.tables[table],
+                    ids=pa.table({"id": pa.array(ids, pa.int64())}),
+                )
                 stored.update(zip(rows.out_id.tolist(), rows.record.tolist()))
         return sources.locate(self.meta, record_ids, stored)
 
@@ -82,16 +87,20 @@ def outputs(run: StoredRun, limit: int | None = None) -> pd.DataFrame:
     """The final outputs, slowest first: ``out_id, key, record, latency_ms, source,
     remediated_ms, location, excerpt`` (location and excerpt of the slowest input)."""
     limit_sql = f"LIMIT {int(limit)}" if limit else ""
-    frame = run.query(f"""
+    frame = run.query(
+        f"""
         SELECT out_id, key, record, total_latency_ms AS latency_ms,
                most_impactful_source AS source, remediated_latency_ms AS remediated_ms
         FROM final ORDER BY latency_ms DESC, out_id {limit_sql}
-    """, final=run.table(run.final_stage))
+    """,
+        final=run.table(run.final_stage),
+    )
     return run._with_sources(frame, "source")
 
 
-def top_culprits(run: StoredRun, top: int = 10, stage: int | None = None,
-                 partition: int | None = None) -> pd.DataFrame:
+def top_culprits(
+    run: StoredRun, top: int = 10, stage: int | None = None, partition: int | None = None
+) -> pd.DataFrame:
     """The input records with the most impact on the final outputs, or with ``stage`` and
     ``partition`` on the rows of that one task: ``source, impact_ms, max_total_ms,
     max_remediated_ms, outputs, location, excerpt``."""
@@ -99,8 +108,10 @@ def top_culprits(run: StoredRun, top: int = 10, stage: int | None = None,
         raise IsolationError("give both --stage and --partition, or neither")
     table = run.table(run.final_stage if stage is None else stage)
     where = "" if stage is None else f"WHERE partition = {int(partition)}"
-    rows = run.query(f"SELECT most_impactful_source, total_latency_ms, remediated_latency_ms "
-                     f"FROM t {where}", t=table)
+    rows = run.query(
+        f"SELECT most_impactful_source, total_latency_ms, remediated_latency_ms FROM t {where}",
+        t=table,
+    )
     if stage is not None and rows.empty:
         raise IsolationError(f"run {run.run} has no rows for stage {stage} partition {partition}")
     ranked = rank_culprits(rows, top=top)
@@ -116,11 +127,14 @@ def heavy_keys(run: StoredRun, stage: int, partition: int, top: int = 5) -> pd.D
     table = run.table(stage)
     if "records" not in table.schema.names:
         return pd.DataFrame(columns=["key", "records", "share", "latency_ms"])
-    return run.query(f"""
+    return run.query(
+        f"""
         SELECT key, records, records / SUM(records) OVER () AS share, total_latency_ms AS latency_ms
         FROM t WHERE partition = {int(partition)} AND records IS NOT NULL
         ORDER BY records DESC, key LIMIT {int(top)}
-    """, t=table)
+    """,
+        t=table,
+    )
 
 
 @dataclass
@@ -136,14 +150,20 @@ def backward_trace(run: StoredRun, output: str, show: int = 20) -> Trace:
     """Titian-style: follow ``in_ids`` from the output matching ``output`` (its key, its
     record text or its out_id) back to the sources. Needs a run traced with full lineage."""
     if run.meta.get("lineage") != "full":
-        raise IsolationError(f"run {run.run} was traced with {run.meta.get('lineage')} lineage: "
-                             "backward tracing needs --lineage full")
+        raise IsolationError(
+            f"run {run.run} was traced with {run.meta.get('lineage')} lineage: "
+            "backward tracing needs --lineage full"
+        )
     final = run.table(run.final_stage)
-    match = run.query("""
+    match = run.query(
+        """
         SELECT out_id, key, record, total_latency_ms, in_ids FROM final
         WHERE key = $1 OR record = $1 OR CAST(out_id AS VARCHAR) = $1
         ORDER BY total_latency_ms DESC LIMIT 1
-    """, [output], final=final)
+    """,
+        [output],
+        final=final,
+    )
     if match.empty:
         raise IsolationError(f"no output of run {run.run} has key, record or id {output!r}")
     row = match.iloc[0]
@@ -159,14 +179,20 @@ def backward_trace(run: StoredRun, output: str, show: int = 20) -> Trace:
             if kind in (None, "source"):
                 found.update(ids)
                 continue
-            inputs = run.query("SELECT DISTINCT UNNEST(in_ids) AS id FROM t "
-                               "WHERE out_id IN (SELECT id FROM ids)",
-                               t=run.tables[table], ids=pa.table({"id": pa.array(ids, pa.int64())}))
+            inputs = run.query(
+                "SELECT DISTINCT UNNEST(in_ids) AS id FROM t WHERE out_id IN (SELECT id FROM ids)",
+                t=run.tables[table],
+                ids=pa.table({"id": pa.array(ids, pa.int64())}),
+            )
             frontier.update(int(i) for i in inputs.id)
     ordered = pd.DataFrame({"source": sorted(found)[:show]})
     return Trace(
-        output={"out_id": int(row.out_id), "key": row.key, "record": row.record,
-                "latency_ms": float(row.total_latency_ms)},
+        output={
+            "out_id": int(row.out_id),
+            "key": row.key,
+            "record": row.record,
+            "latency_ms": float(row.total_latency_ms),
+        },
         sources=run._with_sources(ordered, "source"),
         count=len(found),
     )

@@ -47,7 +47,7 @@ def load_program(path: str | os.PathLike):
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as err:  # noqa: BLE001 - the user's program failed to load
+    except Exception as err:
         del sys.modules[name]
         raise IsolationError(f"{path}: {type(err).__name__}: {err}") from None
     if not callable(getattr(module, "pipeline", None)):
@@ -71,17 +71,26 @@ def session_builder(master: str = "local[2]", name: str = "perfx", event_dir: st
     if master.startswith("local"):
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    builder = (SparkSession.builder.master(master).appName(name)
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.ui.enabled", "false")
-               .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={QUIET_LOG4J.as_uri()}"))
+    builder = (
+        SparkSession.builder.master(master)
+        .appName(name)
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.ui.enabled", "false")
+        .config(
+            "spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={QUIET_LOG4J.as_uri()}"
+        )
+    )
     if event_dir is not None:
         Path(event_dir).mkdir(parents=True, exist_ok=True)
-        builder = builder.config("spark.eventLog.enabled", "true").config("spark.eventLog.dir", Path(event_dir).resolve().as_uri())
+        builder = builder.config("spark.eventLog.enabled", "true").config(
+            "spark.eventLog.dir", Path(event_dir).resolve().as_uri()
+        )
     return builder
 
 
-def spark_session(master: str = "local[2]", name: str = "perfx isolate", event_dir: str | None = None):
+def spark_session(
+    master: str = "local[2]", name: str = "perfx isolate", event_dir: str | None = None
+):
     """``(session, created)``: the active SparkSession if there is one (a notebook, a test),
     else a new one from ``session_builder``; ``created`` says whether the caller should stop it."""
     from pyspark.sql import SparkSession
@@ -131,9 +140,20 @@ def event_log_of(session, event_dir: str | None) -> str | None:
     return configured.removeprefix("file://").removeprefix("file:") or None
 
 
-def run_traced(program: str | os.PathLike, input_path: str, *, spark=None, master: str = "local[2]",
-               store=None, lineage: str = "impact", top: int = 10, run_id: str | None = None,
-               module=None, event_log: str | None = None, **pipeline_args) -> IsolationResult:
+def run_traced(
+    program: str | os.PathLike,
+    input_path: str,
+    *,
+    spark=None,
+    master: str = "local[2]",
+    store=None,
+    lineage: str = "impact",
+    top: int = 10,
+    run_id: str | None = None,
+    module=None,
+    event_log: str | None = None,
+    **pipeline_args,
+) -> IsolationResult:
     """Runs ``program``'s pipeline on ``input_path`` traced, stores its lineage and returns
     the outputs and the top ``top`` culprits. Uses ``spark`` if given, else the active
     session, else starts (and stops) one on ``master`` that writes the traced execution's
@@ -144,20 +164,36 @@ def run_traced(program: str | os.PathLike, input_path: str, *, spark=None, maste
     module = module or load_program(program)
     check_input(input_path)
     store, run_id, event_dir = prepare_run(store, run_id)
-    session, created = (spark, False) if spark else spark_session(master, f"perfx isolate {Path(program).name}", event_dir)
+    session, created = (
+        (spark, False)
+        if spark
+        else spark_session(master, f"perfx isolate {Path(program).name}", event_dir)
+    )
     try:
-        ctx = TracedContext(session, run_id=run_id, store=store, lineage=lineage,
-                            meta={"program": str(Path(program).resolve()), "input": input_path,
-                                  "event_log": event_log or event_log_of(session, event_dir if created else None)})
+        ctx = TracedContext(
+            session,
+            run_id=run_id,
+            store=store,
+            lineage=lineage,
+            meta={
+                "program": str(Path(program).resolve()),
+                "input": input_path,
+                "event_log": event_log or event_log_of(session, event_dir if created else None),
+            },
+        )
         try:
             dataset = module.pipeline(ctx, input_path, **pipeline_args)
         except IsolationError:
             raise
-        except Exception as err:  # noqa: BLE001 - the user's pipeline failed while building
-            raise IsolationError(f"{program}: pipeline raised {type(err).__name__}: {err}") from None
+        except Exception as err:
+            raise IsolationError(
+                f"{program}: pipeline raised {type(err).__name__}: {err}"
+            ) from None
         if not isinstance(dataset, TracedDataset):
-            raise IsolationError(f"{program}: pipeline must return the final traced dataset, "
-                                 f"not {type(dataset).__name__}")
+            raise IsolationError(
+                f"{program}: pipeline must return the final traced dataset, "
+                f"not {type(dataset).__name__}"
+            )
         records = dataset.collect_traced()
         meta = ctx.finish()
     finally:

@@ -67,8 +67,15 @@ def combine(create, merge_value, run: str, stage: int, store, full: bool):
                     accumulator = create(value)
                 except Exception as err:
                     raise udf_error(create, record, err) from err
-                groups[key] = group = [accumulator, record[1], record[2], NO_LATENCY,
-                                       record[3], 1, {} if full else None]
+                groups[key] = group = [
+                    accumulator,
+                    record[1],
+                    record[2],
+                    NO_LATENCY,
+                    record[3],
+                    1,
+                    {} if full else None,
+                ]
             else:
                 try:
                     group[ACC] = merge_value(group[ACC], value)
@@ -94,7 +101,9 @@ def combine(create, merge_value, run: str, stage: int, store, full: bool):
         for seq, (key, group) in enumerate(groups.items()):
             share = group[COUNT] * spent // seen
             total = group[PATH] + share
-            rows.add(base + seq, total, group[SOURCE], max(group[OTHER], group[REST]) + share, share)
+            rows.add(
+                base + seq, total, group[SOURCE], max(group[OTHER], group[REST]) + share, share
+            )
             rows.add_key(key, group[COUNT])
             if full:
                 rows.add_inputs(group[INPUTS].keys(), group[INPUTS].values())
@@ -105,13 +114,16 @@ def combine(create, merge_value, run: str, stage: int, store, full: bool):
                 yield key, (group[ACC], group[PATH] + share, group[SOURCE], base + seq)
             else:
                 yield key, (group[ACC], group[PATH] + share, group[SOURCE])
+
     return run_partition
 
 
 def not_a_pair(record: tuple, operator: str) -> UdfError:
     """The error for a keyed operator given a record that is not a (key, value) pair."""
-    return UdfError(f"{operator} needs (key, value) records, got {excerpt(record[0])} "
-                    f"(input {describe_id(record[2])})")
+    return UdfError(
+        f"{operator} needs (key, value) records, got {excerpt(record[0])} "
+        f"(input {describe_id(record[2])})"
+    )
 
 
 def merge(merge_combiners, full: bool):
@@ -123,13 +135,22 @@ def merge(merge_combiners, full: bool):
             start = clock()
             group = groups.get(key)
             if group is None:
-                groups[key] = group = [payload[0], payload[1], payload[2], NO_LATENCY,
-                                       NO_LATENCY, 1, [] if full else None]
+                groups[key] = group = [
+                    payload[0],
+                    payload[1],
+                    payload[2],
+                    NO_LATENCY,
+                    NO_LATENCY,
+                    1,
+                    [] if full else None,
+                ]
             else:
                 try:
                     group[ACC] = merge_combiners(group[ACC], payload[0])
                 except Exception as err:
-                    raise udf_error(merge_combiners, ((key, payload[0]),) + payload[1:], err) from err
+                    raise udf_error(
+                        merge_combiners, ((key, payload[0]),) + payload[1:], err
+                    ) from err
                 group[COUNT] += 1
                 _fold(group, payload[1], payload[2], NO_LATENCY)
             seen += 1
@@ -140,14 +161,24 @@ def merge(merge_combiners, full: bool):
             share = group[COUNT] * spent // seen
             path, other = group[PATH] + share, group[OTHER] + share
             if full:
-                yield ((key, group[ACC]), path, group[SOURCE], other, share, 0, tuple(group[INPUTS]))
+                yield (
+                    (key, group[ACC]),
+                    path,
+                    group[SOURCE],
+                    other,
+                    share,
+                    0,
+                    tuple(group[INPUTS]),
+                )
             else:
                 yield ((key, group[ACC]), path, group[SOURCE], other, share)
+
     return run_partition
 
 
 def join_tag(side: int, run: str, stage: int, store, full: bool):
     """The map side of a join (a stage end): each record is its own pre-shuffle output."""
+
     def run_partition(index, records):
         clock = perf_counter_ns
         tagged = []
@@ -171,12 +202,14 @@ def join_tag(side: int, run: str, stage: int, store, full: bool):
         for seq, (key, value, record) in enumerate(tagged):
             payload = (side, value, record[1] + share, record[2])
             yield key, (payload + (base + seq,) if full else payload)
+
     return run_partition
 
 
 def join_merge(full: bool):
     """The reduce side of a join: every (left, right) pair of a key is an output with those
     two inputs, sharing the partition's merge time by 2 / inputs of the partition."""
+
     def run_partition(index, pairs):
         clock = perf_counter_ns
         groups: dict = {}
@@ -193,11 +226,24 @@ def join_merge(full: bool):
         for key, (lefts, rights) in groups.items():
             for left in lefts:
                 for right in rights:
-                    first, second = (left, right) if (left[2], -left[3]) >= (right[2], -right[3]) else (right, left)
+                    first, second = (
+                        (left, right)
+                        if (left[2], -left[3]) >= (right[2], -right[3])
+                        else (right, left)
+                    )
                     other = second[2] + share if second[3] != first[3] else NO_LATENCY
                     value = (key, (left[1], right[1]))
                     if full:
-                        yield (value, first[2] + share, first[3], other, share, 0, (left[4], right[4]))
+                        yield (
+                            value,
+                            first[2] + share,
+                            first[3],
+                            other,
+                            share,
+                            0,
+                            (left[4], right[4]),
+                        )
                     else:
                         yield (value, first[2] + share, first[3], other, share)
+
     return run_partition

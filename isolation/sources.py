@@ -28,6 +28,7 @@ def text_source(stage: int, full: bool):
         else:
             for seq, line in enumerate(lines):
                 yield (line, 0, base + seq, NO_LATENCY, 0)
+
     return run_partition
 
 
@@ -42,6 +43,7 @@ def collection_source(stage: int, full: bool):
         else:
             for index, value in records:
                 yield (value, 0, base + index, NO_LATENCY, 0)
+
     return run_partition
 
 
@@ -53,18 +55,26 @@ def text_splits(rdd) -> list[dict] | None:
         splits = []
         for i in range(len(partitions)):
             split = partitions[i].inputSplit().value()
-            splits.append({"path": split.getPath().toString(), "start": int(split.getStart()),
-                           "length": int(split.getLength())})
+            splits.append(
+                {
+                    "path": split.getPath().toString(),
+                    "start": int(split.getStart()),
+                    "length": int(split.getLength()),
+                }
+            )
         return splits
-    except Exception:  # noqa: BLE001 - any non-file input format: locations are just ids
+    except Exception:
         return None
 
 
 def read_split_lines(split: dict, wanted: set[int]) -> dict[int, tuple[int, str]]:
     """Line number in the split -> (byte offset in the file, line) for the ``wanted`` lines."""
     url = split["path"]
-    fs, path = pafs.FileSystem.from_uri(url) if "://" in url or url.startswith("file:") else (
-        pafs.LocalFileSystem(), url)
+    fs, path = (
+        pafs.FileSystem.from_uri(url)
+        if "://" in url or url.startswith("file:")
+        else (pafs.LocalFileSystem(), url)
+    )
     found: dict[int, tuple[int, str]] = {}
     if not wanted:
         return found
@@ -106,11 +116,15 @@ def locate(meta: dict, record_ids, source_rows=None) -> dict[int, dict]:
         if source is None:
             result[record_id] = {"location": f"stage {table} record", "excerpt": ""}
         elif source["kind"] == "collection":
-            result[record_id] = {"location": f"{source['name']}[{seq}]",
-                                 "excerpt": (source_rows or {}).get(record_id, "")}
+            result[record_id] = {
+                "location": f"{source['name']}[{seq}]",
+                "excerpt": (source_rows or {}).get(record_id, ""),
+            }
         elif source.get("splits") is None:
-            result[record_id] = {"location": f"{source['name']} partition {partition} line {seq}",
-                                 "excerpt": ""}
+            result[record_id] = {
+                "location": f"{source['name']} partition {partition} line {seq}",
+                "excerpt": "",
+            }
         else:
             wanted.setdefault((table, partition), set()).add(seq)
     for (table, partition), seqs in wanted.items():
@@ -123,7 +137,10 @@ def locate(meta: dict, record_ids, source_rows=None) -> dict[int, dict]:
             record_id = partition_base(table, partition) + seq
             offset, line = lines.get(seq, (None, ""))
             path = split["path"].removeprefix("file:")
-            where = f"{path}@{offset}" if offset is not None else \
-                f"{path} split {partition} line {seq} (file unreadable)"
+            where = (
+                f"{path}@{offset}"
+                if offset is not None
+                else f"{path} split {partition} line {seq} (file unreadable)"
+            )
             result[record_id] = {"location": where, "excerpt": excerpt(line, EXCERPT_WIDTH)}
     return result

@@ -15,5 +15,11 @@ def write_rows(store, run: str, stage: int, partition: int, rows: PartitionRows)
     task = TaskContext.get()
     attempt = task.attemptNumber() if task else 0
     spark_stage = task.stageId() if task else -1
-    store.write_partition(run, stage, partition, rows.to_arrow(run, stage, partition),
-                          attempt=attempt, spark_stage=spark_stage)
+    store.write_partition(
+        run,
+        stage,
+        partition,
+        rows.to_arrow(run, stage, partition),
+        attempt=attempt,
+        spark_stage=spark_stage,
+    )

@@ -15,13 +15,34 @@ from .derive import group_codes
 from .registry import FeatureSpec, spec
 
 TASK_METRICS = (
-    "executor_run_time", "executor_cpu_time", "deserialize_time", "deserialize_cpu_time",
-    "result_serialization_time", "getting_result_time", "scheduler_delay", "gc_time", "result_size",
-    "peak_execution_memory", "memory_bytes_spilled", "disk_bytes_spilled", "input_bytes", "input_records",
-    "output_bytes", "output_records", "shuffle_read_bytes", "shuffle_remote_bytes_read",
-    "shuffle_remote_bytes_read_to_disk", "shuffle_local_bytes_read", "shuffle_read_records",
-    "shuffle_remote_blocks_fetched", "shuffle_local_blocks_fetched", "shuffle_fetch_wait_time",
-    "shuffle_remote_reqs_duration", "shuffle_write_bytes", "shuffle_write_records", "shuffle_write_time",
+    "executor_run_time",
+    "executor_cpu_time",
+    "deserialize_time",
+    "deserialize_cpu_time",
+    "result_serialization_time",
+    "getting_result_time",
+    "scheduler_delay",
+    "gc_time",
+    "result_size",
+    "peak_execution_memory",
+    "memory_bytes_spilled",
+    "disk_bytes_spilled",
+    "input_bytes",
+    "input_records",
+    "output_bytes",
+    "output_records",
+    "shuffle_read_bytes",
+    "shuffle_remote_bytes_read",
+    "shuffle_remote_bytes_read_to_disk",
+    "shuffle_local_bytes_read",
+    "shuffle_read_records",
+    "shuffle_remote_blocks_fetched",
+    "shuffle_local_blocks_fetched",
+    "shuffle_fetch_wait_time",
+    "shuffle_remote_reqs_duration",
+    "shuffle_write_bytes",
+    "shuffle_write_records",
+    "shuffle_write_time",
 )
 """The task metrics Spark logs (the Spark task table's last columns): amounts a task used or
 moved, whose sum over an entity's tasks means something — all but ``peak_execution_memory``,
@@ -31,10 +52,25 @@ SUMMED = ("duration",) + TASK_METRICS + ("compute_time", "records_in", "bytes_in
 """Task metrics whose sum over an entity's tasks means something."""
 
 SPREAD = (
-    "duration", "executor_run_time", "executor_cpu_time", "gc_time", "deserialize_time", "scheduler_delay",
-    "input_bytes", "shuffle_read_bytes", "shuffle_write_bytes", "output_bytes", "shuffle_fetch_wait_time",
-    "shuffle_write_time", "peak_execution_memory", "memory_bytes_spilled", "records_in", "bytes_in",
-    "time_per_record", "time_per_mb", "gc_fraction",
+    "duration",
+    "executor_run_time",
+    "executor_cpu_time",
+    "gc_time",
+    "deserialize_time",
+    "scheduler_delay",
+    "input_bytes",
+    "shuffle_read_bytes",
+    "shuffle_write_bytes",
+    "output_bytes",
+    "shuffle_fetch_wait_time",
+    "shuffle_write_time",
+    "peak_execution_memory",
+    "memory_bytes_spilled",
+    "records_in",
+    "bytes_in",
+    "time_per_record",
+    "time_per_mb",
+    "gc_fraction",
 )
 """Task metrics whose mean, max and skew over an entity's tasks explain its time."""
 
@@ -45,7 +81,9 @@ def joined_keys(tasks: pd.DataFrame, *columns: str) -> np.ndarray:
     codes = group_codes(tasks, *columns)
     first_rows = np.unique(codes, return_index=True)[1]
     values = [tasks[c].to_numpy()[first_rows] for c in columns]
-    return np.array(["/".join(map(str, combination)) for combination in zip(*values)], dtype=object)[codes]
+    return np.array(
+        ["/".join(map(str, combination)) for combination in zip(*values)], dtype=object
+    )[codes]
 
 
 def metric_matrix(tasks: pd.DataFrame) -> tuple[list[str], np.ndarray]:
@@ -60,7 +98,9 @@ def metric_matrix(tasks: pd.DataFrame) -> tuple[list[str], np.ndarray]:
 
 
 def task_aggregates(
-    tasks: pd.DataFrame, key: str | np.ndarray, metrics: tuple[list[str], np.ndarray] | None = None,
+    tasks: pd.DataFrame,
+    key: str | np.ndarray,
+    metrics: tuple[list[str], np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """Aggregates of ``tasks`` grouped by column ``key`` (or by an array of keys, one per
     task), indexed by the key values; ``metrics`` is ``metric_matrix(tasks)`` if known.
@@ -72,14 +112,19 @@ def task_aggregates(
     codes, uniques = pd.factorize(keys)
     rows = np.flatnonzero(codes >= 0)  # tasks without a key belong to no group
     order = rows[np.argsort(codes[rows], kind="stable")]
-    codes, values = codes[order], np.take(matrix.T, order, axis=1).T  # rows reordered, still Fortran order
+    codes, values = (
+        codes[order],
+        np.take(matrix.T, order, axis=1).T,
+    )  # rows reordered, still Fortran order
     groups = len(uniques)
     starts = np.searchsorted(codes, np.arange(groups))
     present = ~np.isnan(values)
     if groups:
         counts = np.add.reduceat(present, starts, axis=0, dtype=np.int64)
         with np.errstate(invalid="ignore", divide="ignore"):
-            sums = np.where(counts > 0, np.add.reduceat(np.where(present, values, 0.0), starts, axis=0), np.nan)
+            sums = np.where(
+                counts > 0, np.add.reduceat(np.where(present, values, 0.0), starts, axis=0), np.nan
+            )
             means = sums / counts
         maxima = np.fmax.reduceat(values, starts, axis=0)
     else:
@@ -87,19 +132,32 @@ def task_aggregates(
     column = {name: i for i, name in enumerate(names)}
     summed = [column[c] for c in SUMMED if c in column]
     spread = [column[c] for c in SPREAD if c in column]
-    medians = pd.DataFrame(values[:, spread]).groupby(codes, sort=True).median().to_numpy().reshape(groups, len(spread))
+    medians = (
+        pd.DataFrame(values[:, spread])
+        .groupby(codes, sort=True)
+        .median()
+        .to_numpy()
+        .reshape(groups, len(spread))
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         skew = maxima[:, spread] / np.where(medians > 0, medians, np.nan)
     index = pd.Index(uniques, name=key if isinstance(key, str) else None)
     parts = {"task_count": np.diff(np.append(starts, len(codes))).astype(np.int64)}
-    for suffix, block, which in (("sum", sums, summed), ("mean", means, spread), ("max", maxima, spread)):
+    for suffix, block, which in (
+        ("sum", sums, summed),
+        ("mean", means, spread),
+        ("max", maxima, spread),
+    ):
         parts.update({f"{names[i]}_{suffix}": block[:, i] for i in which})
     parts.update({f"{names[i]}_skew": skew[:, j] for j, i in enumerate(spread)})
     return pd.DataFrame(parts, index=index)
 
 
 def add_task_aggregates(
-    table: pd.DataFrame, tasks: pd.DataFrame, key: str | np.ndarray, metrics: tuple[list[str], np.ndarray] | None = None,
+    table: pd.DataFrame,
+    tasks: pd.DataFrame,
+    key: str | np.ndarray,
+    metrics: tuple[list[str], np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """``table`` with the aggregates of the tasks whose key (column ``key``, or an array of
     keys one per task) equals its ``id`` (entities without tasks get task_count 0 and missing
@@ -114,9 +172,25 @@ def aggregate_specs(task_specs: list[FeatureSpec], present: set[str]) -> list[Fe
     """Specs of the aggregate columns in ``present``, derived from the task specs: a sum keeps
     the task metric's unit, skew is a ratio. Aggregates of outcome features stay outcomes."""
     by_name = {s.name: s for s in task_specs}
-    specs = [spec("task_count", "numeric", "count", "feature", "Task attempts of the execution.", "aggregate",
-                  inputs=("task.id",), accounts=("volume",), context=True)]
-    for suffix, what in (("sum", "Sum"), ("mean", "Mean"), ("max", "Maximum"), ("skew", "Skew (max/median)")):
+    specs = [
+        spec(
+            "task_count",
+            "numeric",
+            "count",
+            "feature",
+            "Task attempts of the execution.",
+            "aggregate",
+            inputs=("task.id",),
+            accounts=("volume",),
+            context=True,
+        )
+    ]
+    for suffix, what in (
+        ("sum", "Sum"),
+        ("mean", "Mean"),
+        ("max", "Maximum"),
+        ("skew", "Skew (max/median)"),
+    ):
         for name in SUMMED if suffix == "sum" else SPREAD:
             task = by_name.get(name)
             column = f"{name}_{suffix}"
@@ -124,7 +198,20 @@ def aggregate_specs(task_specs: list[FeatureSpec], present: set[str]) -> list[Fe
                 continue
             role = "outcome" if task.role == "outcome" else "feature"
             unit = "ratio" if suffix == "skew" else task.unit
-            parts = dict(time_part=task.time_part, accounts=task.accounts) if suffix == "sum" else {}
-            specs.append(spec(column, "numeric", unit, role, f"{what} over its tasks of: {task.description}", "aggregate",
-                              inputs=(f"task.{name}",), window=task.window, **parts))
+            parts = (
+                dict(time_part=task.time_part, accounts=task.accounts) if suffix == "sum" else {}
+            )
+            specs.append(
+                spec(
+                    column,
+                    "numeric",
+                    unit,
+                    role,
+                    f"{what} over its tasks of: {task.description}",
+                    "aggregate",
+                    inputs=(f"task.{name}",),
+                    window=task.window,
+                    **parts,
+                )
+            )
     return [s for s in specs if s.name in present]

@@ -40,7 +40,9 @@ def _number(value: str) -> tuple[float, bool] | None:
     return None
 
 
-def varying_settings(properties: dict[str, dict[str, str]]) -> tuple[pd.DataFrame, list[FeatureSpec]]:
+def varying_settings(
+    properties: dict[str, dict[str, str]],
+) -> tuple[pd.DataFrame, list[FeatureSpec]]:
     """For app key -> its Spark properties: a frame indexed by app key with one column per
     varying setting, and the settings' specs."""
     keys = sorted({k for props in properties.values() for k in props if k.startswith("spark.")})
@@ -58,10 +60,28 @@ def varying_settings(properties: dict[str, dict[str, str]]) -> tuple[pd.DataFram
         if all(p is not None for p in parsed):
             is_size = any(p[1] for p in parsed)
             columns[name] = [p[0] for p in parsed]
-            specs.append(spec(name, "numeric", "bytes" if is_size else "none", "feature", f"Spark setting {key} (differs between the loaded apps).", key,
-                              context=True))
+            specs.append(
+                spec(
+                    name,
+                    "numeric",
+                    "bytes" if is_size else "none",
+                    "feature",
+                    f"Spark setting {key} (differs between the loaded apps).",
+                    key,
+                    context=True,
+                )
+            )
         else:
             columns[name] = [v if v is not None else "" for v in values]
-            specs.append(spec(name, "nominal", "none", "feature", f"Spark setting {key} (differs between the loaded apps).", key,
-                              context=True))
+            specs.append(
+                spec(
+                    name,
+                    "nominal",
+                    "none",
+                    "feature",
+                    f"Spark setting {key} (differs between the loaded apps).",
+                    key,
+                    context=True,
+                )
+            )
     return pd.DataFrame(columns, index=pd.Index(apps, name="app_key")), specs

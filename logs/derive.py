@@ -40,7 +40,9 @@ def overlapping(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.nda
         # An empty interval at t overlaps nothing, but "ended at or before t" also counted
         # itself and every other empty interval at t: add those back.
         empties = np.sort(start[members][empty])
-        at_t = np.searchsorted(empties, start[members], side="right") - np.searchsorted(empties, start[members], side="left")
+        at_t = np.searchsorted(empties, start[members], side="right") - np.searchsorted(
+            empties, start[members], side="left"
+        )
         count[members] = began - done - ~empty + np.where(empty, at_t, 0)
     return count
 
@@ -64,7 +66,9 @@ def mean_overlapping(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> n
         s, e = start[members], end[members]
         starts, ends = np.sort(s), np.sort(e)
         points = np.sort(np.concatenate([s, e]))
-        running = np.searchsorted(starts, points[:-1], side="right") - np.searchsorted(ends, points[:-1], side="right")
+        running = np.searchsorted(starts, points[:-1], side="right") - np.searchsorted(
+            ends, points[:-1], side="right"
+        )
         busy = np.concatenate([[0.0], np.cumsum(running * np.diff(points))])  # F at each point
         at_start, at_end = busy[np.searchsorted(points, s)], busy[np.searchsorted(points, e)]
         length = e - s
@@ -82,7 +86,9 @@ def running_at_start(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> n
     for members in np.split(order, bounds) if len(start) else []:
         starts = np.sort(start[members])
         ends = np.sort(end[members])
-        count[members] = np.searchsorted(starts, start[members], side="right") - np.searchsorted(ends, start[members], side="right")
+        count[members] = np.searchsorted(starts, start[members], side="right") - np.searchsorted(
+            ends, start[members], side="right"
+        )
     return count
 
 
@@ -111,8 +117,11 @@ def add_task_features(tasks: pd.DataFrame) -> pd.DataFrame:
     # Input read time is logged only by instrumented traces (Ousterhout's); Spark's disk
     # blocking is then the shuffle write time alone.
     tasks["blocked_network_time"] = tasks["shuffle_fetch_wait_time"]
-    tasks["blocked_disk_time"] = (tasks["shuffle_write_time"].add(tasks["input_read_time"], fill_value=0)
-                                  if "input_read_time" in tasks else tasks["shuffle_write_time"])
+    tasks["blocked_disk_time"] = (
+        tasks["shuffle_write_time"].add(tasks["input_read_time"], fill_value=0)
+        if "input_read_time" in tasks
+        else tasks["shuffle_write_time"]
+    )
 
     ran = tasks["finish_time"].notna().to_numpy()
     start = tasks["launch_time"].to_numpy(dtype=np.float64)
@@ -143,7 +152,9 @@ def compute_time(tasks: pd.DataFrame) -> pd.Series:
     """Run time minus its measured parts (a missing part counts as zero), floored at 0: the
     time the task's own code ran, where a cost per record shows."""
     parts = [c for c in RUN_TIME_PARTS if c in tasks.columns]
-    measured = tasks[parts].apply(pd.to_numeric, errors="coerce").fillna(0.0).sum(axis=1) if parts else 0.0
+    measured = (
+        tasks[parts].apply(pd.to_numeric, errors="coerce").fillna(0.0).sum(axis=1) if parts else 0.0
+    )
     return (pd.to_numeric(tasks["executor_run_time"], errors="coerce") - measured).clip(lower=0.0)
 
 
@@ -162,7 +173,9 @@ def add_host_load(tasks: pd.DataFrame) -> pd.DataFrame:
     ran = placed & ~np.isnan(finish)
     start = np.where(placed, launch, 0.0)
     end = np.where(ran, finish, start)
-    host = np.where(placed, group_codes(tasks, "host"), -1)  # the unplaced: a group of their own, never read
+    host = np.where(
+        placed, group_codes(tasks, "host"), -1
+    )  # the unplaced: a group of their own, never read
     tasks["concurrent_tasks_host"] = np.where(ran, overlapping(host, start, end), np.nan)
     tasks["mean_concurrent_tasks_host"] = np.where(ran, mean_overlapping(host, start, end), np.nan)
     return tasks
@@ -173,7 +186,9 @@ def _first_of_each(codes: np.ndarray) -> np.ndarray:
     return np.unique(codes, return_index=True)[1]
 
 
-def _waves(stage: np.ndarray, start: np.ndarray, end: np.ndarray, ran: np.ndarray, by_launch: np.ndarray) -> np.ndarray:
+def _waves(
+    stage: np.ndarray, start: np.ndarray, end: np.ndarray, ran: np.ndarray, by_launch: np.ndarray
+) -> np.ndarray:
     """Wave of each task in its stage: its launch rank divided by the stage's slots, where the
     slots are the most tasks of the stage that ever ran at once."""
     peak = running_at_start(stage, start, np.where(ran, end, start + 1))

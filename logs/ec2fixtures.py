@@ -44,7 +44,13 @@ GRID = {
 
 EPOCH = 1323158400.0
 """2011-12-06 08:00 UTC, when the paper's runs were made (its example start time is 1323158533)."""
-JOB_COUNTERS = ("HDFS_BYTES_READ", "HDFS_BYTES_WRITTEN", "FILE_BYTES_WRITTEN", "MAP_INPUT_RECORDS", "SPILLED_RECORDS")
+JOB_COUNTERS = (
+    "HDFS_BYTES_READ",
+    "HDFS_BYTES_WRITTEN",
+    "FILE_BYTES_WRITTEN",
+    "MAP_INPUT_RECORDS",
+    "SPILLED_RECORDS",
+)
 
 
 @dataclass
@@ -59,7 +65,11 @@ class Ec2Logs:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         paths = []
-        for name, frame in (("jobs", self.jobs), ("tasks", self.tasks), ("host_metrics", self.host_metrics)):
+        for name, frame in (
+            ("jobs", self.jobs),
+            ("tasks", self.tasks),
+            ("host_metrics", self.host_metrics),
+        ):
             path = out / f"{name}.csv"
             frame.to_csv(path, index=False, float_format="%.10g", lineterminator="\n")
             paths.append(path)
@@ -75,7 +85,11 @@ def configurations(scale: float, repeats: int, rng: np.random.Generator) -> list
         raise ValueError("repeats must be at least 1")
     grid = [dict(zip(GRID, values)) for values in itertools.product(*GRID.values())]
     keep = max(1, round(scale * len(grid)))
-    chosen = sorted(rng.choice(len(grid), size=keep, replace=False)) if keep < len(grid) else range(len(grid))
+    chosen = (
+        sorted(rng.choice(len(grid), size=keep, replace=False))
+        if keep < len(grid)
+        else range(len(grid))
+    )
     return [grid[i] for i in chosen for _ in range(repeats)]
 
 
@@ -110,9 +124,13 @@ class _Cluster:
 
     def __init__(self, index: int, size: int, start: float, hw: Hardware, rng: np.random.Generator):
         self.hw, self.rng, self.size, self.start = hw, rng, size, start
-        self.hosts = [f"ip-10-{rng.integers(0, 256)}-{rng.integers(0, 256)}-{rng.integers(2, 255)}.ec2.internal"
-                      for _ in range(size)]
-        self.trackers = [f"tracker_{h}:localhost/127.0.0.1:{rng.integers(40000, 60000)}" for h in self.hosts]
+        self.hosts = [
+            f"ip-10-{rng.integers(0, 256)}-{rng.integers(0, 256)}-{rng.integers(2, 255)}.ec2.internal"
+            for _ in range(size)
+        ]
+        self.trackers = [
+            f"tracker_{h}:localhost/127.0.0.1:{rng.integers(40000, 60000)}" for h in self.hosts
+        ]
         self.speed = rng.lognormal(0.0, 0.04, size)
         self.phase = rng.uniform(0, hw.heartbeat_s, size)
         self.boot = start - rng.uniform(120, 480, size)
@@ -123,20 +141,44 @@ class _Cluster:
     def run(self, seq: int, config: dict) -> tuple[dict, list[dict]]:
         hw, rng, size = self.hw, self.rng, self.size
         script = SCRIPTS[config["pig_script"]]
-        maps = map_tasks(script, config["input_size"], config["block_size"], config["io_sort_factor"], size, hw, rng)
-        reduces = [] if script.keep_fraction is not None else reduce_tasks(
-            maps, int(config["reduce_tasks_factor"] * size + 0.5), config["io_sort_factor"], size, hw, rng)
+        maps = map_tasks(
+            script,
+            config["input_size"],
+            config["block_size"],
+            config["io_sort_factor"],
+            size,
+            hw,
+            rng,
+        )
+        reduces = (
+            []
+            if script.keep_fraction is not None
+            else reduce_tasks(
+                maps,
+                int(config["reduce_tasks_factor"] * size + 0.5),
+                config["io_sort_factor"],
+                size,
+                hw,
+                rng,
+            )
+        )
         submit = self.clock
         launch = submit + rng.uniform(1.0, 3.0)
         runs = run_job(maps, reduces, self.speed, self.phase, launch, hw, self.activity)
         finish = max(r.finish for r in runs) + rng.uniform(1.5, 3.0)
         job_id = f"job_{self.jobtracker}_{seq:04d}"
         task_rows = [self._task_row(job_id, config, r) for r in runs]
-        job = {"id": job_id, **config,
-               "num_map_tasks": len(maps), "num_reduce_tasks": len(reduces),
-               "data_local_map_tasks": sum(1 for r in runs if r.work.kind == "m" and r.local),
-               "submit_time": _ms(submit), "launch_time": _ms(launch), "finish_time": _ms(finish),
-               "duration": _ms(finish) - _ms(submit)}
+        job = {
+            "id": job_id,
+            **config,
+            "num_map_tasks": len(maps),
+            "num_reduce_tasks": len(reduces),
+            "data_local_map_tasks": sum(1 for r in runs if r.work.kind == "m" and r.local),
+            "submit_time": _ms(submit),
+            "launch_time": _ms(launch),
+            "finish_time": _ms(finish),
+            "duration": _ms(finish) - _ms(submit),
+        }
         for counter in JOB_COUNTERS:
             job[counter] = int(round(sum(r.work.counters.get(counter, 0) for r in runs)))
         self.clock = finish + rng.uniform(20.0, 60.0)
@@ -144,21 +186,42 @@ class _Cluster:
 
     def _task_row(self, job_id: str, config: dict, run: TaskRun) -> dict:
         work = run.work
-        row = {"id": f"task_{job_id[4:]}_{work.kind}_{work.index:06d}", "job_id": job_id,
-               "task_type": "MAP" if work.kind == "m" else "REDUCE",
-               "host": self.hosts[run.host], "tracker_name": self.trackers[run.host],
-               "locality": ("DATA_LOCAL" if run.local else "RACK_LOCAL") if work.kind == "m" else "",
-               "launch_time": _ms(run.launch), "finish_time": _ms(run.finish),
-               "duration": _ms(run.finish) - _ms(run.launch), "input_size": int(round(work.input_bytes))}
+        row = {
+            "id": f"task_{job_id[4:]}_{work.kind}_{work.index:06d}",
+            "job_id": job_id,
+            "task_type": "MAP" if work.kind == "m" else "REDUCE",
+            "host": self.hosts[run.host],
+            "tracker_name": self.trackers[run.host],
+            "locality": ("DATA_LOCAL" if run.local else "RACK_LOCAL") if work.kind == "m" else "",
+            "launch_time": _ms(run.launch),
+            "finish_time": _ms(run.finish),
+            "duration": _ms(run.finish) - _ms(run.launch),
+            "input_size": int(round(work.input_bytes)),
+        }
         if work.kind == "r":
             shuffle_end, sort_end = run.phase_ends[0], run.phase_ends[1]
-            row |= {"shuffle_finished": _ms(shuffle_end), "sort_finished": _ms(sort_end),
-                    "shuffle_time": _ms(shuffle_end) - _ms(run.launch), "sort_time": _ms(sort_end) - _ms(shuffle_end)}
-        row |= {k: config[k] for k in ("pig_script", "num_instances", "block_size", "reduce_tasks_factor", "io_sort_factor")}
+            row |= {
+                "shuffle_finished": _ms(shuffle_end),
+                "sort_finished": _ms(sort_end),
+                "shuffle_time": _ms(shuffle_end) - _ms(run.launch),
+                "sort_time": _ms(sort_end) - _ms(shuffle_end),
+            }
+        row |= {
+            k: config[k]
+            for k in (
+                "pig_script",
+                "num_instances",
+                "block_size",
+                "reduce_tasks_factor",
+                "io_sort_factor",
+            )
+        }
         return row | {name: int(round(value)) for name, value in work.counters.items()}
 
     def metrics(self) -> pd.DataFrame:
-        return sample(self.activity, self.hosts, self.boot, self.start, self.clock + 30.0, self.hw, self.rng)
+        return sample(
+            self.activity, self.hosts, self.boot, self.start, self.clock + 30.0, self.hw, self.rng
+        )
 
 
 def _ms(seconds: float) -> int:

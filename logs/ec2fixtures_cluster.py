@@ -52,8 +52,15 @@ class TaskRun:
     phase_ends: list[float] = field(default_factory=list)
 
 
-def run_job(maps: list[TaskWork], reduces: list[TaskWork], speed: np.ndarray, phase: np.ndarray,
-            start: float, hw: Hardware, activity: Activity) -> list[TaskRun]:
+def run_job(
+    maps: list[TaskWork],
+    reduces: list[TaskWork],
+    speed: np.ndarray,
+    phase: np.ndarray,
+    start: float,
+    hw: Hardware,
+    activity: Activity,
+) -> list[TaskRun]:
     """Simulate the job from ``start`` (s) on instances with relative slowness ``speed`` and
     heartbeat offsets ``phase``; returns every task's run and appends to ``activity``."""
     hosts = len(speed)
@@ -76,21 +83,48 @@ def run_job(maps: list[TaskWork], reduces: list[TaskWork], speed: np.ndarray, ph
         tasks = running[h]
         cpu = sum(r.work.cpu for r in tasks) + (hw.daemon_cpu if tasks else hw.idle_daemon_cpu)
         disk = sum(_rate(r.work.disk_mb, r) for r in tasks) / hw.disk_mb_s
-        net_in = sum(_rate(r.work.net_in_mb + (0 if r.local else r.work.input_bytes / 2**20), r) for r in tasks) / hw.net_mb_s
+        net_in = (
+            sum(
+                _rate(r.work.net_in_mb + (0 if r.local else r.work.input_bytes / 2**20), r)
+                for r in tasks
+            )
+            / hw.net_mb_s
+        )
         net_out = sum(_rate(r.work.net_out_mb, r) for r in tasks) / hw.net_mb_s
         load = max(1.0, cpu / hw.cores, disk, net_in, net_out)
         slowdown[h] = load * speed[h]
         if not tasks:
             activity.record(t, h, _idle(hw))
             return
-        activity.record(t, h, (min(hw.cores, cpu / load), disk * hw.disk_mb_s / load, net_in * hw.net_mb_s / load,
-                               net_out * hw.net_mb_s / load, cpu + min(disk, 1.0) * 0.5, float(len(tasks))))
+        activity.record(
+            t,
+            h,
+            (
+                min(hw.cores, cpu / load),
+                disk * hw.disk_mb_s / load,
+                net_in * hw.net_mb_s / load,
+                net_out * hw.net_mb_s / load,
+                cpu + min(disk, 1.0) * 0.5,
+                float(len(tasks)),
+            ),
+        )
 
     while pending_maps or waiting_reduces or pending_reduces or any(running.values()):
-        done_at = min((t + remaining[id(r)] * slowdown[h] for h in running for r in running[h]), default=math.inf)
-        candidates = [h for h in range(hosts) if _free(running[h], "m", hw) and pending_maps
-                      or _free(running[h], "r", hw) and pending_reduces]
-        beat_at, beat_host = min(((next_heartbeat(h), h) for h in candidates), default=(math.inf, -1))
+        done_at = min(
+            (t + remaining[id(r)] * slowdown[h] for h in running for r in running[h]),
+            default=math.inf,
+        )
+        candidates = [
+            h
+            for h in range(hosts)
+            if (_free(running[h], "m", hw)
+            and pending_maps)
+            or (_free(running[h], "r", hw)
+            and pending_reduces)
+        ]
+        beat_at, beat_host = min(
+            ((next_heartbeat(h), h) for h in candidates), default=(math.inf, -1)
+        )
         now = min(done_at, beat_at)
         for h in running:
             for r in running[h]:
@@ -110,7 +144,9 @@ def run_job(maps: list[TaskWork], reduces: list[TaskWork], speed: np.ndarray, ph
                     r.phase_ends = _phase_ends(r, progress[id(r)])
                     running[h].remove(r)
                 refresh(h)
-            if not pending_maps and not any(r.work.kind == "m" for h in running for r in running[h]):
+            if not pending_maps and not any(
+                r.work.kind == "m" for h in running for r in running[h]
+            ):
                 pending_reduces += waiting_reduces
                 waiting_reduces = []
             continue
@@ -133,13 +169,17 @@ def _free(tasks: list[TaskRun], kind: str, hw: Hardware, capacity: int | None = 
     return sum(1 for r in tasks if r.work.kind == kind) < slots
 
 
-def _capacity(kind: str, queue: list[TaskWork], running: dict[int, list[TaskRun]], hosts: int, hw: Hardware) -> int:
+def _capacity(
+    kind: str, queue: list[TaskWork], running: dict[int, list[TaskRun]], hosts: int, hw: Hardware
+) -> int:
     """Slots of this kind a tracker may fill at a heartbeat, as Hadoop 1's default
     JobQueueTaskScheduler computes it: the cluster's remaining load of that kind over its
     capacity, times the tracker's slots, rounded up — so a job with fewer tasks than slots
     is spread one task per instance instead of packing instances two by two."""
     slots = hw.map_slots if kind == "m" else hw.reduce_slots
-    remaining = len(queue) + sum(1 for tasks in running.values() for r in tasks if r.work.kind == kind)
+    remaining = len(queue) + sum(
+        1 for tasks in running.values() for r in tasks if r.work.kind == kind
+    )
     return min(slots, math.ceil(remaining / (hosts * slots) * slots))
 
 

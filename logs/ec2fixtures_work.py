@@ -58,7 +58,9 @@ class Script:
 
 SCRIPTS = {
     "simple-filter": Script("simple-filter", map_cpu_s_per_mb=0.28, keep_fraction=0.88),
-    "simple-groupby": Script("simple-groupby", map_cpu_s_per_mb=0.40, keep_fraction=None, reduce_cpu_s_per_mb=0.30),
+    "simple-groupby": Script(
+        "simple-groupby", map_cpu_s_per_mb=0.40, keep_fraction=None, reduce_cpu_s_per_mb=0.30
+    ),
 }
 
 
@@ -87,8 +89,15 @@ def splits(input_bytes: float, block_bytes: float) -> list[float]:
     return [block_bytes] * int(full) + ([rest] if rest > 0 else [])
 
 
-def map_tasks(script: Script, input_bytes: float, block_bytes: float, io_sort_factor: int,
-              instances: int, hw: Hardware, rng: np.random.Generator) -> list[TaskWork]:
+def map_tasks(
+    script: Script,
+    input_bytes: float,
+    block_bytes: float,
+    io_sort_factor: int,
+    instances: int,
+    hw: Hardware,
+    rng: np.random.Generator,
+) -> list[TaskWork]:
     replication = min(3, instances)
     tasks = []
     for index, size in enumerate(splits(input_bytes, block_bytes)):
@@ -101,8 +110,12 @@ def map_tasks(script: Script, input_bytes: float, block_bytes: float, io_sort_fa
             out_bytes = out_records * RECORD_BYTES
             disk_mb = mb + out_bytes / MB
             net_out = out_bytes / MB * (replication - 1)
-            counters |= {"MAP_OUTPUT_RECORDS": out_records, "HDFS_BYTES_WRITTEN": out_bytes,
-                         "FILE_BYTES_WRITTEN": 22_000, "SPILLED_RECORDS": 0}
+            counters |= {
+                "MAP_OUTPUT_RECORDS": out_records,
+                "HDFS_BYTES_WRITTEN": out_bytes,
+                "FILE_BYTES_WRITTEN": 22_000,
+                "SPILLED_RECORDS": 0,
+            }
         else:
             raw_bytes = records * 28.0
             combined = round(DISTINCT_USERS * (1 - math.exp(-records / DISTINCT_USERS)))
@@ -113,20 +126,45 @@ def map_tasks(script: Script, input_bytes: float, block_bytes: float, io_sort_fa
             written = out_bytes * (1 + passes)
             disk_mb = mb + (written + out_bytes * passes) / MB
             net_out = 0.0
-            counters |= {"MAP_OUTPUT_RECORDS": records, "MAP_OUTPUT_BYTES": raw_bytes,
-                         "MAP_OUTPUT_MATERIALIZED_BYTES": out_bytes, "COMBINE_INPUT_RECORDS": records,
-                         "COMBINE_OUTPUT_RECORDS": combined, "SPILLED_RECORDS": combined * (1 + passes),
-                         "FILE_BYTES_WRITTEN": written, "FILE_BYTES_READ": out_bytes * passes}
+            counters |= {
+                "MAP_OUTPUT_RECORDS": records,
+                "MAP_OUTPUT_BYTES": raw_bytes,
+                "MAP_OUTPUT_MATERIALIZED_BYTES": out_bytes,
+                "COMBINE_INPUT_RECORDS": records,
+                "COMBINE_OUTPUT_RECORDS": combined,
+                "SPILLED_RECORDS": combined * (1 + passes),
+                "FILE_BYTES_WRITTEN": written,
+                "FILE_BYTES_READ": out_bytes * passes,
+            }
         work = (hw.jvm_start_s + cpu_s) * rng.lognormal(0.0, hw.jitter)
         counters |= _jvm_counters(cpu_s, hw, rng)
         replicas = tuple(int(h) for h in rng.choice(instances, size=replication, replace=False))
-        tasks.append(TaskWork("m", index, work, hw.task_threads, disk_mb, 0.0, net_out, size, counters, replicas,
-                              [("map", work)]))
+        tasks.append(
+            TaskWork(
+                "m",
+                index,
+                work,
+                hw.task_threads,
+                disk_mb,
+                0.0,
+                net_out,
+                size,
+                counters,
+                replicas,
+                [("map", work)],
+            )
+        )
     return tasks
 
 
-def reduce_tasks(maps: list[TaskWork], reduces: int, io_sort_factor: int, instances: int,
-                 hw: Hardware, rng: np.random.Generator) -> list[TaskWork]:
+def reduce_tasks(
+    maps: list[TaskWork],
+    reduces: int,
+    io_sort_factor: int,
+    instances: int,
+    hw: Hardware,
+    rng: np.random.Generator,
+) -> list[TaskWork]:
     """The group-by's reducers: each fetches its share of every map's combined output
     (the remote part over the network), merges the segments (``io.sort.factor`` at a time)
     and counts the queries of its users."""
@@ -145,22 +183,48 @@ def reduce_tasks(maps: list[TaskWork], reduces: int, io_sort_factor: int, instan
         reduce_s = in_mb * SCRIPTS["simple-groupby"].reduce_cpu_s_per_mb
         out_bytes = groups * share * 14.0
         noise = rng.lognormal(0.0, hw.jitter)
-        phases = [("shuffle", (hw.jvm_start_s + shuffle_s) * noise), ("sort", sort_s * noise), ("reduce", reduce_s * noise)]
+        phases = [
+            ("shuffle", (hw.jvm_start_s + shuffle_s) * noise),
+            ("sort", sort_s * noise),
+            ("reduce", reduce_s * noise),
+        ]
         work = sum(p for _, p in phases)
         busy = (hw.jvm_start_s + reduce_s + 0.3 * sort_s) * noise
         cpu = (hw.task_threads * busy + 0.2 * shuffle_s * noise) / work
-        counters = {"REDUCE_SHUFFLE_BYTES": in_bytes, "REDUCE_INPUT_RECORDS": round(total_records * share),
-                    "REDUCE_INPUT_GROUPS": round(groups * share), "REDUCE_OUTPUT_RECORDS": round(groups * share),
-                    "HDFS_BYTES_WRITTEN": out_bytes, "FILE_BYTES_READ": in_bytes * (1 + passes),
-                    "FILE_BYTES_WRITTEN": in_bytes * (1 + passes), "SPILLED_RECORDS": round(total_records * share) * (1 + passes)}
+        counters = {
+            "REDUCE_SHUFFLE_BYTES": in_bytes,
+            "REDUCE_INPUT_RECORDS": round(total_records * share),
+            "REDUCE_INPUT_GROUPS": round(groups * share),
+            "REDUCE_OUTPUT_RECORDS": round(groups * share),
+            "HDFS_BYTES_WRITTEN": out_bytes,
+            "FILE_BYTES_READ": in_bytes * (1 + passes),
+            "FILE_BYTES_WRITTEN": in_bytes * (1 + passes),
+            "SPILLED_RECORDS": round(total_records * share) * (1 + passes),
+        }
         counters |= _jvm_counters(busy, hw, rng)
-        tasks.append(TaskWork("r", index, work, cpu, in_mb * (1 + 2 * passes) + out_bytes / MB, remote_mb,
-                              out_bytes / MB * (replication - 1), in_bytes, counters, (), phases))
+        tasks.append(
+            TaskWork(
+                "r",
+                index,
+                work,
+                cpu,
+                in_mb * (1 + 2 * passes) + out_bytes / MB,
+                remote_mb,
+                out_bytes / MB * (replication - 1),
+                in_bytes,
+                counters,
+                (),
+                phases,
+            )
+        )
     return tasks
 
 
 def _jvm_counters(cpu_s: float, hw: Hardware, rng: np.random.Generator) -> dict[str, float]:
     heap = float(rng.uniform(150, 200)) * MB
-    return {"CPU_MILLISECONDS": round(cpu_s * hw.task_threads * 1000), "COMMITTED_HEAP_BYTES": round(heap),
-            "PHYSICAL_MEMORY_BYTES": round(heap + rng.uniform(60, 110) * MB),
-            "VIRTUAL_MEMORY_BYTES": round(heap + rng.uniform(700, 760) * MB)}
+    return {
+        "CPU_MILLISECONDS": round(cpu_s * hw.task_threads * 1000),
+        "COMMITTED_HEAP_BYTES": round(heap),
+        "PHYSICAL_MEMORY_BYTES": round(heap + rng.uniform(60, 110) * MB),
+        "VIRTUAL_MEMORY_BYTES": round(heap + rng.uniform(700, 760) * MB),
+    }

@@ -8,7 +8,7 @@ the Spark UI see the same numbers."""
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -33,7 +33,8 @@ def task_end_counts(tasks: pd.DataFrame) -> dict[str, np.ndarray]:
     return {
         "active": (~ended).astype(np.int64),
         "completed": completed.astype(np.int64),
-        "failed": (ended & ~completed & ~killed).astype(np.int64) + tasks["resubmitted"].to_numpy(dtype=np.int64),
+        "failed": (ended & ~completed & ~killed).astype(np.int64)
+        + tasks["resubmitted"].to_numpy(dtype=np.int64),
         "killed": killed.astype(np.int64),
     }
 
@@ -49,30 +50,40 @@ def executor_totals(tasks: pd.DataFrame, apps: pd.DataFrame | None = None) -> pd
     app has a driver row."""
     counts = task_end_counts(tasks)
     resubmitted = tasks["resubmitted"].astype(np.int64)
-    frame = pd.DataFrame({
-        "app_key": tasks["app_key"],
-        "executor_id": tasks["executor_id"],
-        "active_tasks": counts["active"],
-        "completed_tasks": counts["completed"],
-        "failed_tasks": counts["failed"],
-        "total_duration": tasks["duration"].fillna(0) * (1 + resubmitted),
-        "total_gc_time": tasks["gc_time"].fillna(0),
-        "total_input_bytes": tasks["input_bytes"].fillna(0),
-        "total_shuffle_read": tasks["shuffle_read_bytes"].fillna(0),
-        "total_shuffle_write": tasks["shuffle_write_bytes"].fillna(0),
-    })
+    frame = pd.DataFrame(
+        {
+            "app_key": tasks["app_key"],
+            "executor_id": tasks["executor_id"],
+            "active_tasks": counts["active"],
+            "completed_tasks": counts["completed"],
+            "failed_tasks": counts["failed"],
+            "total_duration": tasks["duration"].fillna(0) * (1 + resubmitted),
+            "total_gc_time": tasks["gc_time"].fillna(0),
+            "total_input_bytes": tasks["input_bytes"].fillna(0),
+            "total_shuffle_read": tasks["shuffle_read_bytes"].fillna(0),
+            "total_shuffle_write": tasks["shuffle_write_bytes"].fillna(0),
+        }
+    )
     totals = frame.groupby(["app_key", "executor_id"], sort=True).sum()
     if apps is not None and len(apps):
-        drivers = pd.MultiIndex.from_arrays([apps["app_key"], ["driver"] * len(apps)], names=totals.index.names)
+        drivers = pd.MultiIndex.from_arrays(
+            [apps["app_key"], ["driver"] * len(apps)], names=totals.index.names
+        )
         totals = totals.reindex(totals.index.union(drivers), fill_value=0)
         uptime = apps.set_index("app_key")["duration"].dropna()
         for app_key, duration in uptime.items():
             totals.loc[(app_key, "driver"), "total_duration"] = duration
-    totals.insert(3, "total_tasks", totals["active_tasks"] + totals["completed_tasks"] + totals["failed_tasks"])
+    totals.insert(
+        3,
+        "total_tasks",
+        totals["active_tasks"] + totals["completed_tasks"] + totals["failed_tasks"],
+    )
     return totals.reset_index()
 
 
-def quantile_values(values: Sequence[float] | pd.Series, quantiles: Sequence[float] = DEFAULT_QUANTILES) -> list[float]:
+def quantile_values(
+    values: Sequence[float] | pd.Series, quantiles: Sequence[float] = DEFAULT_QUANTILES
+) -> list[float]:
     """The history server's quantiles: no interpolation, ``sorted[min(floor(q*n), n-1)]``."""
     ordered = np.sort(np.asarray(values, dtype=np.float64))
     n = len(ordered)
@@ -81,7 +92,9 @@ def quantile_values(values: Sequence[float] | pd.Series, quantiles: Sequence[flo
     return [float(ordered[min(math.floor(q * n), n - 1)]) for q in quantiles]
 
 
-def task_summary(tasks: pd.DataFrame, columns: Sequence[str], quantiles: Sequence[float] = DEFAULT_QUANTILES) -> dict[str, list[float]]:
+def task_summary(
+    tasks: pd.DataFrame, columns: Sequence[str], quantiles: Sequence[float] = DEFAULT_QUANTILES
+) -> dict[str, list[float]]:
     """Quantiles of each column over the *successful* tasks of ``tasks`` (the history server
     leaves failed and killed attempts out of task summaries)."""
     succeeded = tasks[tasks["status"] == "SUCCESS"]

@@ -19,9 +19,8 @@ tasks.
 
 from __future__ import annotations
 
-import re
-
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +49,9 @@ def read_host_metrics(source: str | os.PathLike | pd.DataFrame) -> pd.DataFrame:
         raise NotALog(f"{path}: no such host metrics file")
     frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
     if not {"host", "timestamp"} <= set(frame.columns):
-        raise NotALog(f"{path}: host metrics need 'host' and 'timestamp' columns, found {', '.join(map(str, frame.columns))}")
+        raise NotALog(
+            f"{path}: host metrics need 'host' and 'timestamp' columns, found {', '.join(map(str, frame.columns))}"
+        )
     return frame
 
 
@@ -71,15 +72,23 @@ def join_host_metrics(log: Log, metrics: pd.DataFrame) -> Log:
         raise ValueError("host metrics need 'host' and 'timestamp' columns")
     log_hosts, metric_hosts = _hosts(log.tasks["host"]), _hosts(metrics["host"])
     if not log_hosts & metric_hosts:
-        raise LogError(f"host metrics match none of the log's hosts: the metrics have {_some(metric_hosts)}, "
-                       f"the log {_some(log_hosts)}")
-    names = [c for c in metrics.columns if c not in ("host", "timestamp") and pd.api.types.is_numeric_dtype(metrics[c])]
+        raise LogError(
+            f"host metrics match none of the log's hosts: the metrics have {_some(metric_hosts)}, "
+            f"the log {_some(log_hosts)}"
+        )
+    names = [
+        c
+        for c in metrics.columns
+        if c not in ("host", "timestamp") and pd.api.types.is_numeric_dtype(metrics[c])
+    ]
     samples = metrics.assign(timestamp=_epoch_ms(metrics["timestamp"]))
     timed = samples["timestamp"].notna().to_numpy()
     untimed = np.flatnonzero(~timed)
     samples = samples[timed]
-    skipped = list(log.skipped) + [SkippedLine("host metrics", int(row) + 1, "sample without a usable timestamp")
-                                   for row in untimed]
+    skipped = list(log.skipped) + [
+        SkippedLine("host metrics", int(row) + 1, "sample without a usable timestamp")
+        for row in untimed
+    ]
 
     tasks = log.tasks.copy()
     joined = task_means(tasks, samples, names)
@@ -88,13 +97,26 @@ def join_host_metrics(log: Log, metrics: pd.DataFrame) -> Log:
 
     registry = log.registry.copy()
     for name in names:
-        registry.register("task", _spec(name, "Time-weighted mean while the task ran on its host"), replace=True)
+        registry.register(
+            "task", _spec(name, "Time-weighted mean while the task ran on its host"), replace=True
+        )
     jobs = _percolate(tasks, log.jobs, [PREFIX + n for n in names])
     if jobs is not log.jobs:
         for name in names:
-            registry.register("job", _spec(name, "Mean over the job's tasks of the task's host mean"), replace=True)
-    return Log(tasks=tasks, stages=log.stages, jobs=jobs, apps=log.apps, registry=registry,
-               skipped=skipped, sources=list(log.sources))
+            registry.register(
+                "job",
+                _spec(name, "Mean over the job's tasks of the task's host mean"),
+                replace=True,
+            )
+    return Log(
+        tasks=tasks,
+        stages=log.stages,
+        jobs=jobs,
+        apps=log.apps,
+        registry=registry,
+        skipped=skipped,
+        sources=list(log.sources),
+    )
 
 
 def task_means(tasks: pd.DataFrame, samples: pd.DataFrame, names: list[str]) -> pd.DataFrame:
@@ -128,7 +150,9 @@ def interval_starts(times: np.ndarray) -> np.ndarray:
     return np.concatenate([[2 * times[0] - times[1]], times[:-1]])
 
 
-def step_mean(times: np.ndarray, values: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+def step_mean(
+    times: np.ndarray, values: np.ndarray, start: np.ndarray, end: np.ndarray
+) -> np.ndarray:
     """Mean of the step function (``values[i]`` from ``times[i]`` until ``times[i+1]``) over
     each interval ``[start, end]``; the value at ``start`` where the interval is empty.
     ``times`` must be sorted."""
@@ -149,7 +173,7 @@ def _positions(hosts: np.ndarray) -> dict[str, np.ndarray]:
     codes, uniques = pd.factorize(hosts)
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
-    return {uniques[k]: order[bounds[k]:bounds[k + 1]] for k in range(len(uniques))}
+    return {uniques[k]: order[bounds[k] : bounds[k + 1]] for k in range(len(uniques))}
 
 
 def _hosts(column: pd.Series) -> set[str]:
@@ -190,7 +214,9 @@ def _percolate(tasks: pd.DataFrame, jobs: pd.DataFrame, columns: list[str]) -> p
         means = tasks.groupby(tasks["job_id"].astype(str))[columns].mean()
         aligned = means.reindex(jobs[key].astype(str).to_numpy())
         aligned.index = jobs.index
-        joined = pd.concat([jobs.drop(columns=[c for c in columns if c in jobs.columns]), aligned], axis=1)
+        joined = pd.concat(
+            [jobs.drop(columns=[c for c in columns if c in jobs.columns]), aligned], axis=1
+        )
     return joined
 
 
@@ -202,6 +228,13 @@ precision alone."""
 
 
 def _spec(metric: str, how: str):
-    return spec(PREFIX + metric, "numeric", infer_unit(metric), "feature", f"Host metric {metric}: {how}.", "host metrics",
-                window=True, accounts=("cost",) if LOAD.match(metric) else ())
-
+    return spec(
+        PREFIX + metric,
+        "numeric",
+        infer_unit(metric),
+        "feature",
+        f"Host metric {metric}: {how}.",
+        "host metrics",
+        window=True,
+        accounts=("cost",) if LOAD.match(metric) else (),
+    )

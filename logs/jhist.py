@@ -17,13 +17,20 @@ truncated file no longer says (its end event: status, finish time, finished maps
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 from urllib.parse import unquote_plus
 
 import orjson
 
-from .eventlog.open import IGNORED_SUFFIXES, EventLogSource, broken_stream, codec_of, iter_lines, sniff
+from .eventlog.open import (
+    IGNORED_SUFFIXES,
+    EventLogSource,
+    broken_stream,
+    codec_of,
+    iter_lines,
+    sniff,
+)
 from .jhist_events import HANDLERS, IGNORED, JobHistory, plain
 from .jhist_tables import build_tables
 from .model import Log, SkippedLine
@@ -61,8 +68,10 @@ def not_a_history(path: Path) -> str:
     if sniffed.broken:
         return broken_stream(sniffed)
     if sniffed.head.startswith(_BINARY_HEADER):
-        return ("binary Avro job history (Hadoop 3's default): perfx reads the JSON format "
-                "(mapreduce.jobhistory.jhist.format=json)")
+        return (
+            "binary Avro job history (Hadoop 3's default): perfx reads the JSON format "
+            "(mapreduce.jobhistory.jhist.format=json)"
+        )
     return f"not a Hadoop job history file (its first line is not {HEADER.decode()})"
 
 
@@ -89,8 +98,13 @@ def name_summary(name: str) -> dict:
         return {}
     job_id, submit, user, job_name, finish, maps, reduces, status, queue, launch = match.groups()
     summary = {
-        "id": job_id, "submit_time": float(submit), "user": unquote_plus(user), "name": unquote_plus(job_name),
-        "finish_time": float(finish), "status": status, "queue": unquote_plus(queue),
+        "id": job_id,
+        "submit_time": float(submit),
+        "user": unquote_plus(user),
+        "name": unquote_plus(job_name),
+        "finish_time": float(finish),
+        "status": status,
+        "queue": unquote_plus(queue),
     }
     if int(maps) >= 0:  # -1: unknown when the name was made
         summary["finished_maps"] = int(maps)
@@ -157,7 +171,10 @@ def read_job_histories(paths: list[Path]) -> Log:
     read: list[tuple[Path, JobHistory, list[SkippedLine]]] = []
     for path in paths:
         lines: list[SkippedLine] = []
-        history = read_job_history(path, lambda name, line, reason, lines=lines: lines.append(SkippedLine(name, line, reason)))
+        history = read_job_history(
+            path,
+            lambda name, line, reason, lines=lines: lines.append(SkippedLine(name, line, reason)),
+        )
         read.append((path, history, lines))
     best: dict[str, tuple[Path, JobHistory, list[SkippedLine]]] = {}
     for copy in read:
@@ -173,6 +190,14 @@ def read_job_histories(paths: list[Path]) -> Log:
             histories.append(history)
             skipped.extend(lines)
         else:
-            duplicates.append(SkippedLine(str(path), 0, f"duplicate of job {job_id}, read from {best[job_id][0]}"))
+            duplicates.append(
+                SkippedLine(str(path), 0, f"duplicate of job {job_id}, read from {best[job_id][0]}")
+            )
     tasks, jobs, registry = build_tables(histories)
-    return Log(tasks=tasks, jobs=jobs, registry=registry, skipped=skipped + duplicates, sources=[str(p) for p in paths])
+    return Log(
+        tasks=tasks,
+        jobs=jobs,
+        registry=registry,
+        skipped=skipped + duplicates,
+        sources=[str(p) for p in paths],
+    )

@@ -20,8 +20,9 @@ This module reads no files: ``logs.jhist`` feeds it parsed lines.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 AVRO_NAMESPACE = "org.apache.hadoop.mapreduce.jobhistory."
 _AVRO_PRIMITIVES = {"string", "long", "int", "boolean", "double", "float", "bytes"}
@@ -160,21 +161,35 @@ def _update_job(history: JobHistory, body: dict, fields: dict[str, Any]) -> None
 
 
 def _job_submitted(history: JobHistory, body: dict) -> None:
-    _update_job(history, body, dict(
-        name=body["jobName"], user=body["userName"], submit_time=float(body["submitTime"]),
-        queue=plain(body.get("jobQueueName")) or "",
-    ))
+    _update_job(
+        history,
+        body,
+        dict(
+            name=body["jobName"],
+            user=body["userName"],
+            submit_time=float(body["submitTime"]),
+            queue=plain(body.get("jobQueueName")) or "",
+        ),
+    )
 
 
 def _job_inited(history: JobHistory, body: dict) -> None:
-    fields = dict(launch_time=float(body["launchTime"]), num_map_tasks=body["totalMaps"], num_reduce_tasks=body["totalReduces"])
+    fields = dict(
+        launch_time=float(body["launchTime"]),
+        num_map_tasks=body["totalMaps"],
+        num_reduce_tasks=body["totalReduces"],
+    )
     if body.get("uberized") is not None:
         fields["uberized"] = "T" if body["uberized"] else "F"
     _update_job(history, body, fields)
 
 
 def _job_info_changed(history: JobHistory, body: dict) -> None:
-    _update_job(history, body, dict(submit_time=float(body["submitTime"]), launch_time=float(body["launchTime"])))
+    _update_job(
+        history,
+        body,
+        dict(submit_time=float(body["submitTime"]), launch_time=float(body["launchTime"])),
+    )
 
 
 def _job_queue_changed(history: JobHistory, body: dict) -> None:
@@ -183,9 +198,12 @@ def _job_queue_changed(history: JobHistory, body: dict) -> None:
 
 def _job_finished(history: JobHistory, body: dict) -> None:
     fields = dict(
-        status="SUCCEEDED", finish_time=float(body["finishTime"]),
-        finished_maps=body["finishedMaps"], finished_reduces=body["finishedReduces"],
-        failed_maps=body["failedMaps"], failed_reduces=body["failedReduces"],
+        status="SUCCEEDED",
+        finish_time=float(body["finishTime"]),
+        finished_maps=body["finishedMaps"],
+        finished_reduces=body["finishedReduces"],
+        failed_maps=body["failedMaps"],
+        failed_reduces=body["failedReduces"],
     )
     counters = read_counters(body.get("totalCounters"))
     _update_job(history, body, fields)
@@ -194,11 +212,17 @@ def _job_finished(history: JobHistory, body: dict) -> None:
 
 def _job_unsuccessful(history: JobHistory, body: dict) -> None:
     """JOB_FAILED, JOB_KILLED and JOB_ERROR: one record, the status says which."""
-    _update_job(history, body, dict(
-        status=body["jobStatus"], finish_time=float(body["finishTime"]),
-        finished_maps=body["finishedMaps"], finished_reduces=body["finishedReduces"],
-        failure_reason=plain(body.get("diagnostics")) or "",
-    ))
+    _update_job(
+        history,
+        body,
+        dict(
+            status=body["jobStatus"],
+            finish_time=float(body["finishTime"]),
+            finished_maps=body["finishedMaps"],
+            finished_reduces=body["finishedReduces"],
+            failure_reason=plain(body.get("diagnostics")) or "",
+        ),
+    )
     history.ended = True
 
 
@@ -213,32 +237,47 @@ def _task_started(history: JobHistory, body: dict) -> None:
 
 def _task_finished(history: JobHistory, body: dict) -> None:
     ref = _task_ref(body)
-    values = dict(status="SUCCEEDED", finish_time=float(body["finishTime"]),
-                  successful_attempt=plain(body.get("successfulAttemptId")) or None)
+    values = dict(
+        status="SUCCEEDED",
+        finish_time=float(body["finishTime"]),
+        successful_attempt=plain(body.get("successfulAttemptId")) or None,
+    )
     counters = read_counters(body.get("counters"))
     _update(history.task(*ref), values | {"counters": history.keep_counters(counters)})
 
 
 def _task_failed(history: JobHistory, body: dict) -> None:
     ref = _task_ref(body)
-    values = dict(status=body.get("status") or "FAILED", finish_time=float(body["finishTime"]),
-                  error=body.get("error") or "", failed_due_to=plain(body.get("failedDueToAttempt")) or None)
+    values = dict(
+        status=body.get("status") or "FAILED",
+        finish_time=float(body["finishTime"]),
+        error=body.get("error") or "",
+        failed_due_to=plain(body.get("failedDueToAttempt")) or None,
+    )
     counters = read_counters(body.get("counters"))
     _update(history.task(*ref), values | {"counters": history.keep_counters(counters)})
 
 
 def _attempt_started(history: JobHistory, body: dict) -> None:
     ref = _attempt_ref(body)
-    values = dict(start_time=float(body["startTime"]), tracker_name=body.get("trackerName") or "",
-                  locality=plain(body.get("locality")) or "", avataar=plain(body.get("avataar")) or "")
+    values = dict(
+        start_time=float(body["startTime"]),
+        tracker_name=body.get("trackerName") or "",
+        locality=plain(body.get("locality")) or "",
+        avataar=plain(body.get("avataar")) or "",
+    )
     _update(history.attempt(*ref), values)
 
 
 def _attempt_ended(history: JobHistory, body: dict, status: str, **more: Any) -> None:
     """Record an attempt's end; ``more`` holds the fields of its kind of end, already read."""
     ref = _attempt_ref(body)
-    values = dict(status=status, finish_time=float(body["finishTime"]), host=body.get("hostname") or "",
-                  rack=plain(body.get("rackname")) or "")
+    values = dict(
+        status=status,
+        finish_time=float(body["finishTime"]),
+        host=body.get("hostname") or "",
+        rack=plain(body.get("rackname")) or "",
+    )
     counters = read_counters(body.get("counters"))
     _update(history.attempt(*ref), values | more | {"counters": history.keep_counters(counters)})
 
@@ -253,8 +292,13 @@ def _map_attempt_finished(history: JobHistory, body: dict) -> None:
 
 
 def _reduce_attempt_finished(history: JobHistory, body: dict) -> None:
-    _attempt_ended(history, body, body["taskStatus"], shuffle_finish_time=float(body["shuffleFinishTime"]),
-                   sort_finish_time=float(body["sortFinishTime"]))
+    _attempt_ended(
+        history,
+        body,
+        body["taskStatus"],
+        shuffle_finish_time=float(body["shuffleFinishTime"]),
+        sort_finish_time=float(body["sortFinishTime"]),
+    )
 
 
 def _attempt_unsuccessful(history: JobHistory, body: dict) -> None:
@@ -282,11 +326,19 @@ HANDLERS: dict[str, Handler] = {
     "REDUCE_ATTEMPT_FINISHED": _reduce_attempt_finished,
     "SETUP_ATTEMPT_FINISHED": _attempt_finished,
     "CLEANUP_ATTEMPT_FINISHED": _attempt_finished,
-    **{f"{kind}_ATTEMPT_STARTED": _attempt_started for kind in ("MAP", "REDUCE", "SETUP", "CLEANUP")},
-    **{f"{kind}_ATTEMPT_{end}": _attempt_unsuccessful
-       for kind in ("MAP", "REDUCE", "SETUP", "CLEANUP") for end in ("FAILED", "KILLED")},
+    **{
+        f"{kind}_ATTEMPT_STARTED": _attempt_started
+        for kind in ("MAP", "REDUCE", "SETUP", "CLEANUP")
+    },
+    **{
+        f"{kind}_ATTEMPT_{end}": _attempt_unsuccessful
+        for kind in ("MAP", "REDUCE", "SETUP", "CLEANUP")
+        for end in ("FAILED", "KILLED")
+    },
 }
 """Event type -> how it changes the job's history."""
 
-IGNORED = frozenset({"JOB_PRIORITY_CHANGED", "JOB_STATUS_CHANGED", "TASK_UPDATED", "NORMALIZED_RESOURCE"})
+IGNORED = frozenset(
+    {"JOB_PRIORITY_CHANGED", "JOB_STATUS_CHANGED", "TASK_UPDATED", "NORMALIZED_RESOURCE"}
+)
 """Hadoop events that say nothing the tables hold: not reported as skipped."""

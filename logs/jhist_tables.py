@@ -29,83 +29,338 @@ from .tabular import infer_unit, is_input_volume, snake_case
 
 JHIST_TASK = COMMON + [
     spec("job_id", C, "none", "identity", "Hadoop job id.", "TaskStarted/taskid", "jobID", "jobid"),
-    spec("task_type", C, "none", "feature", "MAP or REDUCE (JOB_SETUP / JOB_CLEANUP where logged).", "TaskStarted/taskType",
-         context=True),
-    spec("stage_key", C, "none", "identity", "The job's map or reduce tasks: the MapReduce counterpart of a Spark "
-         "stage (job_id/task_type, e.g. job_1329348432655_0001/MAP), where a task's reference and stragglers are "
-         "looked for.", "derived", inputs=("job_id", "task_type"), context=True),
-    spec("status", C, "none", "outcome", "SUCCESS, FAILED or KILLED as the task ended (Hadoop's SUCCEEDED is "
-         "written SUCCESS, as for Spark tasks); UNKNOWN without an end event.", "TaskFinished, TaskFailed/status"),
-    spec("attempt_id", C, "none", "identity", "The attempt the row describes: the successful one, else the one "
-         "the task failed on, else the last logged ('' if none ran).", "TaskAttemptStarted/attemptId"),
-    spec("host", C, "none", "feature", "Host (NodeManager) the attempt ran on.", "*AttemptFinished/hostname", "hostname",
-         context=True),
-    spec("tracker_name", C, "none", "feature", "Tracker (NodeManager) that started the attempt.",
-         "TaskAttemptStarted/trackerName", "tracker"),
-    spec("rack", C, "none", "feature", "Rack of the attempt's host.", "*AttemptFinished/rackname", "rackname"),
-    spec("locality", C, "none", "feature", "NODE_LOCAL, RACK_LOCAL or OFF_SWITCH ('' before Hadoop 2.4).",
-         "TaskAttemptStarted/locality"),
-    spec("speculative", C, "none", "feature", "T if the attempt was a speculative copy ('' before Hadoop 2.4).",
-         "TaskAttemptStarted/avataar"),
-    spec("scheduled_time", N, "ms", "identity", "Epoch ms the task was scheduled.", "TaskStarted/startTime"),
-    spec("launch_time", N, "ms", "identity", "Epoch ms the attempt started.", "TaskAttemptStarted/startTime"),
-    spec("finish_time", N, "ms", "outcome", "Epoch ms the attempt ended.", "*AttemptFinished/finishTime"),
-    spec("wait_time", N, "ms", "feature", "launch_time - scheduled_time: waiting for a container, plus the "
-         "earlier attempts when the task was retried.", "derived", inputs=("launch_time", "scheduled_time"),
-         accounts=("scheduler_delay",)),
-    spec("failed_attempts", N, "count", "feature", "Attempts of the task that failed.", "*_ATTEMPT_FAILED"),
-    spec("killed_attempts", N, "count", "feature", "Attempts of the task that were killed (lost speculation, "
-         "preemption, a failing job).", "*_ATTEMPT_KILLED"),
-    spec("input_size", N, "bytes", "feature", "Bytes the task consumed: a map's input-format bytes read, else "
-         "its file-system bytes read (HDFS, then S3A, then local files); a reduce's shuffle bytes.",
-         "BYTES_READ, HDFS_BYTES_READ, S3A_BYTES_READ, FILE_BYTES_READ, REDUCE_SHUFFLE_BYTES", "inputsize",
-         accounts=("volume",), context=True),
-    spec("map_finished", N, "ms", "outcome", "Epoch ms a map attempt's map phase ended (its sort and spill "
-         "followed).", "MapAttemptFinished/mapFinishTime"),
-    spec("shuffle_finished", N, "ms", "outcome", "Epoch ms a reduce attempt's shuffle ended.",
-         "ReduceAttemptFinished/shuffleFinishTime"),
-    spec("sort_finished", N, "ms", "outcome", "Epoch ms a reduce attempt's merge (sort) ended.",
-         "ReduceAttemptFinished/sortFinishTime"),
-    spec("shuffle_time", N, "ms", "feature", "shuffle_finished - launch_time: a reduce fetching map outputs.", "derived",
-         inputs=("shuffle_finished", "launch_time"), time_part=True, accounts=("shuffle_read",)),
-    spec("sort_time", N, "ms", "feature", "sort_finished - shuffle_finished: a reduce merging its inputs "
-         "(Hadoop's merge time).", "derived", inputs=("sort_finished", "shuffle_finished"), time_part=True,
-         accounts=("cost",)),
-    spec("failure", C, "none", "outcome", "First line of the task's error, '' if it succeeded.", "TaskFailed/error"),
+    spec(
+        "task_type",
+        C,
+        "none",
+        "feature",
+        "MAP or REDUCE (JOB_SETUP / JOB_CLEANUP where logged).",
+        "TaskStarted/taskType",
+        context=True,
+    ),
+    spec(
+        "stage_key",
+        C,
+        "none",
+        "identity",
+        "The job's map or reduce tasks: the MapReduce counterpart of a Spark "
+        "stage (job_id/task_type, e.g. job_1329348432655_0001/MAP), where a task's reference and stragglers are "
+        "looked for.",
+        "derived",
+        inputs=("job_id", "task_type"),
+        context=True,
+    ),
+    spec(
+        "status",
+        C,
+        "none",
+        "outcome",
+        "SUCCESS, FAILED or KILLED as the task ended (Hadoop's SUCCEEDED is "
+        "written SUCCESS, as for Spark tasks); UNKNOWN without an end event.",
+        "TaskFinished, TaskFailed/status",
+    ),
+    spec(
+        "attempt_id",
+        C,
+        "none",
+        "identity",
+        "The attempt the row describes: the successful one, else the one "
+        "the task failed on, else the last logged ('' if none ran).",
+        "TaskAttemptStarted/attemptId",
+    ),
+    spec(
+        "host",
+        C,
+        "none",
+        "feature",
+        "Host (NodeManager) the attempt ran on.",
+        "*AttemptFinished/hostname",
+        "hostname",
+        context=True,
+    ),
+    spec(
+        "tracker_name",
+        C,
+        "none",
+        "feature",
+        "Tracker (NodeManager) that started the attempt.",
+        "TaskAttemptStarted/trackerName",
+        "tracker",
+    ),
+    spec(
+        "rack",
+        C,
+        "none",
+        "feature",
+        "Rack of the attempt's host.",
+        "*AttemptFinished/rackname",
+        "rackname",
+    ),
+    spec(
+        "locality",
+        C,
+        "none",
+        "feature",
+        "NODE_LOCAL, RACK_LOCAL or OFF_SWITCH ('' before Hadoop 2.4).",
+        "TaskAttemptStarted/locality",
+    ),
+    spec(
+        "speculative",
+        C,
+        "none",
+        "feature",
+        "T if the attempt was a speculative copy ('' before Hadoop 2.4).",
+        "TaskAttemptStarted/avataar",
+    ),
+    spec(
+        "scheduled_time",
+        N,
+        "ms",
+        "identity",
+        "Epoch ms the task was scheduled.",
+        "TaskStarted/startTime",
+    ),
+    spec(
+        "launch_time",
+        N,
+        "ms",
+        "identity",
+        "Epoch ms the attempt started.",
+        "TaskAttemptStarted/startTime",
+    ),
+    spec(
+        "finish_time",
+        N,
+        "ms",
+        "outcome",
+        "Epoch ms the attempt ended.",
+        "*AttemptFinished/finishTime",
+    ),
+    spec(
+        "wait_time",
+        N,
+        "ms",
+        "feature",
+        "launch_time - scheduled_time: waiting for a container, plus the "
+        "earlier attempts when the task was retried.",
+        "derived",
+        inputs=("launch_time", "scheduled_time"),
+        accounts=("scheduler_delay",),
+    ),
+    spec(
+        "failed_attempts",
+        N,
+        "count",
+        "feature",
+        "Attempts of the task that failed.",
+        "*_ATTEMPT_FAILED",
+    ),
+    spec(
+        "killed_attempts",
+        N,
+        "count",
+        "feature",
+        "Attempts of the task that were killed (lost speculation, preemption, a failing job).",
+        "*_ATTEMPT_KILLED",
+    ),
+    spec(
+        "input_size",
+        N,
+        "bytes",
+        "feature",
+        "Bytes the task consumed: a map's input-format bytes read, else "
+        "its file-system bytes read (HDFS, then S3A, then local files); a reduce's shuffle bytes.",
+        "BYTES_READ, HDFS_BYTES_READ, S3A_BYTES_READ, FILE_BYTES_READ, REDUCE_SHUFFLE_BYTES",
+        "inputsize",
+        accounts=("volume",),
+        context=True,
+    ),
+    spec(
+        "map_finished",
+        N,
+        "ms",
+        "outcome",
+        "Epoch ms a map attempt's map phase ended (its sort and spill followed).",
+        "MapAttemptFinished/mapFinishTime",
+    ),
+    spec(
+        "shuffle_finished",
+        N,
+        "ms",
+        "outcome",
+        "Epoch ms a reduce attempt's shuffle ended.",
+        "ReduceAttemptFinished/shuffleFinishTime",
+    ),
+    spec(
+        "sort_finished",
+        N,
+        "ms",
+        "outcome",
+        "Epoch ms a reduce attempt's merge (sort) ended.",
+        "ReduceAttemptFinished/sortFinishTime",
+    ),
+    spec(
+        "shuffle_time",
+        N,
+        "ms",
+        "feature",
+        "shuffle_finished - launch_time: a reduce fetching map outputs.",
+        "derived",
+        inputs=("shuffle_finished", "launch_time"),
+        time_part=True,
+        accounts=("shuffle_read",),
+    ),
+    spec(
+        "sort_time",
+        N,
+        "ms",
+        "feature",
+        "sort_finished - shuffle_finished: a reduce merging its inputs (Hadoop's merge time).",
+        "derived",
+        inputs=("sort_finished", "shuffle_finished"),
+        time_part=True,
+        accounts=("cost",),
+    ),
+    spec(
+        "failure",
+        C,
+        "none",
+        "outcome",
+        "First line of the task's error, '' if it succeeded.",
+        "TaskFailed/error",
+    ),
 ]
 """The task table's fixed columns; the counters of the row's attempt follow them."""
 
 JHIST_JOB = COMMON + [
-    spec("name", C, "none", "feature", "Job name (mapreduce.job.name).", "JobSubmitted/jobName", "jobname"),
+    spec(
+        "name",
+        C,
+        "none",
+        "feature",
+        "Job name (mapreduce.job.name).",
+        "JobSubmitted/jobName",
+        "jobname",
+    ),
     spec("user", C, "none", "feature", "User who submitted the job.", "JobSubmitted/userName"),
-    spec("queue", C, "none", "feature", "Scheduler queue the job ran in.", "JobSubmitted, JobQueueChange/jobQueueName"),
-    spec("status", C, "none", "outcome", "SUCCEEDED, FAILED, KILLED or ERROR; RUNNING without an end event.",
-         "JobFinished, JobUnsuccessfulCompletion/jobStatus"),
-    spec("submit_time", N, "ms", "identity", "Epoch ms the job was submitted.", "JobSubmitted/submitTime"),
-    spec("launch_time", N, "ms", "identity", "Epoch ms the job was initialised (its tasks could start).", "JobInited/launchTime"),
+    spec(
+        "queue",
+        C,
+        "none",
+        "feature",
+        "Scheduler queue the job ran in.",
+        "JobSubmitted, JobQueueChange/jobQueueName",
+    ),
+    spec(
+        "status",
+        C,
+        "none",
+        "outcome",
+        "SUCCEEDED, FAILED, KILLED or ERROR; RUNNING without an end event.",
+        "JobFinished, JobUnsuccessfulCompletion/jobStatus",
+    ),
+    spec(
+        "submit_time",
+        N,
+        "ms",
+        "identity",
+        "Epoch ms the job was submitted.",
+        "JobSubmitted/submitTime",
+    ),
+    spec(
+        "launch_time",
+        N,
+        "ms",
+        "identity",
+        "Epoch ms the job was initialised (its tasks could start).",
+        "JobInited/launchTime",
+    ),
     spec("finish_time", N, "ms", "outcome", "Epoch ms the job ended.", "JobFinished/finishTime"),
-    spec("num_map_tasks", N, "count", "feature", "Map tasks the job was split into.", "JobInited/totalMaps"),
-    spec("num_reduce_tasks", N, "count", "feature", "Reduce tasks the job asked for.", "JobInited/totalReduces"),
-    spec("finished_maps", N, "count", "outcome", "Maps that succeeded, as the job's end event says.", "JobFinished/finishedMaps"),
-    spec("finished_reduces", N, "count", "outcome", "Reduces that succeeded, as the job's end event says.",
-         "JobFinished/finishedReduces"),
-    spec("failed_maps", N, "count", "outcome", "Maps that failed, as JOB_FINISHED says.", "JobFinished/failedMaps"),
-    spec("failed_reduces", N, "count", "outcome", "Reduces that failed, as JOB_FINISHED says.", "JobFinished/failedReduces"),
-    spec("uberized", C, "none", "feature", "T if the job ran inside its ApplicationMaster's JVM.", "JobInited/uberized"),
-    spec("am_attempts", N, "count", "feature", "ApplicationMaster attempts: more than 1 means it was restarted.", "AMStarted"),
-    spec("failure_reason", C, "none", "outcome", "Diagnostics of a job that did not succeed, '' otherwise.",
-         "JobUnsuccessfulCompletion/diagnostics"),
+    spec(
+        "num_map_tasks",
+        N,
+        "count",
+        "feature",
+        "Map tasks the job was split into.",
+        "JobInited/totalMaps",
+    ),
+    spec(
+        "num_reduce_tasks",
+        N,
+        "count",
+        "feature",
+        "Reduce tasks the job asked for.",
+        "JobInited/totalReduces",
+    ),
+    spec(
+        "finished_maps",
+        N,
+        "count",
+        "outcome",
+        "Maps that succeeded, as the job's end event says.",
+        "JobFinished/finishedMaps",
+    ),
+    spec(
+        "finished_reduces",
+        N,
+        "count",
+        "outcome",
+        "Reduces that succeeded, as the job's end event says.",
+        "JobFinished/finishedReduces",
+    ),
+    spec(
+        "failed_maps",
+        N,
+        "count",
+        "outcome",
+        "Maps that failed, as JOB_FINISHED says.",
+        "JobFinished/failedMaps",
+    ),
+    spec(
+        "failed_reduces",
+        N,
+        "count",
+        "outcome",
+        "Reduces that failed, as JOB_FINISHED says.",
+        "JobFinished/failedReduces",
+    ),
+    spec(
+        "uberized",
+        C,
+        "none",
+        "feature",
+        "T if the job ran inside its ApplicationMaster's JVM.",
+        "JobInited/uberized",
+    ),
+    spec(
+        "am_attempts",
+        N,
+        "count",
+        "feature",
+        "ApplicationMaster attempts: more than 1 means it was restarted.",
+        "AMStarted",
+    ),
+    spec(
+        "failure_reason",
+        C,
+        "none",
+        "outcome",
+        "Diagnostics of a job that did not succeed, '' otherwise.",
+        "JobUnsuccessfulCompletion/diagnostics",
+    ),
     spec("source", C, "none", "identity", "The job history file the job was read from.", ""),
 ]
 """The job table's fixed columns; the job's total counters and its task aggregates follow."""
 
-FRAMEWORK_GROUPS = frozenset({
-    "org.apache.hadoop.mapreduce.FileSystemCounter",
-    "org.apache.hadoop.mapreduce.TaskCounter",
-    "org.apache.hadoop.mapreduce.JobCounter",
-    "org.apache.hadoop.mapreduce.lib.input.FileInputFormatCounter",
-    "org.apache.hadoop.mapreduce.lib.output.FileOutputFormatCounter",
-})
+FRAMEWORK_GROUPS = frozenset(
+    {
+        "org.apache.hadoop.mapreduce.FileSystemCounter",
+        "org.apache.hadoop.mapreduce.TaskCounter",
+        "org.apache.hadoop.mapreduce.JobCounter",
+        "org.apache.hadoop.mapreduce.lib.input.FileInputFormatCounter",
+        "org.apache.hadoop.mapreduce.lib.output.FileOutputFormatCounter",
+    }
+)
 """Hadoop's own counter groups, whose counter names are unique: their counters keep their
 bare names (``HDFS_BYTES_READ`` -> ``hdfs_bytes_read``, as in tabular MapReduce logs); other
 groups' (user counters, ``Shuffle Errors``) are prefixed with the group."""
@@ -159,11 +414,22 @@ def counter_spec(column: str, group: str, name: str, display: str, whose: str) -
     """Counters are measurements, hence candidates, except the job's task-time totals
     (``MILLIS_MAPS``, ``SLOTS_MILLIS_REDUCES``, ...), which restate its tasks' durations."""
     role = "outcome" if group.endswith(".JobCounter") and "MILLIS" in name else "feature"
-    aliases = (snake_case(name),) if column != snake_case(name) and group in FRAMEWORK_GROUPS else ()
+    aliases = (
+        (snake_case(name),) if column != snake_case(name) and group in FRAMEWORK_GROUPS else ()
+    )
     volume = is_input_volume(snake_case(name))
-    return spec(column, N, _counter_unit(group, name, column), role, f"Hadoop counter '{display}' {whose}.",
-                f"{group}/{name}", *aliases, accounts=("gc",) if column == "gc_time" else ("volume",) if volume else (),
-                time_part=column == "gc_time", context=volume)
+    return spec(
+        column,
+        N,
+        _counter_unit(group, name, column),
+        role,
+        f"Hadoop counter '{display}' {whose}.",
+        f"{group}/{name}",
+        *aliases,
+        accounts=("gc",) if column == "gc_time" else ("volume",) if volume else (),
+        time_part=column == "gc_time",
+        context=volume,
+    )
 
 
 def _first_line(text: str) -> str:
@@ -183,12 +449,16 @@ def _row_attempt(task: Task) -> Attempt | None:
     return list(attempts.values())[-1] if attempts else None
 
 
-def _counter_values(counters: Counters, history: JobHistory, columns: dict[str, FeatureSpec], whose: str) -> dict:
+def _counter_values(
+    counters: Counters, history: JobHistory, columns: dict[str, FeatureSpec], whose: str
+) -> dict:
     values = {}
     for (group, name), value in counters.items():
         column = counter_column(group, name)
         if column not in columns:
-            columns[column] = counter_spec(column, group, name, history.counter_names[(group, name)], whose)
+            columns[column] = counter_spec(
+                column, group, name, history.counter_names[(group, name)], whose
+            )
         values[column] = value
     return values
 
@@ -199,26 +469,42 @@ def _input_size(task_type: str, counters: Counters) -> float:
     return next((counters[key] for key in wanted if key in counters), math.nan)
 
 
-def _task_row(task: Task, job_id: str, history: JobHistory, columns: dict[str, FeatureSpec]) -> dict:
+def _task_row(
+    task: Task, job_id: str, history: JobHistory, columns: dict[str, FeatureSpec]
+) -> dict:
     attempt = _row_attempt(task) or Attempt("")
     raw = attempt.counters or task.counters
-    counters = _counter_values(raw, history, columns,
-                               "of the task's attempt (its total over the task when the attempt logged none)")
+    counters = _counter_values(
+        raw,
+        history,
+        columns,
+        "of the task's attempt (its total over the task when the attempt logged none)",
+    )
     launch, finish = attempt.start_time, attempt.finish_time
     ends = [a.status for a in task.attempts.values()]
     row = {
-        "id": task.task_id, "duration": finish - launch, "job_id": job_id, "task_type": task.task_type,
+        "id": task.task_id,
+        "duration": finish - launch,
+        "job_id": job_id,
+        "task_type": task.task_type,
         "stage_key": f"{job_id}/{task.task_type}",
         "status": {"SUCCEEDED": "SUCCESS", "": "UNKNOWN"}.get(task.status, task.status),
-        "attempt_id": attempt.attempt_id, "host": attempt.host or attempt.tracker_name,
-        "tracker_name": attempt.tracker_name, "rack": attempt.rack, "locality": attempt.locality,
+        "attempt_id": attempt.attempt_id,
+        "host": attempt.host or attempt.tracker_name,
+        "tracker_name": attempt.tracker_name,
+        "rack": attempt.rack,
+        "locality": attempt.locality,
         "speculative": {"SPECULATIVE": "T", "VIRGIN": "F"}.get(attempt.avataar, ""),
-        "scheduled_time": task.scheduled_time, "launch_time": launch, "finish_time": finish,
+        "scheduled_time": task.scheduled_time,
+        "launch_time": launch,
+        "finish_time": finish,
         "wait_time": launch - task.scheduled_time,
-        "failed_attempts": ends.count("FAILED"), "killed_attempts": ends.count("KILLED"),
+        "failed_attempts": ends.count("FAILED"),
+        "killed_attempts": ends.count("KILLED"),
         "input_size": _input_size(task.task_type, raw),
         "map_finished": attempt.map_finish_time,
-        "shuffle_finished": attempt.shuffle_finish_time, "sort_finished": attempt.sort_finish_time,
+        "shuffle_finished": attempt.shuffle_finish_time,
+        "sort_finished": attempt.sort_finish_time,
         "shuffle_time": attempt.shuffle_finish_time - launch,
         "sort_time": attempt.sort_finish_time - attempt.shuffle_finish_time,
         "failure": "" if task.status == "SUCCEEDED" else _first_line(task.error or attempt.error),
@@ -229,14 +515,25 @@ def _task_row(task: Task, job_id: str, history: JobHistory, columns: dict[str, F
 def _job_row(history: JobHistory, columns: dict[str, FeatureSpec]) -> dict:
     job = history.job
     row = {
-        "status": "RUNNING", "name": "", "user": "", "queue": "", "uberized": "", "failure_reason": "",
-        "am_attempts": 0, **job, "source": history.source,
+        "status": "RUNNING",
+        "name": "",
+        "user": "",
+        "queue": "",
+        "uberized": "",
+        "failure_reason": "",
+        "am_attempts": 0,
+        **job,
+        "source": history.source,
     }
     row["duration"] = row.get("finish_time", math.nan) - row.get("submit_time", math.nan)
-    return row | _counter_values(history.counters, history, columns, "of the job (its total over all tasks)")
+    return row | _counter_values(
+        history.counters, history, columns, "of the job (its total over all tasks)"
+    )
 
 
-def _frame(rows: list[dict], fixed: list[FeatureSpec], counters: dict[str, FeatureSpec]) -> pd.DataFrame:
+def _frame(
+    rows: list[dict], fixed: list[FeatureSpec], counters: dict[str, FeatureSpec]
+) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=[s.name for s in fixed] + list(counters))
     for name in counters:
         frame[name] = frame[name].astype(float)
@@ -247,12 +544,17 @@ def build_tables(histories: list[JobHistory]) -> tuple[pd.DataFrame, pd.DataFram
     """(tasks, jobs, registry) of the jobs; every column registered with its spec."""
     task_counters: dict[str, FeatureSpec] = {}
     job_counters: dict[str, FeatureSpec] = {}
-    task_rows = [_task_row(t, h.job["id"], h, task_counters) for h in histories for t in h.tasks.values()]
+    task_rows = [
+        _task_row(t, h.job["id"], h, task_counters) for h in histories for t in h.tasks.values()
+    ]
     job_rows = [_job_row(h, job_counters) for h in histories]
     tasks = add_host_load(_frame(task_rows, JHIST_TASK, task_counters))
     jobs = add_task_aggregates(_frame(job_rows, JHIST_JOB, job_counters), tasks, "job_id")
     registry = FeatureRegistry()
     registry.register_all("task", JHIST_TASK + TASK_HOST_LOAD + list(task_counters.values()))
     registry.register_all("job", JHIST_JOB + list(job_counters.values()))
-    registry.register_all("job", aggregate_specs(registry.specs("task"), set(jobs.columns) - set(registry.names("job"))))
+    registry.register_all(
+        "job",
+        aggregate_specs(registry.specs("task"), set(jobs.columns) - set(registry.names("job"))),
+    )
     return tasks, jobs, registry

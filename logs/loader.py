@@ -14,10 +14,10 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+from collections.abc import Iterable
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterable
 
 import pandas as pd
 
@@ -91,7 +91,10 @@ def _merge(logs: list[Log]) -> Log:
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     return Log(
-        tasks=concat("task"), stages=concat("stage"), jobs=concat("job"), apps=concat("app"),
+        tasks=concat("task"),
+        stages=concat("stage"),
+        jobs=concat("job"),
+        apps=concat("app"),
         registry=registry,
         skipped=[s for log in logs for s in log.skipped],
         sources=[s for log in logs for s in log.sources],
@@ -104,11 +107,22 @@ def _progress_bar(sources: list[EventLogSource], wanted: bool):
     if not wanted or total < PROGRESS_MIN_BYTES:
         return nullcontext(None)
     from rich.console import Console
-    from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
 
     return Progress(
-        "[progress.description]{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-        TimeRemainingColumn(), transient=True, console=Console(stderr=True),
+        "[progress.description]{task.description}",
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        transient=True,
+        console=Console(stderr=True),
     )
 
 
@@ -124,7 +138,10 @@ def _job_histories(path: Path, skipped: list[SkippedLine]) -> list[Path]:
 
 
 def _read_path(
-    path: Path, skipped: list[SkippedLine], sources: list[EventLogSource], histories: list[Path],
+    path: Path,
+    skipped: list[SkippedLine],
+    sources: list[EventLogSource],
+    histories: list[Path],
 ) -> Log | None:
     """The Log of a tabular or Ousterhout ``path``, or None after adding its Spark event logs
     to ``sources``, its job histories to ``histories`` and the files it passed over to
@@ -152,16 +169,22 @@ def _read_path(
         return other  # it reads the files the event-log search passed over
     if not found and not here:
         what = "directory" if path.is_dir() else "file"
-        why = "; ".join(dict.fromkeys(f"{Path(s.path).name}: {s.reason}" for s in found_skipped[:3]))
-        raise NotALog(f"{path}: no Spark event log, Hadoop job history, tabular log or Ousterhout job log in this {what}"
-                      + (f" ({why})" if why and path.is_dir() else ""))
+        why = "; ".join(
+            dict.fromkeys(f"{Path(s.path).name}: {s.reason}" for s in found_skipped[:3])
+        )
+        raise NotALog(
+            f"{path}: no Spark event log, Hadoop job history, tabular log or Ousterhout job log in this {what}"
+            + (f" ({why})" if why and path.is_dir() else "")
+        )
     skipped.extend(found_skipped)
     sources.extend(found)
     return None
 
 
 def load_log(
-    paths: str | os.PathLike | Iterable[str | os.PathLike], *, progress: bool = False,
+    paths: str | os.PathLike | Iterable[str | os.PathLike],
+    *,
+    progress: bool = False,
     host_metrics: str | os.PathLike | pd.DataFrame | None = None,
 ) -> Log:
     """Load Spark event logs (any codec, rolling or not, one app or directories of many),

@@ -39,10 +39,18 @@ class Log:
 
     def table(self, entity: str) -> pd.DataFrame:
         if entity not in ENTITIES:
-            raise ValueError(f"unknown entity kind {entity!r}; expected one of {', '.join(ENTITIES)}")
-        return {"task": self.tasks, "stage": self.stages, "job": self.jobs, "app": self.apps}[entity]
+            raise ValueError(
+                f"unknown entity kind {entity!r}; expected one of {', '.join(ENTITIES)}"
+            )
+        return {"task": self.tasks, "stage": self.stages, "job": self.jobs, "app": self.apps}[
+            entity
+        ]
 
     def features(self, entity: str = "task", kind: Kind | None = None) -> list[FeatureSpec]:
         """Registered features of ``entity`` that are columns of its table."""
         columns = set(self.table(entity).columns)
-        return [s for s in self.registry.specs(entity) if s.name in columns and (kind is None or s.kind == kind)]
+        return [
+            s
+            for s in self.registry.specs(entity)
+            if s.name in columns and (kind is None or s.kind == kind)
+        ]

@@ -39,13 +39,46 @@ _SPARK_CODECS = {".zstd", ".zst", ".lz4", ".snappy", ".lzf"}
 _NS_PER_MS = 1e6
 
 OUSTERHOUT_TASK = [
-    spec("input_read_time", "numeric", "ms", "feature",
-         "Time blocked reading input (HDFS or cache); instrumented traces only (ns in the log).", "READ_BLOCKED_TIME"),
-    spec("input_read_setup_time", "numeric", "ms", "feature", "Time opening the input before reading.", "READ_SETUP_TIME"),
-    spec("input_read_method", "nominal", "none", "feature", "Where the input came from (HDFS, Memory).", "READ_METHOD"),
-    spec("input_bytes_raw", "numeric", "bytes", "feature", "Input bytes as stored (compressed) on disk.", "INPUT_BYTES_RAW"),
-    spec("shuffle_remote_fetch_time", "numeric", "ms", "feature",
-         "Time the fetcher threads spent fetching remote shuffle blocks (overlaps computation).", "REMOTE_FETCH_TIME"),
+    spec(
+        "input_read_time",
+        "numeric",
+        "ms",
+        "feature",
+        "Time blocked reading input (HDFS or cache); instrumented traces only (ns in the log).",
+        "READ_BLOCKED_TIME",
+    ),
+    spec(
+        "input_read_setup_time",
+        "numeric",
+        "ms",
+        "feature",
+        "Time opening the input before reading.",
+        "READ_SETUP_TIME",
+    ),
+    spec(
+        "input_read_method",
+        "nominal",
+        "none",
+        "feature",
+        "Where the input came from (HDFS, Memory).",
+        "READ_METHOD",
+    ),
+    spec(
+        "input_bytes_raw",
+        "numeric",
+        "bytes",
+        "feature",
+        "Input bytes as stored (compressed) on disk.",
+        "INPUT_BYTES_RAW",
+    ),
+    spec(
+        "shuffle_remote_fetch_time",
+        "numeric",
+        "ms",
+        "feature",
+        "Time the fetcher threads spent fetching remote shuffle blocks (overlaps computation).",
+        "REMOTE_FETCH_TIME",
+    ),
 ]
 """Task columns only these traces have (the rest are SPARK_TASK's)."""
 
@@ -71,11 +104,23 @@ _TASK_NUMBERS = {
     "BLOCK_FETCHED_REMOTE": ("shuffle_remote_blocks_fetched", 1.0),
     "BLOCK_FETCHED_LOCAL": ("shuffle_local_blocks_fetched", 1.0),
 }
-_TASK_TEXT = {"EXECUTOR_ID": "executor_id", "HOST": "host", "LOCALITY": "locality", "READ_METHOD": "input_read_method", "JOB_ID": "job_id"}
+_TASK_TEXT = {
+    "EXECUTOR_ID": "executor_id",
+    "HOST": "host",
+    "LOCALITY": "locality",
+    "READ_METHOD": "input_read_method",
+    "JOB_ID": "job_id",
+}
 _REQUIRED = ("TID", "STAGE_ID", "START_TIME", "FINISH_TIME")
 _TASK_TYPES = {"RESULT_TASK": "ResultTask", "SHUFFLE_MAP_TASK": "ShuffleMapTask"}
-_COUNTERS = ("input_bytes", "shuffle_write_bytes", "shuffle_remote_bytes_read", "shuffle_local_bytes_read",
-             "shuffle_remote_blocks_fetched", "shuffle_local_blocks_fetched")
+_COUNTERS = (
+    "input_bytes",
+    "shuffle_write_bytes",
+    "shuffle_remote_bytes_read",
+    "shuffle_local_bytes_read",
+    "shuffle_remote_blocks_fetched",
+    "shuffle_local_blocks_fetched",
+)
 """Sizes a task that does not log them did not have (0), unlike times, which stay unknown."""
 
 
@@ -93,8 +138,11 @@ def _sniff(path: Path) -> bool:
 
 def _spark_event_log(path: Path) -> bool:
     """JSON lines, a compressed event log, or a part of a rolling one."""
-    return (path.suffix in _SPARK_CODECS or path.parent.name.startswith("eventlog_v2_")
-            or _head(path).lstrip().startswith(b"{"))
+    return (
+        path.suffix in _SPARK_CODECS
+        or path.parent.name.startswith("eventlog_v2_")
+        or _head(path).lstrip().startswith(b"{")
+    )
 
 
 def _job_log_files(path: Path) -> list[Path]:
@@ -139,12 +187,23 @@ def _pairs(text: str) -> dict[str, str] | None:
 
 
 def _epoch_ms(stamp: str) -> float:
-    return datetime.strptime(stamp, "%Y/%m/%d %H:%M:%S").replace(tzinfo=timezone.utc).timestamp() * 1000
+    return (
+        datetime.strptime(stamp, "%Y/%m/%d %H:%M:%S").replace(tzinfo=timezone.utc).timestamp()
+        * 1000
+    )
 
 
 def _stage(app: _App, stage_id: int) -> dict:
-    return app.stages.setdefault(stage_id, {"stage_id": stage_id, "parent_ids": "", "job_id": None,
-                                            "num_tasks": np.nan, "status": "PENDING"})
+    return app.stages.setdefault(
+        stage_id,
+        {
+            "stage_id": stage_id,
+            "parent_ids": "",
+            "job_id": None,
+            "num_tasks": np.nan,
+            "status": "PENDING",
+        },
+    )
 
 
 def _header(app: _App, line: str) -> None:
@@ -162,7 +221,9 @@ def _event(app: _App, stamp: str, pairs: dict[str, str]) -> str | None:
         return _task(app, pairs)
     status = pairs.get("STATUS")
     if "JOB_ID" in pairs and status:
-        job = app.jobs.setdefault(pairs["JOB_ID"], {"job_id": pairs["JOB_ID"], "description": app.query})
+        job = app.jobs.setdefault(
+            pairs["JOB_ID"], {"job_id": pairs["JOB_ID"], "description": app.query}
+        )
         if status == "STARTED":
             job["event_start"] = _epoch_ms(stamp)
             app.running_jobs.append(pairs["JOB_ID"])
@@ -176,7 +237,9 @@ def _event(app: _App, stamp: str, pairs: dict[str, str]) -> str | None:
         stage = _stage(app, int(pairs["STAGE_ID"]))
         if status == "SUBMITTED":
             stage["job_id"] = app.running_jobs[-1] if app.running_jobs else stage["job_id"]
-            stage["num_tasks"] = float(pairs["TASK_SIZE"]) if pairs.get("TASK_SIZE", "").isdigit() else np.nan
+            stage["num_tasks"] = (
+                float(pairs["TASK_SIZE"]) if pairs.get("TASK_SIZE", "").isdigit() else np.nan
+            )
         stage["status"] = {"SUBMITTED": "ACTIVE", "COMPLETED": "COMPLETE"}.get(status, status)
         return None
     return "not a job, stage or task event"
@@ -233,7 +296,11 @@ def _task_table(apps: list[_App]) -> pd.DataFrame:
         from_stage = frame["stage_id"].map(stage_jobs)
         frame["job_id"] = frame["job_id"].fillna(from_stage) if "job_id" in frame else from_stage
         frames.append(frame.assign(app_id=app.app_id))
-    tasks = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["app_id", "stage_id", "task_id"])
+    tasks = (
+        pd.concat(frames, ignore_index=True)
+        if frames
+        else pd.DataFrame(columns=["app_id", "stage_id", "task_id"])
+    )
     for column in {c for c, _ in _TASK_NUMBERS.values()} | set(_TASK_TEXT.values()):
         if column not in tasks:
             tasks[column] = np.nan
@@ -256,8 +323,12 @@ def _task_table(apps: list[_App]) -> pd.DataFrame:
     tasks["duration"] = tasks["finish_time"] - tasks["launch_time"]
     # As the paper's scripts compute it: whatever of the duration the executor did not spend
     # deserializing or running the task (result serialization is not logged separately).
-    tasks["scheduler_delay"] = (tasks["duration"] - tasks["executor_run_time"] - tasks["deserialize_time"].fillna(0)).clip(lower=0)
-    tasks["shuffle_read_bytes"] = tasks["shuffle_remote_bytes_read"] + tasks["shuffle_local_bytes_read"]
+    tasks["scheduler_delay"] = (
+        tasks["duration"] - tasks["executor_run_time"] - tasks["deserialize_time"].fillna(0)
+    ).clip(lower=0)
+    tasks["shuffle_read_bytes"] = (
+        tasks["shuffle_remote_bytes_read"] + tasks["shuffle_local_bytes_read"]
+    )
     tasks["input_records"] = np.nan
     tasks["shuffle_read_records"] = np.nan
     tasks = add_task_features(tasks)
@@ -265,13 +336,21 @@ def _task_table(apps: list[_App]) -> pd.DataFrame:
 
 
 def _stage_table(apps: list[_App], tasks: pd.DataFrame) -> pd.DataFrame:
-    rows = [{**st, "app_id": app.app_id, "job_id": st["job_id"] or ""} for app in apps for st in app.stages.values()]
-    stages = pd.DataFrame(rows, columns=["stage_id", "parent_ids", "job_id", "num_tasks", "status", "app_id"])
+    rows = [
+        {**st, "app_id": app.app_id, "job_id": st["job_id"] or ""}
+        for app in apps
+        for st in app.stages.values()
+    ]
+    stages = pd.DataFrame(
+        rows, columns=["stage_id", "parent_ids", "job_id", "num_tasks", "status", "app_id"]
+    )
     stages["app_key"] = stages["app_id"]
     stages["app_attempt_id"] = ""
     stages["stage_attempt_id"] = 0
     stages["id"] = stages["app_key"] + "/" + stages["stage_id"].astype(str) + "/0"
-    bounds = tasks.groupby("stage_key").agg(submission_time=("launch_time", "min"), completion_time=("finish_time", "max"))
+    bounds = tasks.groupby("stage_key").agg(
+        submission_time=("launch_time", "min"), completion_time=("finish_time", "max")
+    )
     stages = stages.join(bounds, on="id")
     stages["first_task_launched_time"] = stages["submission_time"]
     stages["duration"] = stages["completion_time"] - stages["submission_time"]
@@ -286,11 +365,31 @@ def _job_table(apps: list[_App], tasks: pd.DataFrame) -> pd.DataFrame:
             app.jobs.setdefault(job_id, {"job_id": job_id, "description": app.query})
         for job in app.jobs.values():
             stage_ids = sorted(s for s, st in app.stages.items() if st["job_id"] == job["job_id"])
-            rows.append({"app_id": app.app_id, "job_id": job["job_id"], "description": job.get("description", ""),
-                         "status": job.get("status", "RUNNING" if "event_start" in job else "UNKNOWN"), "stage_ids": ",".join(map(str, stage_ids)),
-                         "num_stages": len(stage_ids), "event_start": job.get("event_start", np.nan),
-                         "event_end": job.get("event_end", np.nan)})
-    jobs = pd.DataFrame(rows, columns=["app_id", "job_id", "description", "status", "stage_ids", "num_stages", "event_start", "event_end"])
+            rows.append(
+                {
+                    "app_id": app.app_id,
+                    "job_id": job["job_id"],
+                    "description": job.get("description", ""),
+                    "status": job.get("status", "RUNNING" if "event_start" in job else "UNKNOWN"),
+                    "stage_ids": ",".join(map(str, stage_ids)),
+                    "num_stages": len(stage_ids),
+                    "event_start": job.get("event_start", np.nan),
+                    "event_end": job.get("event_end", np.nan),
+                }
+            )
+    jobs = pd.DataFrame(
+        rows,
+        columns=[
+            "app_id",
+            "job_id",
+            "description",
+            "status",
+            "stage_ids",
+            "num_stages",
+            "event_start",
+            "event_end",
+        ],
+    )
     jobs["app_key"] = jobs["app_id"]
     jobs["app_attempt_id"] = ""
     jobs["id"] = jobs["app_key"] + "/" + jobs["job_id"]
@@ -305,12 +404,20 @@ def _job_table(apps: list[_App], tasks: pd.DataFrame) -> pd.DataFrame:
 
 
 def _app_table(apps: list[_App], jobs: pd.DataFrame, tasks: pd.DataFrame) -> pd.DataFrame:
-    table = pd.DataFrame({"app_id": [a.app_id for a in apps], "source": [a.source for a in apps],
-                          "name": [Path(a.source).name for a in apps]})
+    table = pd.DataFrame(
+        {
+            "app_id": [a.app_id for a in apps],
+            "source": [a.source for a in apps],
+            "name": [Path(a.source).name for a in apps],
+        }
+    )
     table["id"] = table["app_key"] = table["app_id"]
     table["app_attempt_id"] = ""
-    bounds = jobs.groupby("app_key").agg(start_time=("submission_time", "min"), end_time=("completion_time", "max"),
-                                         num_jobs=("job_id", "size"))
+    bounds = jobs.groupby("app_key").agg(
+        start_time=("submission_time", "min"),
+        end_time=("completion_time", "max"),
+        num_jobs=("job_id", "size"),
+    )
     table = table.join(bounds, on="id")
     table["duration"] = table["end_time"] - table["start_time"]
     table["completed"] = "T"
@@ -320,13 +427,21 @@ def _app_table(apps: list[_App], jobs: pd.DataFrame, tasks: pd.DataFrame) -> pd.
 def _registry(tables: dict[str, pd.DataFrame]) -> FeatureRegistry:
     registry = FeatureRegistry()
     own: dict[str, list[FeatureSpec]] = {
-        "task": SPARK_TASK + SPARK_TASK_EXTRA + OUSTERHOUT_TASK, "stage": SPARK_STAGE, "job": SPARK_JOB, "app": SPARK_APP,
+        "task": SPARK_TASK + SPARK_TASK_EXTRA + OUSTERHOUT_TASK,
+        "stage": SPARK_STAGE,
+        "job": SPARK_JOB,
+        "app": SPARK_APP,
     }
     for entity, table in tables.items():
         present = set(table.columns)
-        registry.register_all(entity, list({s.name: s for s in own[entity] if s.name in present}.values()))
+        registry.register_all(
+            entity, list({s.name: s for s in own[entity] if s.name in present}.values())
+        )
         if entity != "task":
-            registry.register_all(entity, aggregate_specs(registry.specs("task"), present - set(registry.names(entity))))
+            registry.register_all(
+                entity,
+                aggregate_specs(registry.specs("task"), present - set(registry.names(entity))),
+            )
     return registry
 
 
@@ -342,5 +457,12 @@ def read_ousterhout_log(path: str | Path) -> Log:
     stages = _stage_table(apps, tasks)
     jobs = _job_table(apps, tasks)
     tables = {"task": tasks, "stage": stages, "job": jobs, "app": _app_table(apps, jobs, tasks)}
-    return Log(tasks=tasks, stages=stages, jobs=jobs, apps=tables["app"], registry=_registry(tables),
-               skipped=skipped, sources=[str(f) for f in files])
+    return Log(
+        tasks=tasks,
+        stages=stages,
+        jobs=jobs,
+        apps=tables["app"],
+        registry=_registry(tables),
+        skipped=skipped,
+        sources=[str(f) for f in files],
+    )

@@ -72,8 +72,9 @@ def read_tabular_log(path: str | Path) -> Log:
 
 def _has_host_times(tasks: pd.DataFrame) -> bool:
     """Can the host load be derived (and is it not in the table already)?"""
-    return ({"host", "launch_time", "finish_time"} <= set(tasks.columns)
-            and not {s.name for s in TASK_HOST_LOAD} & set(tasks.columns))
+    return {"host", "launch_time", "finish_time"} <= set(tasks.columns) and not {
+        s.name for s in TASK_HOST_LOAD
+    } & set(tasks.columns)
 
 
 def column_specs(frame: pd.DataFrame, source: str = "") -> list[FeatureSpec]:
@@ -81,7 +82,10 @@ def column_specs(frame: pd.DataFrame, source: str = "") -> list[FeatureSpec]:
     return [
         FeatureSpec(
             name=name,
-            kind="numeric" if pd.api.types.is_numeric_dtype(frame[name]) and not pd.api.types.is_bool_dtype(frame[name]) else "nominal",
+            kind="numeric"
+            if pd.api.types.is_numeric_dtype(frame[name])
+            and not pd.api.types.is_bool_dtype(frame[name])
+            else "nominal",
             unit=infer_unit(name),
             role=infer_role(name),
             description=f"Column {name!r} of the tabular log.",
@@ -97,8 +101,11 @@ def column_specs(frame: pd.DataFrame, source: str = "") -> list[FeatureSpec]:
 def is_input_volume(name: str) -> bool:
     """Does the column's name say how much input an execution read (``input_size``,
     ``hdfs_bytes_read``, ``map_input_records``, ``reduce_shuffle_bytes``)?"""
-    return (name.startswith("input_") or name.endswith(("_bytes_read", "_input_records", "_input_groups"))
-            or name in ("reduce_shuffle_bytes", "split_raw_bytes"))
+    return (
+        name.startswith("input_")
+        or name.endswith(("_bytes_read", "_input_records", "_input_groups"))
+        or name in ("reduce_shuffle_bytes", "split_raw_bytes")
+    )
 
 
 def infer_context(name: str, numeric: bool) -> bool:
@@ -133,7 +140,11 @@ def infer_unit(name: str) -> Unit:
         return "bytes"
     if name == "duration" or name.endswith(("_time", "_ms", "_milliseconds")):
         return "ms"
-    if "records" in name or name.startswith(("num_", "pkts_", "proc_")) or name.endswith(("_count", "_tasks", "_groups")):
+    if (
+        "records" in name
+        or name.startswith(("num_", "pkts_", "proc_"))
+        or name.endswith(("_count", "_tasks", "_groups"))
+    ):
         return "count"
     if name.startswith("cpu_") or name.endswith(("_factor", "_fraction", "_ratio", "_used")):
         return "ratio"
@@ -148,7 +159,9 @@ def snake_case(name: str) -> str:
 
 def _aliases(name: str) -> tuple[str, ...]:
     compact = name.replace("_", "")
-    return tuple(dict.fromkeys(([compact] if compact != name else []) + list(PAPER_ALIASES.get(name, ()))))
+    return tuple(
+        dict.fromkeys(([compact] if compact != name else []) + list(PAPER_ALIASES.get(name, ())))
+    )
 
 
 def _normalise(frame: pd.DataFrame, entity: str, file: Path) -> pd.DataFrame:
@@ -166,9 +179,13 @@ def _normalise(frame: pd.DataFrame, entity: str, file: Path) -> pd.DataFrame:
     if "job_id" in frame.columns:
         frame["job_id"] = frame["job_id"].astype(str)
     if "duration" not in frame.columns:
-        start = next((c for c in ("launch_time", "start_time", "submit_time") if c in frame.columns), None)
+        start = next(
+            (c for c in ("launch_time", "start_time", "submit_time") if c in frame.columns), None
+        )
         if start is None or "finish_time" not in frame.columns:
-            raise NotALog(f"{file}: the {TABLES[entity]} table has no 'duration' (nor start and finish times)")
+            raise NotALog(
+                f"{file}: the {TABLES[entity]} table has no 'duration' (nor start and finish times)"
+            )
         frame["duration"] = frame["finish_time"] - frame[start]
     return frame.reset_index(drop=True)
 

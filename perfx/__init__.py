@@ -41,7 +41,11 @@ class _Api(types.ModuleType):
     ordinary package for ``import perfx.explain.engine as engine``."""
 
     def __setattr__(self, name: str, value) -> None:
-        if name in _API and isinstance(value, types.ModuleType) and not isinstance(value, _CallablePackage):
+        if (
+            name in _API
+            and isinstance(value, types.ModuleType)
+            and not isinstance(value, _CallablePackage)
+        ):
             value.__class__ = _CallablePackage
         super().__setattr__(name, value)
 

@@ -8,9 +8,10 @@ so a report with failures can't pass for a complete one.
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from .cli import user_error_types
 
@@ -69,13 +70,19 @@ def _code(query: str) -> str:
 def read_pairs(path: str | Path) -> list[tuple[str, ...]]:
     """Rows of a CSV of ids to bind to placeholders (a header row of non-ids is skipped)."""
     with open(path, newline="") as handle:
-        rows = [tuple(cell.strip() for cell in row) for row in csv.reader(handle) if any(c.strip() for c in row)]
+        rows = [
+            tuple(cell.strip() for cell in row)
+            for row in csv.reader(handle)
+            if any(c.strip() for c in row)
+        ]
     if rows and rows[0] and rows[0][0].lower() in {"first", "t1", "j1", "id", "task", "job"}:
         rows = rows[1:]
     return rows
 
 
-def expand(queries: Sequence[str], pairs: Sequence[tuple[str, ...]]) -> list[tuple[str, tuple[str, ...]]]:
+def expand(
+    queries: Sequence[str], pairs: Sequence[tuple[str, ...]]
+) -> list[tuple[str, tuple[str, ...]]]:
     """(query, binding) for every query; placeholder queries once per pair."""
     from perfx.grammar.parser import parse
 
@@ -86,12 +93,16 @@ def expand(queries: Sequence[str], pairs: Sequence[tuple[str, ...]]) -> list[tup
             jobs.append((query, ()))
             continue
         if not pairs:
-            raise ValueError(f"a query has {placeholders} '?' placeholder(s) but no --pairs file was given")
+            raise ValueError(
+                f"a query has {placeholders} '?' placeholder(s) but no --pairs file was given"
+            )
         jobs.extend((query, tuple(pair[:placeholders])) for pair in pairs)
     return jobs
 
 
-def run_batch(log, jobs: Iterable[tuple[str, tuple[str, ...]]], *, progress: bool = False, **options: Any) -> list[BatchItem]:
+def run_batch(
+    log, jobs: Iterable[tuple[str, tuple[str, ...]]], *, progress: bool = False, **options: Any
+) -> list[BatchItem]:
     """Answer every (query, binding); user errors are caught per item, bugs are not."""
     from rich.progress import track
 

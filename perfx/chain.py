@@ -62,17 +62,33 @@ def traced_tasks(stored) -> pd.DataFrame:
     """The task table of the traced run's own event log (its app and its jobs only)."""
     where = stored.meta.get("event_log")
     if not where or not Path(where).exists():
-        raise IsolationError(f"run {stored.run} has no event log of its traced execution "
-                             "(trace it again with perfx isolate, which writes one)")
-    spark_stages = tuple(sorted({s for info in stored.meta.get("stages", {}).values() for s in info.get("spark_stages", [])}))
-    tasks = _run_tasks(where, Path(where).stat().st_mtime_ns, str(stored.meta.get("app_id")), spark_stages)
+        raise IsolationError(
+            f"run {stored.run} has no event log of its traced execution "
+            "(trace it again with perfx isolate, which writes one)"
+        )
+    spark_stages = tuple(
+        sorted(
+            {
+                s
+                for info in stored.meta.get("stages", {}).values()
+                for s in info.get("spark_stages", [])
+            }
+        )
+    )
+    tasks = _run_tasks(
+        where, Path(where).stat().st_mtime_ns, str(stored.meta.get("app_id")), spark_stages
+    )
     if tasks.empty:
-        raise IsolationError(f"the event log of run {stored.run} ({where}) has no task of its app {stored.meta.get('app_id')}")
+        raise IsolationError(
+            f"the event log of run {stored.run} ({where}) has no task of its app {stored.meta.get('app_id')}"
+        )
     return tasks[tasks["status"] == "SUCCESS"] if "status" in tasks.columns else tasks
 
 
 @lru_cache(maxsize=8)
-def _run_tasks(where: str, modified: int, app_id: str, spark_stages: tuple[int, ...]) -> pd.DataFrame:
+def _run_tasks(
+    where: str, modified: int, app_id: str, spark_stages: tuple[int, ...]
+) -> pd.DataFrame:
     """Read once per batch of questions (keyed by the log's modification time too, as a
     notebook's session keeps writing it): the tasks of ``app_id``'s jobs that ran the traced
     run's Spark stages; a notebook's session logs other work beside the run in the same app."""
@@ -95,7 +111,10 @@ def link(tasks: pd.DataFrame, task_id: str, stored) -> Link:
     if str(task["app_id"]) == str(stored.meta.get("app_id")):
         spark_stage, rule = int(task["stage_id"]), "the traced run's own log"
     else:
-        spark_stage, rule = _matching_stage(tasks, task, traced, stored.run), "stage position in its job"
+        spark_stage, rule = (
+            _matching_stage(tasks, task, traced, stored.run),
+            "stage position in its job",
+        )
     stage = _traced_stage(stored, spark_stage)
     same = traced[(traced["stage_id"] == spark_stage) & (_partitions(traced) == partition)]
     duration = float(same["duration"].max()) if len(same) else float("nan")
@@ -105,7 +124,11 @@ def link(tasks: pd.DataFrame, task_id: str, stored) -> Link:
 def _partitions(tasks: pd.DataFrame) -> pd.Series:
     """Each task's partition: ``partition_id`` where Spark logged it, else its index in the
     stage (the partition Spark gave it)."""
-    logged = tasks["partition_id"] if "partition_id" in tasks.columns else pd.Series(-1, index=tasks.index)
+    logged = (
+        tasks["partition_id"]
+        if "partition_id" in tasks.columns
+        else pd.Series(-1, index=tasks.index)
+    )
     return logged.where(logged.notna() & (logged >= 0), tasks["task_index"]).astype(int)
 
 
@@ -128,15 +151,19 @@ def _matching_stage(tasks: pd.DataFrame, task: pd.Series, traced: pd.DataFrame, 
         if len(theirs) == len(stages):
             candidates.append(theirs[position])
     if not candidates:
-        raise IsolationError(f"run {run} ran no job of {len(stages)} stages like task {task['id']}'s job: "
-                             "is it a run of the same program?")
+        raise IsolationError(
+            f"run {run} ran no job of {len(stages)} stages like task {task['id']}'s job: "
+            "is it a run of the same program?"
+        )
     reasons = []
     for spark_stage in reversed(candidates):  # the last job is the program's final action
         reason = _differs(mine, traced[traced["stage_id"] == spark_stage])
         if reason is None:
             return spark_stage
         reasons.append(reason)
-    raise IsolationError(f"run {run} did not read the input of task {task['id']}'s stage: {reasons[0]}")
+    raise IsolationError(
+        f"run {run} did not read the input of task {task['id']}'s stage: {reasons[0]}"
+    )
 
 
 def _differs(mine: pd.DataFrame, theirs: pd.DataFrame) -> str | None:
@@ -158,11 +185,23 @@ def _differs(mine: pd.DataFrame, theirs: pd.DataFrame) -> str | None:
 
 
 def _traced_stage(stored, spark_stage: int) -> int:
-    found = [int(t) for t, info in stored.meta.get("stages", {}).items() if spark_stage in info.get("spark_stages", [])]
+    found = [
+        int(t)
+        for t, info in stored.meta.get("stages", {}).items()
+        if spark_stage in info.get("spark_stages", [])
+    ]
     if not found:
-        known = sorted({s for info in stored.meta.get("stages", {}).values() for s in info.get("spark_stages", [])})
-        raise IsolationError(f"run {stored.run} traced no records in Spark stage {spark_stage} "
-                             f"(its traced Spark stages: {', '.join(map(str, known)) or 'none'})")
+        known = sorted(
+            {
+                s
+                for info in stored.meta.get("stages", {}).values()
+                for s in info.get("spark_stages", [])
+            }
+        )
+        raise IsolationError(
+            f"run {stored.run} traced no records in Spark stage {spark_stage} "
+            f"(its traced Spark stages: {', '.join(map(str, known)) or 'none'})"
+        )
     return max(found)  # stages pipelined into one Spark stage: the last one's rows end it
 
 
@@ -176,20 +215,45 @@ def culprits(tasks: pd.DataFrame, task_id: str, stored, top: int = 5, keys: bool
     heavy = heavy_keys(stored, where.traced_stage, where.partition, top) if keys else None
     total = where.traced_task_ms
     records = [
-        {"source": int(r.source), "location": r.location, "excerpt": r.excerpt, "impact_ms": float(r.impact_ms),
-         "latency_ms": float(r.max_total_ms), "remediated_ms": float(r.max_remediated_ms), "outputs": int(r.outputs),
-         "share": (float(r.impact_ms) / total) if total and total == total else None}
-        for r in ranked.itertuples() if r.impact_ms >= MIN_IMPACT_MS
+        {
+            "source": int(r.source),
+            "location": r.location,
+            "excerpt": r.excerpt,
+            "impact_ms": float(r.impact_ms),
+            "latency_ms": float(r.max_total_ms),
+            "remediated_ms": float(r.max_remediated_ms),
+            "outputs": int(r.outputs),
+            "share": (float(r.impact_ms) / total) if total and total == total else None,
+        }
+        for r in ranked.itertuples()
+        if r.impact_ms >= MIN_IMPACT_MS
     ]
-    return {"run": where.run, "task": str(task_id), "traced_stage": where.traced_stage, "partition": where.partition,
-            "spark_stage": where.spark_stage, "traced_task_ms": None if total != total else total, "rule": where.rule,
-            "records": records,
-            "keys": None if heavy is None else [
-                {"key": r.key, "records": int(r.records), "share": float(r.share), "latency_ms": float(r.latency_ms)}
-                for r in heavy.itertuples()]}
+    return {
+        "run": where.run,
+        "task": str(task_id),
+        "traced_stage": where.traced_stage,
+        "partition": where.partition,
+        "spark_stage": where.spark_stage,
+        "traced_task_ms": None if total != total else total,
+        "rule": where.rule,
+        "records": records,
+        "keys": None
+        if heavy is None
+        else [
+            {
+                "key": r.key,
+                "records": int(r.records),
+                "share": float(r.share),
+                "latency_ms": float(r.latency_ms),
+            }
+            for r in heavy.itertuples()
+        ],
+    }
 
 
-def explain(log, query, *, run: str | None = None, store=None, top: int = 5, strict: bool = True, **options):
+def explain(
+    log, query, *, run: str | None = None, store=None, top: int = 5, strict: bool = True, **options
+):
     """``perfx.explain``: the engine's answer, with the culprit records of the first task
     when a traced ``run`` is given, and otherwise, for a skew diagnosis, the ``perfx isolate``
     command to get them with the program and input filled in where the log names them.
@@ -201,14 +265,26 @@ def explain(log, query, *, run: str | None = None, store=None, top: int = 5, str
     if run is not None:
         try:
             if answer.entity != "task":
-                raise IsolationError(f"culprits are records inside a task's partition: ask about tasks, not {answer.entity}s")
-            skewed = answer.gap is not None and answer.gap.diagnosis is not None and answer.gap.diagnosis.name == "data skew"
-            answer.culprits = culprits(log.tasks, answer.pair[0], open_run(run, store), top, keys=skewed)
+                raise IsolationError(
+                    f"culprits are records inside a task's partition: ask about tasks, not {answer.entity}s"
+                )
+            skewed = (
+                answer.gap is not None
+                and answer.gap.diagnosis is not None
+                and answer.gap.diagnosis.name == "data skew"
+            )
+            answer.culprits = culprits(
+                log.tasks, answer.pair[0], open_run(run, store), top, keys=skewed
+            )
         except IsolationError as err:
             if strict:
                 raise
             answer.notes.append(f"no culprits from run {run}: {err}")
-    elif answer.gap is not None and answer.gap.diagnosis is not None and answer.gap.diagnosis.next_step:
+    elif (
+        answer.gap is not None
+        and answer.gap.diagnosis is not None
+        and answer.gap.diagnosis.next_step
+    ):
         answer.gap.diagnosis = _with_command(answer.gap.diagnosis, log, answer.pair[0])
     return answer
 
@@ -235,10 +311,26 @@ def isolate_command(log, app_id: str) -> str:
         return ISOLATE
     app = apps.iloc[0]
     words = str(app.get("command", "") or "").split()
-    at = next((k for k, word in enumerate(words) if word.endswith(".py") and "=" not in word
-               and not (k and words[k - 1].startswith("--"))), None)  # not an option's value
-    program = words[at] if at is not None else next((w for w in str(app.get("name", "")).split() if w.endswith(".py")), None)
-    data = words[at + 1] if at is not None and at + 1 < len(words) and not words[at + 1].startswith("-") else None
+    at = next(
+        (
+            k
+            for k, word in enumerate(words)
+            if word.endswith(".py")
+            and "=" not in word
+            and not (k and words[k - 1].startswith("--"))
+        ),
+        None,
+    )  # not an option's value
+    program = (
+        words[at]
+        if at is not None
+        else next((w for w in str(app.get("name", "")).split() if w.endswith(".py")), None)
+    )
+    data = (
+        words[at + 1]
+        if at is not None and at + 1 < len(words) and not words[at + 1].startswith("-")
+        else None
+    )
     return ISOLATE.replace("PROGRAM.py", program or "PROGRAM.py").replace("INPUT", data or "INPUT")
 
 
@@ -254,33 +346,63 @@ def skewed_task(tasks: pd.DataFrame) -> str:
     return str(sized.loc[excess.idxmax(), "id"])
 
 
-def why(program: str, input_path: str, *, master: str = "local[2]", store=None, top: int = 5, spark=None, **options):
+def why(
+    program: str,
+    input_path: str,
+    *,
+    master: str = "local[2]",
+    store=None,
+    top: int = 5,
+    spark=None,
+    **options,
+):
     """``perfx why``: run ``program`` traced with its event log, find the skewed stage and
     its slowest task, explain it against its stage and attach the records that cost the
     time (after ``_warm_up``: the slowest task must not be merely the first to start)."""
-    from perfx.isolation.runner import check_input, event_log_of, load_program, prepare_run, run_traced, spark_session
+    from perfx.isolation.runner import (
+        check_input,
+        event_log_of,
+        load_program,
+        prepare_run,
+        run_traced,
+        spark_session,
+    )
     from perfx.questions import load_for_questions
 
     module = load_program(program)
     check_input(input_path)
     lineage_store, run_id, event_dir = prepare_run(store)
-    session, created = (spark, False) if spark is not None else \
-        spark_session(master, f"perfx why {Path(program).name}", event_dir)
+    session, created = (
+        (spark, False)
+        if spark is not None
+        else spark_session(master, f"perfx why {Path(program).name}", event_dir)
+    )
     try:
         event_log = event_log_of(session, event_dir if created else None)
         if event_log is None:
-            raise IsolationError("the Spark session writes no event log (spark.eventLog.enabled): perfx why reads "
-                                 "the traced run's own log; let perfx start the session, or enable event logging in yours")
+            raise IsolationError(
+                "the Spark session writes no event log (spark.eventLog.enabled): perfx why reads "
+                "the traced run's own log; let perfx start the session, or enable event logging in yours"
+            )
         _warm_up(session, program, input_path, module)
-        run_traced(program, input_path, spark=session, store=lineage_store, run_id=run_id, module=module,
-                   event_log=event_log)
+        run_traced(
+            program,
+            input_path,
+            spark=session,
+            store=lineage_store,
+            run_id=run_id,
+            module=module,
+            event_log=event_log,
+        )
     finally:
         if created:
             session.stop()  # completes the event log
     stored = open_run(run_id, lineage_store)
     log = load_for_questions([event_log])
     task = skewed_task(traced_tasks(stored))
-    return explain(log, f"WHY TASK '{task}' SLOWER", run=run_id, store=lineage_store, top=top, **options)
+    return explain(
+        log, f"WHY TASK '{task}' SLOWER", run=run_id, store=lineage_store, top=top, **options
+    )
 
 
 def _warm_up(session, program: str, input_path: str, module) -> None:
@@ -296,11 +418,18 @@ def _warm_up(session, program: str, input_path: str, module) -> None:
     from perfx.isolation.runner import run_traced
 
     root = input_path.removeprefix("file:")
-    files = sorted(f for pattern in (root, os.path.join(root, "*")) for f in glob.glob(pattern) if os.path.isfile(f))
+    files = sorted(
+        f
+        for pattern in (root, os.path.join(root, "*"))
+        for f in glob.glob(pattern)
+        if os.path.isfile(f)
+    )
     if not files:
         return  # not a local path: the traced run starts cold
     with tempfile.TemporaryDirectory(prefix="perfx-warm-up-") as work:
         sample = os.path.join(work, "sample.txt")
         with open(files[0], "rb") as source, open(sample, "wb") as out:
             out.writelines(itertools.islice(source, 200))
-        run_traced(program, sample, spark=session, store=os.path.join(work, "runs"), module=module, top=1)
+        run_traced(
+            program, sample, spark=session, store=os.path.join(work, "runs"), module=module, top=1
+        )

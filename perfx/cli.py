@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("perfx: interrupted", err=True)
         sys.exit(130)
-    except Exception as err:  # noqa: BLE001 - the one place that turns errors into exit codes
+    except Exception as err:
         if isinstance(err, user_error_types()):
             click.echo(f"perfx: {err}", err=True)
             sys.exit(getattr(err, "exit_code", 1))

@@ -6,7 +6,7 @@ names, the special commands); what fits where is perfx.suggest's business.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -17,11 +17,15 @@ from .suggest import suggest
 class PxqlCompleter(Completer):
     """Completes PXQL keywords, feature names of the loaded log and ``\\commands``."""
 
-    def __init__(self, features: Callable[[], Iterable[str]], specials: Callable[[], Iterable[str]]):
+    def __init__(
+        self, features: Callable[[], Iterable[str]], specials: Callable[[], Iterable[str]]
+    ):
         self._features = features
         self._specials = specials
 
-    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterable[Completion]:
         text = document.text_before_cursor
         word = document.get_word_before_cursor(WORD=True)
         if text.lstrip().startswith("\\"):
@@ -35,4 +39,6 @@ class PxqlCompleter(Completer):
                 options = suggestion.options
             for option in options:
                 if option.lower().startswith(word.lower()):
-                    yield Completion(option, start_position=-len(word), display_meta=suggestion.kind)
+                    yield Completion(
+                        option, start_position=-len(word), display_meta=suggestion.kind
+                    )

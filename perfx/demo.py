@@ -39,8 +39,13 @@ def write_batches(folder: Path, movies_per_batch: int, hot: dict[int, int], seed
 
     folder.mkdir(exist_ok=True)
     for day in range(PARTITIONS):
-        movie_ratings.generate(str(folder / f"day-{day:02d}.txt"), movies_per_batch, seed=seed * 100 + day,
-                               ratings=20, hot_ratings=hot.get(day, 0))
+        movie_ratings.generate(
+            str(folder / f"day-{day:02d}.txt"),
+            movies_per_batch,
+            seed=seed * 100 + day,
+            ratings=20,
+            hot_ratings=hot.get(day, 0),
+        )
 
 
 def _paper_queries(console: Console) -> None:
@@ -62,7 +67,8 @@ def _spark(event_dir: Path | None):
     from perfx.isolation.runner import session_builder
 
     builder = session_builder("local[2]", "perfx demo: movie ratings").config(
-        "spark.eventLog.enabled", str(event_dir is not None).lower())
+        "spark.eventLog.enabled", str(event_dir is not None).lower()
+    )
     if event_dir is not None:
         builder = builder.config("spark.eventLog.dir", event_dir.as_uri())
     session = builder.getOrCreate()
@@ -71,7 +77,9 @@ def _spark(event_dir: Path | None):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m perfx.demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m perfx.demo", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--keep", metavar="DIR", help="write everything to DIR and keep it")
     parser.add_argument("--movies", type=int, default=2000, help="movies per daily batch")
     parser.add_argument("--seed", type=int, default=7, help="seed of the input generator")
@@ -95,10 +103,15 @@ def main(argv: list[str] | None = None) -> int:
         batches = work / "ratings"
         rng = random.Random(args.seed)
         days = rng.sample(range(PARTITIONS), 6)
-        hot = {day: rng.choice((50_000, 100_000, 200_000)) for day in days[1:]} | {days[0]: 1_200_000}
+        hot = {day: rng.choice((50_000, 100_000, 200_000)) for day in days[1:]} | {
+            days[0]: 1_200_000
+        }
         write_batches(batches, args.movies, hot, args.seed)
-        console.print(f"input: {batches}: {PARTITIONS} daily batches of {args.movies:,} movies; one movie has "
-                      + ", ".join(f"{n:,} ratings on day {d}" for d, n in sorted(hot.items())), highlight=False)
+        console.print(
+            f"input: {batches}: {PARTITIONS} daily batches of {args.movies:,} movies; one movie has "
+            + ", ".join(f"{n:,} ratings on day {d}" for d, n in sorted(hot.items())),
+            highlight=False,
+        )
         spark = _spark(events)
         spark.sparkContext.parallelize(range(4), 2).count()  # start the Python workers first
         counts = movie_ratings.pipeline(spark.sparkContext, str(batches)).collect()
@@ -107,8 +120,14 @@ def main(argv: list[str] | None = None) -> int:
 
         console.print(Rule("3. The same program, traced record by record"))
         program = Path(movie_ratings.__file__)
-        console.print(f"$ perfx isolate {program} --input {batches} --store {store}", style="bold", highlight=False)
-        traced = run_traced(program, str(batches), store=str(store), top=5)  # its own session and event log
+        console.print(
+            f"$ perfx isolate {program} --input {batches} --store {store}",
+            style="bold",
+            highlight=False,
+        )
+        traced = run_traced(
+            program, str(batches), store=str(store), top=5
+        )  # its own session and event log
         print_culprits(console, traced.culprits, f"top culprit input records (run {traced.run_id})")
 
         console.print(Rule("4. Why was the slowest task slower, and which records made it so?"))
@@ -117,14 +136,24 @@ def main(argv: list[str] | None = None) -> int:
         first_stage = log.tasks[log.tasks["stage_id"] == sizes[sizes == sizes.max()].index.min()]
         slowest = first_stage.sort_values("duration", ascending=False).iloc[0]
         query = f"WHY TASK '{slowest['id']}' SLOWER"
-        console.print(f"log: {events} — {len(log.tasks)} tasks; slowest: {slowest['id']} "
-                      f"({slowest['duration']:.0f} ms, partition {int(slowest['task_index'])})", highlight=False)
-        console.print(f"$ perfx explain --log {events} --run {traced.run_id} --store {store} \"{query}\"",
-                      style="bold", highlight=False)
+        console.print(
+            f"log: {events} — {len(log.tasks)} tasks; slowest: {slowest['id']} "
+            f"({slowest['duration']:.0f} ms, partition {int(slowest['task_index'])})",
+            highlight=False,
+        )
+        console.print(
+            f'$ perfx explain --log {events} --run {traced.run_id} --store {store} "{query}"',
+            style="bold",
+            highlight=False,
+        )
         console.print(explain(log, query, seed=0, run=traced.run_id, store=str(store)))
 
         console.print(Rule("5. The same chain in one command"))
-        console.print(f"$ perfx why {program} --input {batches} --store {store}", style="bold", highlight=False)
+        console.print(
+            f"$ perfx why {program} --input {batches} --store {store}",
+            style="bold",
+            highlight=False,
+        )
         console.print(why(program, str(batches), store=str(store), seed=0))
         return 0
     finally:

@@ -4,7 +4,7 @@ its GC share was higher" or "because it was the first task on its executor"."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def load_for_questions(paths: Sequence[str], *, host_metrics=None, progress: bool = False):
@@ -12,4 +12,6 @@ def load_for_questions(paths: Sequence[str], *, host_metrics=None, progress: boo
     from perfx.explain.blocked.features import add_straggler_features
     from perfx.logs.loader import load_log
 
-    return add_straggler_features(load_log(list(paths), host_metrics=host_metrics, progress=progress))
+    return add_straggler_features(
+        load_log(list(paths), host_metrics=host_metrics, progress=progress)
+    )

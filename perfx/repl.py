@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from rich.console import Console
 
@@ -42,7 +43,9 @@ RUN_SUFFIX = re.compile(r"\s--run\s+(?P<run>\S+)(?:\s+--store\s+(?P<store>\S+))?
 
 def history_path() -> Path:
     """``$XDG_STATE_HOME/perfx/history`` (default ``~/.local/state/perfx/history``)."""
-    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
     return Path(state) / "perfx" / "history"
 
 
@@ -54,8 +57,16 @@ class ReplSession:
         self.log = None
         self.last = None
         """The last answer, for ``\\culprits``."""
-        self.options: dict[str, Any] = {"width": None, "despite_width": None, "sample": 2000,
-                                         "seed": 0, "method": "perfxplain", "format": "text", "run": None, "store": None}
+        self.options: dict[str, Any] = {
+            "width": None,
+            "despite_width": None,
+            "sample": 2000,
+            "seed": 0,
+            "method": "perfxplain",
+            "format": "text",
+            "run": None,
+            "store": None,
+        }
         for key, value in options.items():
             self.set_option(key, value)
 
@@ -83,7 +94,9 @@ class ReplSession:
         try:
             converted = OPTION_TYPES[key](value)
         except (TypeError, ValueError):
-            raise ValueError(f"option {key} takes a {OPTION_TYPES[key].__name__}, not {value!r}") from None
+            raise ValueError(
+                f"option {key} takes a {OPTION_TYPES[key].__name__}, not {value!r}"
+            ) from None
         if key == "format" and converted not in ("text", "json"):
             raise ValueError("format is text or json")
         self.options[key] = converted
@@ -109,7 +122,9 @@ class ReplSession:
         except (ValueError, *user_error_types()) as err:
             from rich.text import Text
 
-            self.console.print(Text(str(err), style="red"))  # text from queries and logs, never markup
+            self.console.print(
+                Text(str(err), style="red")
+            )  # text from queries and logs, never markup
         return True
 
     def explain(self, query: str) -> None:
@@ -177,7 +192,9 @@ def run(session: ReplSession) -> None:
         key_bindings=bindings,
         prompt_continuation=lambda width, line, soft: "...> ".rjust(width),
     )
-    session.console.print("perfx REPL: ask in PXQL (e.g. WHY TASK 33 SLOWER); \\help for commands, Ctrl-D to leave")
+    session.console.print(
+        "perfx REPL: ask in PXQL (e.g. WHY TASK 33 SLOWER); \\help for commands, Ctrl-D to leave"
+    )
     while True:
         try:
             text = prompt.prompt("perfx> ")

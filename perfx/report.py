@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 import html
 import io
-from typing import Sequence
+from collections.abc import Sequence
 
 from .batch import BatchItem
 
@@ -37,8 +37,12 @@ def figures_chart(explanation: dict) -> bytes | None:
     generality = [item.get("generality") or 0.0 for item in because]
     figure, axes = plt.subplots(figsize=(7, 0.5 + 0.45 * len(labels)))
     positions = range(len(labels))
-    axes.barh([p + 0.2 for p in positions], precision, height=0.4, label="precision", color="#3b6ea5")
-    axes.barh([p - 0.2 for p in positions], generality, height=0.4, label="generality", color="#e8a33d")
+    axes.barh(
+        [p + 0.2 for p in positions], precision, height=0.4, label="precision", color="#3b6ea5"
+    )
+    axes.barh(
+        [p - 0.2 for p in positions], generality, height=0.4, label="generality", color="#e8a33d"
+    )
     axes.set_yticks(list(positions), labels=labels, fontsize=8)
     axes.invert_yaxis()
     axes.set_xlim(0, 1)
@@ -65,7 +69,9 @@ def _item_html(number: int, item: BatchItem) -> str:
     return f"<section>{head}{body}{image}</section>"
 
 
-def render_html(items: Sequence[BatchItem], *, title: str = "perfx report", log_summary: str = "") -> str:
+def render_html(
+    items: Sequence[BatchItem], *, title: str = "perfx report", log_summary: str = ""
+) -> str:
     answered = sum(item.ok for item in items)
     status = "all answered" if answered == len(items) else f"{len(items) - answered} NOT answered"
     parts = [

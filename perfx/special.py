@@ -8,8 +8,9 @@ and the rest of the line, and print through the session's console.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .repl import ReplSession
@@ -33,7 +34,9 @@ class SpecialCommand:
 REGISTRY: dict[str, SpecialCommand] = {}
 
 
-def special(name: str, usage: str, description: str, aliases: tuple[str, ...] = ()) -> Callable[[Handler], Handler]:
+def special(
+    name: str, usage: str, description: str, aliases: tuple[str, ...] = ()
+) -> Callable[[Handler], Handler]:
     """Register the decorated function as the backslash command ``name`` (and its aliases)."""
 
     def register(handler: Handler) -> Handler:
@@ -50,7 +53,7 @@ def names() -> list[str]:
     return sorted(REGISTRY)
 
 
-def run(session: "ReplSession", line: str) -> None:
+def run(session: ReplSession, line: str) -> None:
     """Run one ``\\command args`` line; an unknown command gets a did-you-mean."""
     word, _, rest = line.strip().partition(" ")
     command = REGISTRY.get(word)
@@ -64,7 +67,7 @@ def run(session: "ReplSession", line: str) -> None:
 
 
 @special("\\help", "\\help", "List these commands.", aliases=("\\?",))
-def _help(session: "ReplSession", arg: str) -> None:
+def _help(session: ReplSession, arg: str) -> None:
     from rich.table import Table
 
     table = Table(title="commands (anything else is a PXQL query)", show_header=True)
@@ -77,12 +80,12 @@ def _help(session: "ReplSession", arg: str) -> None:
 
 
 @special("\\quit", "\\quit", "Leave the REPL (Ctrl-D does too).", aliases=("\\q",))
-def _quit(session: "ReplSession", arg: str) -> None:
+def _quit(session: ReplSession, arg: str) -> None:
     raise QuitRepl
 
 
 @special("\\log", "\\log PATH [PATH ...]", "Load event logs (replacing the loaded ones).")
-def _log(session: "ReplSession", arg: str) -> None:
+def _log(session: ReplSession, arg: str) -> None:
     paths = shlex.split(arg)
     if not paths:
         raise ValueError("\\log needs at least one path")
@@ -90,7 +93,7 @@ def _log(session: "ReplSession", arg: str) -> None:
 
 
 @special("\\features", "\\features [task|stage|job|app]", "List the loaded log's features.")
-def _features(session: "ReplSession", arg: str) -> None:
+def _features(session: ReplSession, arg: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -100,13 +103,23 @@ def _features(session: "ReplSession", arg: str) -> None:
     for column in ("name", "kind", "unit", "role", "description"):
         table.add_column(column)
     for spec in log.features(entity):
-        row = (spec.name, spec.kind, spec.unit, log.registry.role_of(entity, spec), spec.description)
+        row = (
+            spec.name,
+            spec.kind,
+            spec.unit,
+            log.registry.role_of(entity, spec),
+            spec.description,
+        )
         table.add_row(*(Text(v) for v in row))
     session.console.print(table)
 
 
-@special("\\set", "\\set [OPTION VALUE]", "Show or change an option (width, despite_width, sample, seed, method, format).")
-def _set(session: "ReplSession", arg: str) -> None:
+@special(
+    "\\set",
+    "\\set [OPTION VALUE]",
+    "Show or change an option (width, despite_width, sample, seed, method, format).",
+)
+def _set(session: ReplSession, arg: str) -> None:
     if not arg:
         for key, value in session.options.items():
             session.console.print(f"{key} = {value}")
@@ -115,8 +128,12 @@ def _set(session: "ReplSession", arg: str) -> None:
     session.set_option(key.strip(), value.strip())
 
 
-@special("\\culprits", "\\culprits", "The input records that cost the last answer's task its time (ask with --run RUN).")
-def _culprits(session: "ReplSession", arg: str) -> None:
+@special(
+    "\\culprits",
+    "\\culprits",
+    "The input records that cost the last answer's task its time (ask with --run RUN).",
+)
+def _culprits(session: ReplSession, arg: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -124,12 +141,24 @@ def _culprits(session: "ReplSession", arg: str) -> None:
     if answer is None:
         raise ValueError("no answer yet: ask a question first, e.g. WHY TASK 4 SLOWER --run RUN")
     if answer.culprits is None:
-        raise ValueError("the last answer has no culprits: ask it with --run RUN (perfx runs lists the traced runs)")
+        raise ValueError(
+            "the last answer has no culprits: ask it with --run RUN (perfx runs lists the traced runs)"
+        )
     found = answer.culprits
-    table = Table(title=Text(f"culprits in task {found['task']}'s partition {found['partition']} (run {found['run']})"))
+    table = Table(
+        title=Text(
+            f"culprits in task {found['task']}'s partition {found['partition']} (run {found['run']})"
+        )
+    )
     for column in ("#", "location", "impact ms", "share", "content"):
         table.add_column(column, overflow="fold")
     for rank, record in enumerate(found["records"], 1):
         share = f"{record['share']:.0%}" if record.get("share") is not None else ""
-        table.add_row(str(rank), Text(record["location"]), f"{record['impact_ms']:,.0f}", share, Text(record["excerpt"]))
+        table.add_row(
+            str(rank),
+            Text(record["location"]),
+            f"{record['impact_ms']:,.0f}",
+            share,
+            Text(record["excerpt"]),
+        )
     session.console.print(table)

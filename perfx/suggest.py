@@ -13,7 +13,9 @@ from typing import Literal
 
 SuggestionKind = Literal["keyword", "feature", "value", "special"]
 
-_TOKEN = re.compile(r"""\s*(?:(?P<string>'[^']*'?|"[^"]*"?)|(?P<op><=|>=|!=|[=<>≠≤≥∧(),?])|(?P<word>[^\s=<>!≠≤≥∧(),'"]+))""")
+_TOKEN = re.compile(
+    r"""\s*(?:(?P<string>'[^']*'?|"[^"]*"?)|(?P<op><=|>=|!=|[=<>≠≤≥∧(),?])|(?P<word>[^\s=<>!≠≤≥∧(),'"]+))"""
+)
 
 ENTITIES = ("TASK", "JOB", "STAGE", "APP")
 CLAUSES = ("DESPITE", "OBSERVED", "EXPECTED")
@@ -47,7 +49,11 @@ def suggest(text_before_cursor: str) -> list[Suggestion]:
     if stripped.startswith("\\"):
         return [Suggestion("special")] if " " not in stripped else []
     tokens = _tokens(text_before_cursor)
-    if tokens and not text_before_cursor[-1:].isspace() and tokens[-1] not in OPERATORS + ("(", ",", "∧"):
+    if (
+        tokens
+        and not text_before_cursor[-1:].isspace()
+        and tokens[-1] not in OPERATORS + ("(", ",", "∧")
+    ):
         tokens = tokens[:-1]  # the word under the cursor is what we complete
     if not tokens:
         return [Suggestion("keyword", ("WHY", "FOR")), Suggestion("special")]
@@ -59,7 +65,11 @@ def suggest(text_before_cursor: str) -> list[Suggestion]:
         return [Suggestion("keyword", ENTITIES)]
     if last.upper() in ENTITIES and before in {"why", "than", "as"}:
         return []  # an id comes next: nothing to complete
-    if before in {"task", "job", "stage", "app"} and len(tokens) > 2 and tokens[-3].lower() == "why":
+    if (
+        before in {"task", "job", "stage", "app"}
+        and len(tokens) > 2
+        and tokens[-3].lower() == "why"
+    ):
         return [Suggestion("keyword", ("SLOWER", "FASTER", "SAME"))]
     if low in {"slower", "faster"}:
         return [Suggestion("keyword", ("THAN", "DESPITE", "WITH"))]

@@ -46,16 +46,26 @@ class Verification:
         return self.predicted_before_ms - self.predicted_after_ms
 
     def to_dict(self) -> dict:
-        return {"run": self.run, "removed": self.removed, "repeats": self.repeats,
-                "job_ms": {"with": round(self.before_ms, 1), "without": round(self.after_ms, 1)},
-                "speedup": round(self.speedup, 3),
-                "predicted_slowest_output_ms": {"with": round(self.predicted_before_ms, 1),
-                                                "without": round(self.predicted_after_ms, 1)},
-                "measured_saving_ms": round(self.measured_saving_ms, 1),
-                "predicted_saving_ms": round(self.predicted_saving_ms, 1)}
+        return {
+            "run": self.run,
+            "removed": self.removed,
+            "repeats": self.repeats,
+            "job_ms": {"with": round(self.before_ms, 1), "without": round(self.after_ms, 1)},
+            "speedup": round(self.speedup, 3),
+            "predicted_slowest_output_ms": {
+                "with": round(self.predicted_before_ms, 1),
+                "without": round(self.predicted_after_ms, 1),
+            },
+            "measured_saving_ms": round(self.measured_saving_ms, 1),
+            "predicted_saving_ms": round(self.predicted_saving_ms, 1),
+        }
 
     def lines(self) -> list[str]:
-        ratio = self.predicted_saving_ms / self.measured_saving_ms if self.measured_saving_ms > 0 else float("nan")
+        ratio = (
+            self.predicted_saving_ms / self.measured_saving_ms
+            if self.measured_saving_ms > 0
+            else float("nan")
+        )
         return [
             f"removed {len(self.removed)} culprit record(s): " + ", ".join(self.removed),
             f"job time with them {self.before_ms / 1000:,.2f} s, without {self.after_ms / 1000:,.2f} s: "
@@ -73,7 +83,9 @@ def without_records(source: str, locations: list[str], out: Path) -> Path:
     for location in locations:
         match = LOCATION.match(location)
         if not match:
-            raise IsolationError(f"cannot remove {location!r}: only text records located as path@offset can be")
+            raise IsolationError(
+                f"cannot remove {location!r}: only text records located as path@offset can be"
+            )
         drop.setdefault(Path(match["path"]).resolve(), set()).add(int(match["offset"]))
     root = Path(source.removeprefix("file:"))
     if root.is_dir():
@@ -84,10 +96,14 @@ def without_records(source: str, locations: list[str], out: Path) -> Path:
         files = {root.resolve(): out / root.name}
         shutil.copy2(root, out / root.name)
     else:
-        raise IsolationError(f"the traced run's input {source} is not a file or folder here (globs are not verified)")
+        raise IsolationError(
+            f"the traced run's input {source} is not a file or folder here (globs are not verified)"
+        )
     missing = [str(p) for p in drop if p not in files]
     if missing:
-        raise IsolationError(f"culprit record(s) in {', '.join(missing)}, outside the input {source}")
+        raise IsolationError(
+            f"culprit record(s) in {', '.join(missing)}, outside the input {source}"
+        )
     for original, offsets in drop.items():
         kept, at = [], 0
         with original.open("rb") as handle:
@@ -99,7 +115,15 @@ def without_records(source: str, locations: list[str], out: Path) -> Path:
     return out if root.is_dir() else out / root.name
 
 
-def verify(run: str, *, without: int = 1, store=None, master: str = "local[2]", repeats: int = 3, spark=None) -> Verification:
+def verify(
+    run: str,
+    *,
+    without: int = 1,
+    store=None,
+    master: str = "local[2]",
+    repeats: int = 3,
+    spark=None,
+) -> Verification:
     """Measure the program's job time on the run's input with and without its top
     ``without`` culprit records, beside the lineage's prediction for the slowest output."""
     from perfx.chain import open_run
@@ -115,19 +139,30 @@ def verify(run: str, *, without: int = 1, store=None, master: str = "local[2]", 
     work = Path(tempfile.mkdtemp(prefix="perfx-verify-"))
     try:
         remediated = without_records(stored.meta["input"], list(culprits.location), work / "input")
-        session, created = (spark, False) if spark is not None else spark_session(master, f"perfx verify {run}")
+        session, created = (
+            (spark, False) if spark is not None else spark_session(master, f"perfx verify {run}")
+        )
         try:
             sc = session.sparkContext
             module.pipeline(sc, str(remediated)).collect()  # warm-up: workers, reader, code
-            before = _median_ms(lambda: module.pipeline(sc, stored.meta["input"]).collect(), repeats)
+            before = _median_ms(
+                lambda: module.pipeline(sc, stored.meta["input"]).collect(), repeats
+            )
             after = _median_ms(lambda: module.pipeline(sc, str(remediated)).collect(), repeats)
         finally:
             if created:
                 session.stop()
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return Verification(run, list(culprits.location), before, after, float(slowest.latency_ms),
-                        float(slowest.remediated_ms), repeats)
+    return Verification(
+        run,
+        list(culprits.location),
+        before,
+        after,
+        float(slowest.latency_ms),
+        float(slowest.remediated_ms),
+        repeats,
+    )
 
 
 def _median_ms(action, repeats: int) -> float:

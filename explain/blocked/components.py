@@ -9,7 +9,7 @@ counts as *available* only when one of its columns is in the task table with a v
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import pandas as pd
 
@@ -39,7 +39,11 @@ as in the paper (section 2.3)."""
 
 def available(tasks: pd.DataFrame, causes: Iterable[str]) -> list[str]:
     """The causes whose time the task table records (one of its columns has a value)."""
-    return [c for c in causes if any(col in tasks.columns and tasks[col].notna().any() for col in CAUSES[c])]
+    return [
+        c
+        for c in causes
+        if any(col in tasks.columns and tasks[col].notna().any() for col in CAUSES[c])
+    ]
 
 
 def blocked_ms(tasks: pd.DataFrame, causes: Iterable[str]) -> pd.Series:
@@ -47,7 +51,9 @@ def blocked_ms(tasks: pd.DataFrame, causes: Iterable[str]) -> pd.Series:
     columns = list(dict.fromkeys(col for c in causes for col in CAUSES[c] if col in tasks.columns))
     if not columns:
         return pd.Series(0.0, index=tasks.index)
-    return tasks[columns].apply(pd.to_numeric, errors="coerce").fillna(0.0).clip(lower=0.0).sum(axis=1)
+    return (
+        tasks[columns].apply(pd.to_numeric, errors="coerce").fillna(0.0).clip(lower=0.0).sum(axis=1)
+    )
 
 
 def expand(names: Iterable[str]) -> list[str]:

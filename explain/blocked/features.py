@@ -44,23 +44,50 @@ STRAGGLER_SPECS = [
     # the duration itself they are outcomes. The cause and the shares are computed from the
     # duration too (symptoms, by their inputs): a user may ask about them, the search never
     # proposes them.
-    spec("straggler", "nominal", "none", "outcome",
-         "T if its inverse progress rate exceeds 1.5x its stage's median (successful attempts only).", "derived",
-         inputs=("progress_ratio",)),
-    spec("straggler_cause", "nominal", "none", "feature",
-         "Primary cause of a straggler (gc, shuffle_read, shuffle_write, input_read, scheduler_delay, "
-         "task_deserialization, result_serialization, output_skew, first_task), 'unexplained', or 'none'.", "derived",
-         inputs=("duration", "progress_ratio")),
-    spec("progress_ratio", "numeric", "ratio", "outcome",
-         "Inverse progress rate / its stage's median: above 1.5 it is a straggler.", "derived",
-         inputs=("duration", "records_in", "bytes_in")),
+    spec(
+        "straggler",
+        "nominal",
+        "none",
+        "outcome",
+        "T if its inverse progress rate exceeds 1.5x its stage's median (successful attempts only).",
+        "derived",
+        inputs=("progress_ratio",),
+    ),
+    spec(
+        "straggler_cause",
+        "nominal",
+        "none",
+        "feature",
+        "Primary cause of a straggler (gc, shuffle_read, shuffle_write, input_read, scheduler_delay, "
+        "task_deserialization, result_serialization, output_skew, first_task), 'unexplained', or 'none'.",
+        "derived",
+        inputs=("duration", "progress_ratio"),
+    ),
+    spec(
+        "progress_ratio",
+        "numeric",
+        "ratio",
+        "outcome",
+        "Inverse progress rate / its stage's median: above 1.5 it is a straggler.",
+        "derived",
+        inputs=("duration", "records_in", "bytes_in"),
+    ),
 ]
 
 
 def _share_specs(names: list[str]) -> list[FeatureSpec]:
-    return [spec(n, "numeric", "ratio", "feature", f"Share of its duration spent {_WHAT[n]}.", "derived",
-                 inputs=("duration", *(col for cause in SHARES[n] for col in components.CAUSES[cause])))
-            for n in names]
+    return [
+        spec(
+            n,
+            "numeric",
+            "ratio",
+            "feature",
+            f"Share of its duration spent {_WHAT[n]}.",
+            "derived",
+            inputs=("duration", *(col for cause in SHARES[n] for col in components.CAUSES[cause])),
+        )
+        for n in names
+    ]
 
 
 def add_straggler_features(log: Log) -> Log:
@@ -73,7 +100,9 @@ def add_straggler_features(log: Log) -> Log:
     tasks = log.tasks.copy()
     report = find_stragglers(tasks)
     judged = report.tasks
-    tasks["straggler"] = pd.Series(np.where(judged["straggler"], "T", "F"), index=judged.index).reindex(tasks.index)
+    tasks["straggler"] = pd.Series(
+        np.where(judged["straggler"], "T", "F"), index=judged.index
+    ).reindex(tasks.index)
     tasks["straggler_cause"] = judged["primary_cause"].reindex(tasks.index)
     tasks["progress_ratio"] = judged["progress_ratio"].reindex(tasks.index)
 

@@ -31,7 +31,9 @@ def bytes_read(tasks: pd.DataFrame) -> pd.Series:
     if "bytes_in" in tasks.columns:
         spark = numeric_column(tasks, "bytes_in")
     else:
-        counts = tasks.reindex(columns=["input_bytes", "shuffle_read_bytes"]).apply(pd.to_numeric, errors="coerce")
+        counts = tasks.reindex(columns=["input_bytes", "shuffle_read_bytes"]).apply(
+            pd.to_numeric, errors="coerce"
+        )
         spark = counts.sum(axis=1, min_count=1)
     return spark.fillna(numeric_column(tasks, "input_size"))
 
@@ -40,7 +42,9 @@ def records_read(tasks: pd.DataFrame) -> pd.Series:
     """Records each task consumed: ``records_in``, else input + shuffle read records."""
     if "records_in" in tasks.columns:
         return numeric_column(tasks, "records_in")
-    return numeric_column(tasks, "input_records").fillna(0) + numeric_column(tasks, "shuffle_read_records").fillna(0)
+    return numeric_column(tasks, "input_records").fillna(0) + numeric_column(
+        tasks, "shuffle_read_records"
+    ).fillna(0)
 
 
 def work(tasks: pd.DataFrame) -> pd.DataFrame:

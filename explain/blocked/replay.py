@@ -76,11 +76,13 @@ def executor_slots(group: pd.Series, launch: np.ndarray, busy_end: np.ndarray) -
     """Per group label: the most intervals [launch, busy_end) open at once (an interval that
     ends at the instant another begins does not overlap it)."""
     labels = group.to_numpy()
-    events = pd.DataFrame({
-        "group": np.concatenate([labels, labels]),
-        "time": np.concatenate([launch, busy_end]),
-        "delta": np.concatenate([np.ones(len(labels), int), -np.ones(len(labels), int)]),
-    }).sort_values(["group", "time", "delta"], kind="stable")
+    events = pd.DataFrame(
+        {
+            "group": np.concatenate([labels, labels]),
+            "time": np.concatenate([launch, busy_end]),
+            "delta": np.concatenate([np.ones(len(labels), int), -np.ones(len(labels), int)]),
+        }
+    ).sort_values(["group", "time", "delta"], kind="stable")
     events["running"] = events.groupby("group")["delta"].cumsum()
     return events.groupby("group")["running"].max().clip(lower=1)
 
@@ -127,16 +129,27 @@ def app_column(table: pd.DataFrame) -> str:
     return "app_key" if "app_key" in table.columns else "app_id"
 
 
-def _bounds(table: pd.DataFrame, keys: list[str], starts: tuple[str, ...], ends: tuple[str, ...]) -> pd.DataFrame:
+def _bounds(
+    table: pd.DataFrame, keys: list[str], starts: tuple[str, ...], ends: tuple[str, ...]
+) -> pd.DataFrame:
     """``keys`` + ``start``/``end`` from the first of the candidate columns the table has."""
-    if table is None or table.empty or "app_id" not in table.columns or not set(keys[1:]) <= set(table.columns):
+    if (
+        table is None
+        or table.empty
+        or "app_id" not in table.columns
+        or not set(keys[1:]) <= set(table.columns)
+    ):
         return pd.DataFrame(columns=[*keys, "start", "end"])
     table = table[table[app_column(table)].notna()]  # MapReduce jobs beside Spark apps have none
     out = table[keys[1:]].astype(str).assign(app_id=table[app_column(table)].astype(str))[keys]
 
     def pick(candidates: tuple[str, ...]) -> pd.Series:
         column = next((c for c in candidates if c in table.columns), None)
-        return pd.to_numeric(table[column], errors="coerce") if column else pd.Series(np.nan, index=table.index)
+        return (
+            pd.to_numeric(table[column], errors="coerce")
+            if column
+            else pd.Series(np.nan, index=table.index)
+        )
 
     return out.assign(start=pick(starts), end=pick(ends))
 
@@ -158,7 +171,9 @@ def _stages(tasks: pd.DataFrame, durations: pd.Series) -> pd.DataFrame:
     t = tasks.assign(
         app_id=tasks[app_column(tasks)].astype(str),
         job_id=tasks["job_id"].astype(str),
-        machine=tasks["stage_key"].astype(str) + "\0" + (tasks[machine].astype(str) if machine else ""),
+        machine=tasks["stage_key"].astype(str)
+        + "\0"
+        + (tasks[machine].astype(str) if machine else ""),
         launch_time=pd.to_numeric(tasks["launch_time"]).astype(float),
         finish_time=pd.to_numeric(tasks["finish_time"]).astype(float),
         new_duration=durations.reindex(tasks.index).astype(float).clip(lower=0),
@@ -172,12 +187,19 @@ def _stages(tasks: pd.DataFrame, durations: pd.Series) -> pd.DataFrame:
     spans = {}
     for key, g in t.groupby("stage_key", sort=False):
         first = g[g["opening"]]
-        spans[key] = simulate(first["offset"].to_numpy(), first["close"].to_numpy(),
-                              first["new_duration"].to_numpy(), g.loc[~g["opening"], "new_duration"].to_numpy())
+        spans[key] = simulate(
+            first["offset"].to_numpy(),
+            first["close"].to_numpy(),
+            first["new_duration"].to_numpy(),
+            g.loc[~g["opening"], "new_duration"].to_numpy(),
+        )
     stages = t.groupby("stage_key", sort=False).agg(
-        app_id=("app_id", "first"), job_id=("job_id", "first"),
-        start=("launch_time", "min"), end=("finish_time", "max"),
-        tasks=("launch_time", "size"), slots=("opening", "sum"),
+        app_id=("app_id", "first"),
+        job_id=("job_id", "first"),
+        start=("launch_time", "min"),
+        end=("finish_time", "max"),
+        tasks=("launch_time", "size"),
+        slots=("opening", "sum"),
     )
     stages["replay_span"] = pd.Series(spans)
     return stages.reset_index()
@@ -195,24 +217,36 @@ def _place(units: pd.DataFrame, parents: pd.DataFrame, keys: list[str]) -> pd.Da
         first, last = group["start"].min(), group["end"].max()
         start = first if real is None or pd.isna(real["start"]) else min(real["start"], first)
         end = last if real is None or pd.isna(real["end"]) else real["end"]
-        new_end = chain(group["start"].to_numpy(float), group["end"].to_numpy(float),
-                        group["replay_span"].to_numpy(float), start)
+        new_end = chain(
+            group["start"].to_numpy(float),
+            group["end"].to_numpy(float),
+            group["replay_span"].to_numpy(float),
+            start,
+        )
         rows.append((*key, start, end, end - start, new_end.max() + (end - last), len(group)))
     placed = pd.DataFrame(rows, columns=[*keys, "start", "end", "real_ms", "replay_ms", "units"])
-    empty = parents[~parents.index.isin(placed.set_index(keys).index)].dropna(subset=["start", "end"])
+    empty = parents[~parents.index.isin(placed.set_index(keys).index)].dropna(
+        subset=["start", "end"]
+    )
     empty = empty.reset_index().assign(real_ms=lambda d: d["end"] - d["start"], units=0)
     empty["replay_ms"] = empty["real_ms"]
     return pd.concat([placed, empty[placed.columns]], ignore_index=True) if len(empty) else placed
 
 
-def replay(tasks: pd.DataFrame, durations: pd.Series, jobs: pd.DataFrame | None = None,
-           apps: pd.DataFrame | None = None) -> Replay:
+def replay(
+    tasks: pd.DataFrame,
+    durations: pd.Series,
+    jobs: pd.DataFrame | None = None,
+    apps: pd.DataFrame | None = None,
+) -> Replay:
     """Replays ``tasks`` (replayable attempts) with new ``durations`` (ms, aligned to tasks).
 
     Job and app bounds come from the ``jobs``/``apps`` tables where they have them (Spark's
     submission and completion times), else from their tasks."""
     stages = _stages(tasks, durations)
-    job_bounds = _bounds(jobs, ["app_id", "job_id"], JOB_START, JOB_END).set_index(["app_id", "job_id"])
+    job_bounds = _bounds(jobs, ["app_id", "job_id"], JOB_START, JOB_END).set_index(
+        ["app_id", "job_id"]
+    )
     job_table = _place(stages, job_bounds, ["app_id", "job_id"]).rename(columns={"units": "stages"})
     task_counts = stages.groupby(["app_id", "job_id"])["tasks"].sum().rename("tasks")
     job_table = job_table.join(task_counts, on=["app_id", "job_id"]).fillna({"tasks": 0})

@@ -32,7 +32,17 @@ from .progress import numeric_column, stage_median, straggles, work
 from .replay import slot_release
 
 SPECIAL_CAUSES = ("output_skew", "first_task")
-_IDENTITY = ("id", "app_id", "app_key", "job_id", "stage_id", "stage_key", "task_id", "executor_id", "host")
+_IDENTITY = (
+    "id",
+    "app_id",
+    "app_key",
+    "job_id",
+    "stage_id",
+    "stage_key",
+    "task_id",
+    "executor_id",
+    "host",
+)
 
 
 @dataclass(frozen=True)
@@ -66,7 +76,11 @@ def with_stages(tasks: pd.DataFrame) -> pd.DataFrame:
     if not parts or ("stage_key" in tasks.columns and tasks["stage_key"].notna().all()):
         return tasks
     mapreduce = tasks[parts].astype(str).agg("/".join, axis=1)
-    return tasks.assign(stage_key=tasks["stage_key"].fillna(mapreduce) if "stage_key" in tasks.columns else mapreduce)
+    return tasks.assign(
+        stage_key=tasks["stage_key"].fillna(mapreduce)
+        if "stage_key" in tasks.columns
+        else mapreduce
+    )
 
 
 def analysed_tasks(tasks: pd.DataFrame) -> pd.DataFrame:
@@ -120,7 +134,9 @@ def find_stragglers(tasks: pd.DataFrame) -> StragglerReport:
     if output is not None:
         has_output = output > 0
         output_rate = (duration / output).where(has_output)
-        flags["output_skew"] = straggler & has_output & ~straggles(output_rate, stage, among=has_output)
+        flags["output_skew"] = (
+            straggler & has_output & ~straggles(output_rate, stage, among=has_output)
+        )
 
     first = first_tasks(t)
     if first is not None:
@@ -152,9 +168,13 @@ def _cause_lists(out: pd.DataFrame, causes: tuple[str, ...]) -> pd.Series:
     return pd.Series([",".join(names[row]) for row in matrix], index=out.index)
 
 
-def _primary(out: pd.DataFrame, blocked: dict[str, pd.Series], causes: tuple[str, ...]) -> pd.Series:
+def _primary(
+    out: pd.DataFrame, blocked: dict[str, pd.Series], causes: tuple[str, ...]
+) -> pd.Series:
     """The primary cause of each straggler; ``none`` for non-stragglers, ``unexplained`` else."""
-    primary = pd.Series(np.where(out["straggler"], "unexplained", "none"), index=out.index, dtype=object)
+    primary = pd.Series(
+        np.where(out["straggler"], "unexplained", "none"), index=out.index, dtype=object
+    )
     for special in reversed(SPECIAL_CAUSES):  # output skew outranks first task
         if special in causes:
             primary = primary.mask(out[f"cause_{special}"], special)
@@ -178,6 +198,8 @@ def _per_stage(out: pd.DataFrame, causes: tuple[str, ...]) -> pd.DataFrame:
         **{c: (f"cause_{c}", "sum") for c in causes},
     }
     stages = out.groupby("stage_key", sort=False).agg(**agg).reset_index()
-    stages["explained_share"] = stages["explained"] / stages["stragglers"].where(stages["stragglers"] > 0)
+    stages["explained_share"] = stages["explained"] / stages["stragglers"].where(
+        stages["stragglers"] > 0
+    )
     order = [k for k in ("app_key", "app_id", "stage_id") if k in stages.columns] or ["stage_key"]
     return stages.sort_values(order, kind="stable").reset_index(drop=True)

@@ -12,8 +12,8 @@ improvement; that error, modelled vs real, is reported beside it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import pandas as pd
 
@@ -35,7 +35,9 @@ class UnknownScenario(ValueError):
     exit_code = 2
 
     def __init__(self, names: Sequence[str]):
-        super().__init__(f"unknown what-if {', '.join(map(repr, names))}; choose from {', '.join(CHOICES)}")
+        super().__init__(
+            f"unknown what-if {', '.join(map(repr, names))}; choose from {', '.join(CHOICES)}"
+        )
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,11 @@ def without_stragglers(tasks: pd.DataFrame, durations: pd.Series) -> pd.Series:
     median rate (median over the stage's successful attempts)."""
     size = work(tasks)["size"]
     rate = durations / size
-    ok = tasks["status"].astype(str).eq("SUCCESS") if "status" in tasks.columns else pd.Series(True, index=tasks.index)
+    ok = (
+        tasks["status"].astype(str).eq("SUCCESS")
+        if "status" in tasks.columns
+        else pd.Series(True, index=tasks.index)
+    )
     median = stage_median(rate.where(ok), tasks["stage_key"])
     return durations.where(~(rate > median), median * size)
 
@@ -64,7 +70,9 @@ def new_durations(tasks: pd.DataFrame, without: Sequence[str]) -> pd.Series:
     unknown = [n for n in without if n not in CHOICES]
     if unknown:
         raise UnknownScenario(unknown)
-    durations = (pd.to_numeric(tasks["finish_time"]) - pd.to_numeric(tasks["launch_time"])).astype(float)
+    durations = (pd.to_numeric(tasks["finish_time"]) - pd.to_numeric(tasks["launch_time"])).astype(
+        float
+    )
     causes = components.expand([n for n in without if n != STRAGGLERS])
     durations = (durations - components.blocked_ms(tasks, causes)).clip(lower=0)
     if STRAGGLERS in without:
@@ -74,9 +82,15 @@ def new_durations(tasks: pd.DataFrame, without: Sequence[str]) -> pd.Series:
 
 def _compare(real: pd.DataFrame, changed: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     out = real.rename(columns={"replay_ms": "modelled_ms"})
-    out = out.merge(changed[[*keys, "replay_ms"]].rename(columns={"replay_ms": "whatif_ms"}), on=keys, how="left")
+    out = out.merge(
+        changed[[*keys, "replay_ms"]].rename(columns={"replay_ms": "whatif_ms"}),
+        on=keys,
+        how="left",
+    )
     out["improvement"] = 1 - out["whatif_ms"] / out["modelled_ms"].where(out["modelled_ms"] > 0)
-    out["model_error"] = (out["modelled_ms"] - out["real_ms"]) / out["real_ms"].where(out["real_ms"] > 0)
+    out["model_error"] = (out["modelled_ms"] - out["real_ms"]) / out["real_ms"].where(
+        out["real_ms"] > 0
+    )
     return out
 
 
@@ -86,16 +100,32 @@ def whatifs(log: Log, scenarios: Sequence[Sequence[str]]) -> list[WhatIf]:
     attempts = replayable(log.tasks)
     if len(log.tasks) and attempts.empty:
         missing = [c for c in REQUIRED if c not in log.tasks.columns]
-        why = f"this log's tasks have no {', '.join(missing)}" if missing else "no task of this log ran in one"
-        raise ExplainError(f"what-if replays Spark stages, and {why} "
-                           "(MapReduce and tabular logs have jobs and tasks only: try perfx stragglers)")
+        why = (
+            f"this log's tasks have no {', '.join(missing)}"
+            if missing
+            else "no task of this log ran in one"
+        )
+        raise ExplainError(
+            f"what-if replays Spark stages, and {why} "
+            "(MapReduce and tabular logs have jobs and tasks only: try perfx stragglers)"
+        )
     changed = [new_durations(attempts, without) for without in scenarios]
-    base = replay(attempts, (attempts["finish_time"] - attempts["launch_time"]).astype(float), log.jobs, log.apps)
+    base = replay(
+        attempts,
+        (attempts["finish_time"] - attempts["launch_time"]).astype(float),
+        log.jobs,
+        log.apps,
+    )
     results = []
     for without, durations in zip(scenarios, changed):
         alt = replay(attempts, durations, log.jobs, log.apps)
-        results.append(WhatIf(_compare(base.jobs, alt.jobs, ["app_id", "job_id"]),
-                              _compare(base.apps, alt.apps, ["app_id"]), tuple(without)))
+        results.append(
+            WhatIf(
+                _compare(base.jobs, alt.jobs, ["app_id", "job_id"]),
+                _compare(base.apps, alt.apps, ["app_id"]),
+                tuple(without),
+            )
+        )
     return results
 
 

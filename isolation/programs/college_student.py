@@ -25,7 +25,9 @@ def average(ages) -> float:
 
 
 def pipeline(ctx, input_path: str, delay=None):
-    return ctx.textFile(input_path).map(with_delay(grade_age, delay)).groupByKey().mapValues(average)
+    return (
+        ctx.textFile(input_path).map(with_delay(grade_age, delay)).groupByKey().mapValues(average)
+    )
 
 
 def generate(path: str, records: int, seed: int = 7) -> None:
@@ -34,4 +36,6 @@ def generate(path: str, records: int, seed: int = 7) -> None:
         for number in range(records):
             grade = rng.randrange(len(GRADES))
             age = 17 + grade + min(12, int(rng.expovariate(0.7)))
-            out.write(f"student{number:07d},{rng.choice('FM')},{age},{GRADES[grade]},{rng.choice(MAJORS)}\n")
+            out.write(
+                f"student{number:07d},{rng.choice('FM')},{age},{GRADES[grade]},{rng.choice(MAJORS)}\n"
+            )

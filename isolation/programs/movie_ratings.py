@@ -21,7 +21,7 @@ def rating_counts(line: str) -> list[tuple[int, int]]:
     _, ratings = line.split(":", 1)
     counts: dict[int, int] = {}
     for pair in ratings.split(","):
-        rating = int(pair[pair.rindex("_") + 1:])
+        rating = int(pair[pair.rindex("_") + 1 :])
         counts[rating] = counts.get(rating, 0) + 1
     return list(counts.items())
 
@@ -30,7 +30,9 @@ def pipeline(ctx, input_path: str, delay=None):
     return ctx.textFile(input_path).flatMap(with_delay(rating_counts, delay)).reduceByKey(add)
 
 
-def generate(path: str, records: int, seed: int = 7, ratings: int = 20, hot_ratings: int = 0) -> None:
+def generate(
+    path: str, records: int, seed: int = 7, ratings: int = 20, hot_ratings: int = 0
+) -> None:
     """``records`` movies with about ``ratings`` ratings each; with ``hot_ratings``, one
     movie at a random line has that many (the paper's movie 129707)."""
     rng = random.Random(seed)
@@ -38,6 +40,8 @@ def generate(path: str, records: int, seed: int = 7, ratings: int = 20, hot_rati
     with open(path, "w") as out:
         for line in range(records):
             count = hot_ratings if line == hot else max(1, int(rng.expovariate(1 / ratings)))
-            pairs = ",".join(f"{rng.randrange(1, 2_700_000)}_{rng.choice((1, 2, 3, 3, 4, 4, 4, 5, 5))}"
-                             for _ in range(count))
+            pairs = ",".join(
+                f"{rng.randrange(1, 2_700_000)}_{rng.choice((1, 2, 3, 3, 4, 4, 4, 5, 5))}"
+                for _ in range(count)
+            )
             out.write(f"{100000 + line}:{pairs}\n")

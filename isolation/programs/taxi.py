@@ -24,7 +24,10 @@ def _boroughs() -> tuple[tuple[int, tuple[tuple[float, float], ...]], ...]:
     """(borough id, polygon) in the order they are tested: three simple ones, then the
     winding one, all inside the unit square."""
     winding = tuple(
-        (0.75 + (0.2 + 0.02 * math.sin(40 * a)) * math.cos(a), 0.75 + (0.2 + 0.02 * math.sin(40 * a)) * math.sin(a))
+        (
+            0.75 + (0.2 + 0.02 * math.sin(40 * a)) * math.cos(a),
+            0.75 + (0.2 + 0.02 * math.sin(40 * a)) * math.sin(a),
+        )
         for a in (2 * math.pi * k / COMPLEX_VERTICES for k in range(COMPLEX_VERTICES))
     )
     return (
@@ -77,9 +80,12 @@ def _merge(a, b):
 
 
 def pipeline(ctx, input_path: str, delay=None):
-    return (ctx.textFile(input_path).map(with_delay(borough_cost, delay))
-            .aggregateByKey((0.0, 0), _sum_count, _merge)
-            .mapValues(lambda acc: acc[0] / acc[1]))
+    return (
+        ctx.textFile(input_path)
+        .map(with_delay(borough_cost, delay))
+        .aggregateByKey((0.0, 0), _sum_count, _merge)
+        .mapValues(lambda acc: acc[0] / acc[1])
+    )
 
 
 def generate(path: str, records: int, seed: int = 7, in_complex: float = 0.01) -> None:
@@ -92,6 +98,8 @@ def generate(path: str, records: int, seed: int = 7, in_complex: float = 0.01) -
             cx, cy = centres[area]
             x, y = cx + rng.uniform(-0.08, 0.08), cy + rng.uniform(-0.08, 0.08)
             seconds, miles = rng.randint(120, 3600), round(rng.uniform(0.3, 15), 2)
-            out.write(f"M{number:08d},H{rng.randrange(10**6):06d},VTS,1,N,2013-01-01 00:00:00,"
-                      f"2013-01-01 00:20:00,{rng.randint(1, 4)},{seconds},{miles},{y:.6f},{x:.6f},"
-                      f"{y:.6f},{x:.6f}\n")
+            out.write(
+                f"M{number:08d},H{rng.randrange(10**6):06d},VTS,1,N,2013-01-01 00:00:00,"
+                f"2013-01-01 00:20:00,{rng.randint(1, 4)},{seconds},{miles},{y:.6f},{x:.6f},"
+                f"{y:.6f},{x:.6f}\n"
+            )

@@ -25,7 +25,7 @@ def readings(line: str) -> list[tuple[tuple[int, str], float]]:
     state = zip_to_state(zipcode)
     split = date.rindex("/")
     millimetres = float(snow[:-2]) * (MM_PER_FOOT if snow.endswith("ft") else 1.0)
-    return [((state, date[:split]), millimetres), ((state, date[split + 1:]), millimetres)]
+    return [((state, date[:split]), millimetres), ((state, date[split + 1 :]), millimetres)]
 
 
 def spread(key_values) -> tuple:

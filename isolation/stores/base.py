@@ -29,8 +29,15 @@ class LineageStore(ABC):
         """Registers a new, incomplete run; raises StoreError if the store cannot be written."""
 
     @abstractmethod
-    def write_partition(self, run: str, stage: int, partition: int, table: pa.Table,
-                        attempt: int = 0, spark_stage: int = -1) -> None:
+    def write_partition(
+        self,
+        run: str,
+        stage: int,
+        partition: int,
+        table: pa.Table,
+        attempt: int = 0,
+        spark_stage: int = -1,
+    ) -> None:
         """Writes (or replaces) the rows of one partition of one stage, atomically."""
 
     @abstractmethod

@@ -56,24 +56,30 @@ class IgniteStore(LineageStore):
                 client.connect(self.host, self.port)
                 self._client = client
             return self._client.get_or_create_cache(name)
-        except Exception as err:  # noqa: BLE001 - pyignite raises socket, protocol and cache errors
+        except Exception as err:
             self._client = None
-            raise StoreError(f"cannot reach Ignite at {self.host}:{self.port}: {one_line(err)}") from None
+            raise StoreError(
+                f"cannot reach Ignite at {self.host}:{self.port}: {one_line(err)}"
+            ) from None
 
     def _put(self, cache: str, key: str, value) -> None:
         handle = self._cache(cache)
         try:
             handle.put(key, value)
-        except Exception as err:  # noqa: BLE001
-            raise StoreError(f"cannot write to Ignite at {self.host}:{self.port}: {one_line(err)}") from None
+        except Exception as err:
+            raise StoreError(
+                f"cannot write to Ignite at {self.host}:{self.port}: {one_line(err)}"
+            ) from None
 
     def _scan(self, cache: str):
         handle = self._cache(cache)
         try:
             with handle.scan(page_size=256) as cursor:
                 return list(cursor)
-        except Exception as err:  # noqa: BLE001
-            raise StoreError(f"cannot read from Ignite at {self.host}:{self.port}: {one_line(err)}") from None
+        except Exception as err:
+            raise StoreError(
+                f"cannot read from Ignite at {self.host}:{self.port}: {one_line(err)}"
+            ) from None
 
     def begin(self, run: str, meta: dict) -> None:
         self._put(RUNS, run, json.dumps(meta))
@@ -84,9 +90,19 @@ class IgniteStore(LineageStore):
             writer.write_table(table)
         key = f"{stage}/{partition}"
         self._put(f"perfx_lineage_{run}", key, sink.getvalue().to_pybytes())
-        self._put(f"perfx_partitions_{run}", key, json.dumps({
-            "stage": stage, "partition": partition, "rows": table.num_rows,
-            "attempt": attempt, "spark_stage": spark_stage}))
+        self._put(
+            f"perfx_partitions_{run}",
+            key,
+            json.dumps(
+                {
+                    "stage": stage,
+                    "partition": partition,
+                    "rows": table.num_rows,
+                    "attempt": attempt,
+                    "spark_stage": spark_stage,
+                }
+            ),
+        )
 
     def partitions(self, run: str) -> pd.DataFrame:
         rows = [json.loads(value) for _, value in self._scan(f"perfx_partitions_{run}")]
@@ -100,16 +116,20 @@ class IgniteStore(LineageStore):
         handle = self._cache(RUNS)
         try:
             value = handle.get(run)
-        except Exception as err:  # noqa: BLE001
-            raise StoreError(f"cannot read from Ignite at {self.host}:{self.port}: {one_line(err)}") from None
+        except Exception as err:
+            raise StoreError(
+                f"cannot read from Ignite at {self.host}:{self.port}: {one_line(err)}"
+            ) from None
         if value is None:
             raise IsolationError(f"no run {run} in {self.url} (perfx runs lists them)")
         return json.loads(value)
 
     def tables(self, run: str) -> dict[int, object]:
         by_stage: dict[int, list[pa.Table]] = {}
-        for key, value in sorted(self._scan(f"perfx_lineage_{run}"),
-                                 key=lambda kv: tuple(int(p) for p in kv[0].split("/"))):
+        for key, value in sorted(
+            self._scan(f"perfx_lineage_{run}"),
+            key=lambda kv: tuple(int(p) for p in kv[0].split("/")),
+        ):
             table = pa.ipc.open_stream(pa.py_buffer(bytes(value))).read_all()
             by_stage.setdefault(int(key.split("/")[0]), []).append(table)
         return {stage: pa.concat_tables(parts) for stage, parts in sorted(by_stage.items())}

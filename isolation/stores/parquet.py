@@ -42,7 +42,9 @@ def _filesystem(url: str) -> tuple[pafs.FileSystem, str]:
         try:
             import fsspec
         except ImportError:
-            raise StoreError(f"no filesystem for lineage store {url} ({err}); install fsspec for more") from None
+            raise StoreError(
+                f"no filesystem for lineage store {url} ({err}); install fsspec for more"
+            ) from None
         fs, path = fsspec.core.url_to_fs(url)
         return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), path
 
@@ -93,9 +95,12 @@ class ParquetStore(LineageStore):
         fs, _ = self._fs
         directory = self._path(run, f"s{stage:03d}")
         path = f"{directory}/p{partition:05d}.parquet"
-        table = table.replace_schema_metadata({
-            "perfx.attempt": str(attempt), "perfx.spark_stage": str(spark_stage),
-        })
+        table = table.replace_schema_metadata(
+            {
+                "perfx.attempt": str(attempt),
+                "perfx.spark_stage": str(spark_stage),
+            }
+        )
         try:
             fs.create_dir(directory, recursive=True)
             tmp = f"{directory}/.p{partition:05d}.{uuid.uuid4().hex}.tmp"
@@ -110,8 +115,16 @@ class ParquetStore(LineageStore):
             infos = fs.get_file_info(pafs.FileSelector(self._path(run), recursive=True))
         except FileNotFoundError:
             raise IsolationError(f"no run {run} in {self.url}") from None
-        return sorted((i for i in infos if i.is_file and i.base_name.endswith(".parquet")
-                       and not i.base_name.startswith(".")), key=lambda i: i.path)
+        return sorted(
+            (
+                i
+                for i in infos
+                if i.is_file
+                and i.base_name.endswith(".parquet")
+                and not i.base_name.startswith(".")
+            ),
+            key=lambda i: i.path,
+        )
 
     def partitions(self, run: str) -> pd.DataFrame:
         fs, _ = self._fs
@@ -122,13 +135,22 @@ class ParquetStore(LineageStore):
             extra = {k.decode(): v.decode() for k, v in (meta.metadata or {}).items()}
             stage = int(info.path.rsplit("/", 2)[-2][1:])
             partition = int(info.base_name[1:].split(".")[0])
-            rows.append((stage, partition, meta.num_rows, int(extra.get("perfx.attempt", 0)),
-                         int(extra.get("perfx.spark_stage", -1))))
+            rows.append(
+                (
+                    stage,
+                    partition,
+                    meta.num_rows,
+                    int(extra.get("perfx.attempt", 0)),
+                    int(extra.get("perfx.spark_stage", -1)),
+                )
+            )
         return pd.DataFrame(rows, columns=PARTITION_COLUMNS)
 
     def mark_complete(self, run: str, meta: dict) -> None:
         try:
-            self._write_bytes(self._path(run, META), json.dumps({**meta, "complete": True}, indent=1).encode())
+            self._write_bytes(
+                self._path(run, META), json.dumps({**meta, "complete": True}, indent=1).encode()
+            )
         except (OSError, pa.ArrowException) as err:
             raise StoreError(f"cannot write lineage store {self.url}: {one_line(err)}") from None
 
@@ -145,8 +167,10 @@ class ParquetStore(LineageStore):
         by_stage: dict[int, list[str]] = {}
         for info in self._files(run):
             by_stage.setdefault(int(info.path.rsplit("/", 2)[-2][1:]), []).append(info.path)
-        return {stage: ds.dataset(paths, filesystem=fs, format="parquet")
-                for stage, paths in sorted(by_stage.items())}
+        return {
+            stage: ds.dataset(paths, filesystem=fs, format="parquet")
+            for stage, paths in sorted(by_stage.items())
+        }
 
     def runs(self) -> list[dict]:
         fs, root = self._fs

@@ -12,8 +12,8 @@ the file, and pandas is built once at the end.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import orjson
@@ -125,20 +125,31 @@ class AppState:
             "job_group": props.get("spark.jobGroup.id", ""),
         }
         for info in infos:
-            self.stages.setdefault((info["stage_id"], info["stage_attempt_id"]), dict(info, submitted=False, completed=False))
+            self.stages.setdefault(
+                (info["stage_id"], info["stage_attempt_id"]),
+                dict(info, submitted=False, completed=False),
+            )
 
     def on_job_end(self, event: dict) -> None:
         job = self.jobs.get(event["Job ID"])
         if job is None:  # a JobEnd whose JobStart is not in the log
             job = self.jobs[event["Job ID"]] = {
-                "job_id": event["Job ID"], "submission_time": None, "stage_ids": (), "stage_infos": [],
-                "name": "", "description": "", "job_group": "", "failure_reason": "",
+                "job_id": event["Job ID"],
+                "submission_time": None,
+                "stage_ids": (),
+                "stage_infos": [],
+                "name": "",
+                "description": "",
+                "job_group": "",
+                "failure_reason": "",
             }
         result = event.get("Job Result") or {}
         job["completion_time"] = event.get("Completion Time")
         job["result"] = result.get("Result", "")
         exception = result.get("Exception") or {}
-        job["failure_reason"] = exception.get("Message", "") if isinstance(exception, dict) else str(exception)
+        job["failure_reason"] = (
+            exception.get("Message", "") if isinstance(exception, dict) else str(exception)
+        )
 
     def _stage(self, event: dict, completed: bool) -> None:
         info = events.stage_info(event["Stage Info"])
@@ -217,7 +228,11 @@ class AppState:
         self.unended.clear()
         self._flush()
         if self.numeric_blocks:
-            values = np.concatenate(self.numeric_blocks) if len(self.numeric_blocks) > 1 else self.numeric_blocks[0]
+            values = (
+                np.concatenate(self.numeric_blocks)
+                if len(self.numeric_blocks) > 1
+                else self.numeric_blocks[0]
+            )
         else:
             values = np.empty((0, len(events.TASK_NUMERIC)))
         resubmitted = np.zeros(len(values), dtype=np.int64)
@@ -231,7 +246,11 @@ class AppState:
         columns = {name: values[:, i] for i, name in enumerate(events.TASK_NUMERIC)}
         nominal = zip(*self.nominal_rows) if self.nominal_rows else [()] * len(events.TASK_NOMINAL)
         for name, column in zip(events.TASK_NOMINAL, nominal):
-            columns[name] = fastend.decode_column(column) if name in fastend.RAW_NOMINAL else np.array(column, dtype=object)
+            columns[name] = (
+                fastend.decode_column(column)
+                if name in fastend.RAW_NOMINAL
+                else np.array(column, dtype=object)
+            )
         columns["resubmitted"] = resubmitted
         for column in NS_COLUMNS:
             columns[column] = columns[column] / 1e6
@@ -258,7 +277,9 @@ HANDLERS: dict[str, Callable[[AppState, dict], None]] = {
 _HANDLERS_BY_BYTES = {name.encode(): handler for name, handler in HANDLERS.items()}
 
 
-def read_app(source: EventLogSource, skip: Skip, progress: Callable[[int], None] | None = None) -> AppState:
+def read_app(
+    source: EventLogSource, skip: Skip, progress: Callable[[int], None] | None = None
+) -> AppState:
     """Read one application attempt's event log into an ``AppState``.
 
     ``progress`` is called now and then with the number of bytes read since its last call
@@ -279,7 +300,11 @@ def read_app(source: EventLogSource, skip: Skip, progress: Callable[[int], None]
                 progress(unreported)
                 unreported = 0
         # the two task events first, by their whole prefix: they are nearly every line
-        if line.startswith(TASK_END_PREFIX) and (fast := fastend.read(line)) is not None and state.on_fast_task_end(*fast):
+        if (
+            line.startswith(TASK_END_PREFIX)
+            and (fast := fastend.read(line)) is not None
+            and state.on_fast_task_end(*fast)
+        ):
             continue
         if line.startswith(TASK_START_PREFIX) and (task_id := _task_id(line)) is not None:
             running[task_id] = (path, number, line)

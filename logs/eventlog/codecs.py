@@ -12,7 +12,8 @@ that as a truncated tail instead of losing the whole log.
 from __future__ import annotations
 
 import struct
-from typing import BinaryIO, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import BinaryIO
 
 from ..errors import CorruptStream
 
@@ -54,7 +55,9 @@ def zstd_chunks(stream: BinaryIO) -> Iterator[bytes]:
     yield from _frames(stream, decompressor.decompressobj, zstandard.ZstdError, "zstd", "frame")
 
 
-def _frames(stream: BinaryIO, new_frame: Callable, error: type[Exception], codec: str, unit: str) -> Iterator[bytes]:
+def _frames(
+    stream: BinaryIO, new_frame: Callable, error: type[Exception], codec: str, unit: str
+) -> Iterator[bytes]:
     """Decompress a stream of self-delimiting frames (zstd frames, gzip members) one after
     another with decompressor objects from ``new_frame``; raise ``CorruptStream`` after
     yielding everything decodable when the stream breaks or ends inside a frame. Zero bytes
@@ -92,7 +95,9 @@ def lz4_chunks(stream: BinaryIO) -> Iterator[bytes]:
             return
         if magic != LZ4_MAGIC:
             raise CorruptStream("lz4: block does not start with the LZ4Block magic")
-        token, compressed_len, decompressed_len, _checksum = struct.unpack("<BIII", _read_exact(stream, 13, "an lz4 block header"))
+        token, compressed_len, decompressed_len, _checksum = struct.unpack(
+            "<BIII", _read_exact(stream, 13, "an lz4 block header")
+        )
         data = _read_exact(stream, compressed_len, "an lz4 block")
         if decompressed_len == 0:
             continue
@@ -177,8 +182,12 @@ def lzf_chunks(stream: BinaryIO) -> Iterator[bytes]:
             (length,) = struct.unpack(">H", _read_exact(stream, 2, "an lzf chunk header"))
             yield _read_exact(stream, length, "an lzf chunk")
         elif kind == 1:
-            compressed_len, decompressed_len = struct.unpack(">HH", _read_exact(stream, 4, "an lzf chunk header"))
-            yield lzf_decompress(_read_exact(stream, compressed_len, "an lzf chunk"), decompressed_len)
+            compressed_len, decompressed_len = struct.unpack(
+                ">HH", _read_exact(stream, 4, "an lzf chunk header")
+            )
+            yield lzf_decompress(
+                _read_exact(stream, compressed_len, "an lzf chunk"), decompressed_len
+            )
         else:
             raise CorruptStream(f"lzf: unknown chunk type {kind}")
 
@@ -205,11 +214,20 @@ def xz_chunks(stream: BinaryIO) -> Iterator[bytes]:
     """xz, one stream after another, as gzip."""
     import lzma
 
-    yield from _frames(stream, lambda: lzma.LZMADecompressor(lzma.FORMAT_XZ), lzma.LZMAError, "xz", "stream")
+    yield from _frames(
+        stream, lambda: lzma.LZMADecompressor(lzma.FORMAT_XZ), lzma.LZMAError, "xz", "stream"
+    )
 
 
-CODECS: dict[str, Decoder] = {"zstd": zstd_chunks, "lz4": lz4_chunks, "snappy": snappy_chunks, "lzf": lzf_chunks,
-                              "gzip": gzip_chunks, "bzip2": bzip2_chunks, "xz": xz_chunks}
+CODECS: dict[str, Decoder] = {
+    "zstd": zstd_chunks,
+    "lz4": lz4_chunks,
+    "snappy": snappy_chunks,
+    "lzf": lzf_chunks,
+    "gzip": gzip_chunks,
+    "bzip2": bzip2_chunks,
+    "xz": xz_chunks,
+}
 """Codec name (as in ``spark.eventLog.compression.codec``, plus the archivers') -> decoder."""
 
 

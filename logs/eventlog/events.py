@@ -16,20 +16,54 @@ from sys import intern
 EMPTY: dict = {}
 
 TASK_NUMERIC = (
-    "task_id", "task_index", "attempt", "partition_id", "launch_time", "finish_time",
-    "result_fetch_start", "stage_id", "stage_attempt_id", "has_metrics",
-    "deserialize_time", "deserialize_cpu_time", "executor_run_time", "executor_cpu_time",
-    "peak_execution_memory", "result_size", "gc_time", "result_serialization_time",
-    "memory_bytes_spilled", "disk_bytes_spilled",
-    "shuffle_remote_blocks_fetched", "shuffle_local_blocks_fetched", "shuffle_fetch_wait_time",
-    "shuffle_remote_bytes_read", "shuffle_remote_bytes_read_to_disk", "shuffle_local_bytes_read",
-    "shuffle_read_records", "shuffle_remote_reqs_duration",
-    "shuffle_write_bytes", "shuffle_write_time", "shuffle_write_records",
-    "input_bytes", "input_records", "output_bytes", "output_records",
+    "task_id",
+    "task_index",
+    "attempt",
+    "partition_id",
+    "launch_time",
+    "finish_time",
+    "result_fetch_start",
+    "stage_id",
+    "stage_attempt_id",
+    "has_metrics",
+    "deserialize_time",
+    "deserialize_cpu_time",
+    "executor_run_time",
+    "executor_cpu_time",
+    "peak_execution_memory",
+    "result_size",
+    "gc_time",
+    "result_serialization_time",
+    "memory_bytes_spilled",
+    "disk_bytes_spilled",
+    "shuffle_remote_blocks_fetched",
+    "shuffle_local_blocks_fetched",
+    "shuffle_fetch_wait_time",
+    "shuffle_remote_bytes_read",
+    "shuffle_remote_bytes_read_to_disk",
+    "shuffle_local_bytes_read",
+    "shuffle_read_records",
+    "shuffle_remote_reqs_duration",
+    "shuffle_write_bytes",
+    "shuffle_write_time",
+    "shuffle_write_records",
+    "input_bytes",
+    "input_records",
+    "output_bytes",
+    "output_records",
 )
 """Numeric values of one task attempt, in the order ``task_end`` returns them."""
 
-TASK_NOMINAL = ("executor_id", "host", "locality", "speculative", "task_type", "status", "end_reason", "failure")
+TASK_NOMINAL = (
+    "executor_id",
+    "host",
+    "locality",
+    "speculative",
+    "task_type",
+    "status",
+    "end_reason",
+    "failure",
+)
 """Nominal values of one task attempt, in the order ``task_end`` returns them."""
 
 NO_METRICS = (0,) + (None,) * 25
@@ -64,14 +98,29 @@ def failure_text(reason: dict) -> str:
 
 
 _METRICS = itemgetter(
-    "Executor Deserialize Time", "Executor Deserialize CPU Time", "Executor Run Time", "Executor CPU Time",
-    "Peak Execution Memory", "Result Size", "JVM GC Time", "Result Serialization Time",
-    "Memory Bytes Spilled", "Disk Bytes Spilled",
-    "Shuffle Read Metrics", "Shuffle Write Metrics", "Input Metrics", "Output Metrics",
+    "Executor Deserialize Time",
+    "Executor Deserialize CPU Time",
+    "Executor Run Time",
+    "Executor CPU Time",
+    "Peak Execution Memory",
+    "Result Size",
+    "JVM GC Time",
+    "Result Serialization Time",
+    "Memory Bytes Spilled",
+    "Disk Bytes Spilled",
+    "Shuffle Read Metrics",
+    "Shuffle Write Metrics",
+    "Input Metrics",
+    "Output Metrics",
 )
 _READ = itemgetter(
-    "Remote Blocks Fetched", "Local Blocks Fetched", "Fetch Wait Time", "Remote Bytes Read",
-    "Remote Bytes Read To Disk", "Local Bytes Read", "Total Records Read",
+    "Remote Blocks Fetched",
+    "Local Blocks Fetched",
+    "Fetch Wait Time",
+    "Remote Bytes Read",
+    "Remote Bytes Read To Disk",
+    "Local Bytes Read",
+    "Total Records Read",
 )
 _WRITE = itemgetter("Shuffle Bytes Written", "Shuffle Write Time", "Shuffle Records Written")
 _INPUT = itemgetter("Bytes Read", "Records Read")
@@ -85,7 +134,15 @@ def task_metrics(m: dict) -> tuple:
     lookup each for them; older logs take the field-by-field path."""
     try:
         *scalars, read, write, inp, out = _METRICS(m)
-        return (1, *scalars, *_READ(read), read.get("Remote Requests Duration", 0), *_WRITE(write), *_INPUT(inp), *_OUTPUT(out))
+        return (
+            1,
+            *scalars,
+            *_READ(read),
+            read.get("Remote Requests Duration", 0),
+            *_WRITE(write),
+            *_INPUT(inp),
+            *_OUTPUT(out),
+        )
     except (KeyError, TypeError):
         return task_metrics_any_version(m)
 
@@ -126,8 +183,19 @@ def task_metrics_any_version(m: dict) -> tuple:
     )
 
 
-_INFO = itemgetter("Task ID", "Index", "Attempt", "Launch Time", "Finish Time", "Getting Result Time",
-                   "Executor ID", "Host", "Locality", "Speculative", "Failed")
+_INFO = itemgetter(
+    "Task ID",
+    "Index",
+    "Attempt",
+    "Launch Time",
+    "Finish Time",
+    "Getting Result Time",
+    "Executor ID",
+    "Host",
+    "Locality",
+    "Speculative",
+    "Failed",
+)
 _END = itemgetter("Stage ID", "Stage Attempt ID", "Task Type", "Task End Reason", "Task Info")
 
 
@@ -138,18 +206,44 @@ def task_end(event: dict) -> tuple[tuple, tuple]:
     the field-by-field path with Spark's defaults."""
     try:
         stage, stage_attempt, task_type, reason, info = _END(event)
-        task_id, index, attempt, launch, finish, fetch_start, executor, host, locality, speculative, failed = _INFO(info)
+        (
+            task_id,
+            index,
+            attempt,
+            launch,
+            finish,
+            fetch_start,
+            executor,
+            host,
+            locality,
+            speculative,
+            failed,
+        ) = _INFO(info)
     except KeyError:
         return task_end_any_version(event)
     metrics = event.get("Task Metrics")
     numeric = (
-        task_id, index, attempt, info.get("Partition ID", -1), launch, finish or None, fetch_start, stage, stage_attempt,
+        task_id,
+        index,
+        attempt,
+        info.get("Partition ID", -1),
+        launch,
+        finish or None,
+        fetch_start,
+        stage,
+        stage_attempt,
     ) + (task_metrics(metrics) if metrics else NO_METRICS)
     kind = reason["Reason"]
     status = task_status(info)
     nominal = (
-        intern(executor), intern(host), intern(locality), "T" if speculative else "F", intern(task_type), status,
-        intern(kind), "" if kind == "Success" else failure_text(reason),
+        intern(executor),
+        intern(host),
+        intern(locality),
+        "T" if speculative else "F",
+        intern(task_type),
+        status,
+        intern(kind),
+        "" if kind == "Success" else failure_text(reason),
     )
     return numeric, nominal
 
@@ -160,14 +254,25 @@ def task_end_any_version(event: dict) -> tuple[tuple, tuple]:
     reason = event.get("Task End Reason") or EMPTY
     metrics = event.get("Task Metrics")
     numeric = (
-        info["Task ID"], info.get("Index", -1), info.get("Attempt", 0), info.get("Partition ID", -1),
-        info.get("Launch Time"), info.get("Finish Time") or None, info.get("Getting Result Time", 0),
-        event.get("Stage ID", -1), event.get("Stage Attempt ID", 0),
+        info["Task ID"],
+        info.get("Index", -1),
+        info.get("Attempt", 0),
+        info.get("Partition ID", -1),
+        info.get("Launch Time"),
+        info.get("Finish Time") or None,
+        info.get("Getting Result Time", 0),
+        event.get("Stage ID", -1),
+        event.get("Stage Attempt ID", 0),
     ) + (task_metrics(metrics) if metrics else NO_METRICS)
     nominal = (
-        intern(info.get("Executor ID", "")), intern(info.get("Host", "")), intern(info.get("Locality", "")),
-        "T" if info.get("Speculative") else "F", intern(event.get("Task Type", "")), task_status(info),
-        intern(reason.get("Reason", "")), failure_text(reason),
+        intern(info.get("Executor ID", "")),
+        intern(info.get("Host", "")),
+        intern(info.get("Locality", "")),
+        "T" if info.get("Speculative") else "F",
+        intern(event.get("Task Type", "")),
+        task_status(info),
+        intern(reason.get("Reason", "")),
+        failure_text(reason),
     )
     return numeric, nominal
 
@@ -176,12 +281,25 @@ def task_start(event: dict) -> tuple[tuple, tuple]:
     """(numeric, nominal) values of an attempt that started but never ended in the log."""
     info = event["Task Info"]
     numeric = (
-        info["Task ID"], info.get("Index", -1), info.get("Attempt", 0), info.get("Partition ID", -1),
-        info.get("Launch Time"), None, 0, event.get("Stage ID", -1), event.get("Stage Attempt ID", 0),
+        info["Task ID"],
+        info.get("Index", -1),
+        info.get("Attempt", 0),
+        info.get("Partition ID", -1),
+        info.get("Launch Time"),
+        None,
+        0,
+        event.get("Stage ID", -1),
+        event.get("Stage Attempt ID", 0),
     ) + NO_METRICS
     nominal = (
-        info.get("Executor ID", ""), info.get("Host", ""), info.get("Locality", ""),
-        "T" if info.get("Speculative") else "F", "", "UNKNOWN", "", "",
+        info.get("Executor ID", ""),
+        info.get("Host", ""),
+        info.get("Locality", ""),
+        "T" if info.get("Speculative") else "F",
+        "",
+        "UNKNOWN",
+        "",
+        "",
     )
     return numeric, nominal
 

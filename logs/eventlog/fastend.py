@@ -12,10 +12,11 @@ reference: both paths give the same values (tests/logs/test_fastend.py).
 
 from __future__ import annotations
 
+from sys import intern
+
 import msgspec
 import numpy as np
 import pandas as pd
-from sys import intern
 
 
 def _f(name: str, default=msgspec.NODEFAULT):
@@ -113,15 +114,52 @@ def read(line: bytes) -> tuple[tuple, tuple] | None:
         return None
     r, w, i, o = m.read, m.write, m.input, m.output
     numeric = (
-        info.task_id, info.index, info.attempt, info.partition_id, info.launch, info.finish, info.getting_result,
-        end.stage, end.stage_attempt, 1,
-        m.deserialize, m.deserialize_cpu, m.run, m.cpu, m.peak_memory, m.result_size, m.gc, m.serialization,
-        m.memory_spilled, m.disk_spilled,
-        r.remote_blocks, r.local_blocks, r.fetch_wait, r.remote_bytes, r.remote_to_disk, r.local_bytes, r.records,
-        r.requests, w.bytes, w.time, w.records, i.bytes, i.records, o.bytes, o.records,
+        info.task_id,
+        info.index,
+        info.attempt,
+        info.partition_id,
+        info.launch,
+        info.finish,
+        info.getting_result,
+        end.stage,
+        end.stage_attempt,
+        1,
+        m.deserialize,
+        m.deserialize_cpu,
+        m.run,
+        m.cpu,
+        m.peak_memory,
+        m.result_size,
+        m.gc,
+        m.serialization,
+        m.memory_spilled,
+        m.disk_spilled,
+        r.remote_blocks,
+        r.local_blocks,
+        r.fetch_wait,
+        r.remote_bytes,
+        r.remote_to_disk,
+        r.local_bytes,
+        r.records,
+        r.requests,
+        w.bytes,
+        w.time,
+        w.records,
+        i.bytes,
+        i.records,
+        o.bytes,
+        o.records,
     )
-    nominal = (info.executor, info.host, info.locality, "T" if info.speculative else "F", end.task_type,
-               "SUCCESS", "Success", "")
+    nominal = (
+        info.executor,
+        info.host,
+        info.locality,
+        "T" if info.speculative else "F",
+        end.task_type,
+        "SUCCESS",
+        "Success",
+        "",
+    )
     return numeric, nominal
 
 

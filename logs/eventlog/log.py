@@ -4,7 +4,7 @@ varying configuration, and register every column."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -31,14 +31,22 @@ def _distinct_attempts(states: list[AppState], skipped: list[SkippedLine]) -> li
         key = (state.app_id, state.attempt_id)
         if key in seen:
             attempt = f" attempt {state.attempt_id}" if state.attempt_id else ""
-            skipped.append(SkippedLine(state.source, 0, f"duplicate of {state.app_id}{attempt} already read from {seen[key]}"))
+            skipped.append(
+                SkippedLine(
+                    state.source,
+                    0,
+                    f"duplicate of {state.app_id}{attempt} already read from {seen[key]}",
+                )
+            )
             continue
         seen[key] = state.source
         kept.append(state)
     return kept
 
 
-def read_event_logs(sources: list[EventLogSource], skipped: list[SkippedLine], progress: Progress | None = None) -> Log:
+def read_event_logs(
+    sources: list[EventLogSource], skipped: list[SkippedLine], progress: Progress | None = None
+) -> Log:
     """All the sources as one Log; bad lines and unreadable files go to ``skipped``."""
 
     def skip(path: str, line: int, reason: str) -> None:
@@ -66,11 +74,17 @@ def read_event_logs(sources: list[EventLogSource], skipped: list[SkippedLine], p
     registry = FeatureRegistry()
     registry.register_all("task", SPARK_TASK + SPARK_TASK_EXTRA)
     task_specs = registry.specs("task")
-    for entity, own, table in (("stage", SPARK_STAGE, stages), ("job", SPARK_JOB, jobs), ("app", SPARK_APP, apps)):
+    for entity, own, table in (
+        ("stage", SPARK_STAGE, stages),
+        ("job", SPARK_JOB, jobs),
+        ("app", SPARK_APP, apps),
+    ):
         registry.register_all(entity, own)
         registry.register_all(entity, aggregate_specs(task_specs, set(table.columns)))
 
-    settings, setting_specs = varying_settings({k: s.properties for k, s in zip(apps["app_key"], states)})
+    settings, setting_specs = varying_settings(
+        {k: s.properties for k, s in zip(apps["app_key"], states)}
+    )
     tables = {"task": tasks, "stage": stages, "job": jobs, "app": apps}
     for entity, table in tables.items():
         fresh = [s for s in setting_specs if s.name not in table.columns]
@@ -80,6 +94,11 @@ def read_event_logs(sources: list[EventLogSource], skipped: list[SkippedLine], p
             tables[entity] = pd.concat([table, values], axis=1)
             registry.register_all(entity, fresh)
     return Log(
-        tasks=tables["task"], stages=tables["stage"], jobs=tables["job"], apps=tables["app"],
-        registry=registry, skipped=skipped, sources=[str(s.path) for s in sources],
+        tasks=tables["task"],
+        stages=tables["stage"],
+        jobs=tables["job"],
+        apps=tables["app"],
+        registry=registry,
+        skipped=skipped,
+        sources=[str(s.path) for s in sources],
     )

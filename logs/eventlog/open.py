@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterator
+from typing import BinaryIO
 
 from ..errors import CorruptStream, NotALog
 from .codecs import CODECS, MAGIC_BYTES, sniff_codec
@@ -142,7 +143,11 @@ def _databricks_source(directory: Path) -> EventLogSource | None:
     """The Databricks rolled log in ``directory`` (one application: its dated parts, oldest
     first, then ``eventlog``), or None when it holds no dated part: a lone ``eventlog`` is
     an ordinary file."""
-    dated = sorted((m.group(1), p) for p in directory.iterdir() if (m := DATABRICKS_PART.match(p.name)) and p.is_file())
+    dated = sorted(
+        (m.group(1), p)
+        for p in directory.iterdir()
+        if (m := DATABRICKS_PART.match(p.name)) and p.is_file()
+    )
     if not dated:
         return None
     current = directory / DATABRICKS_CURRENT
@@ -171,7 +176,9 @@ def find_event_logs(path: Path, skip: Callable[[str, int, str], None]) -> list[E
         if sniffed.broken:
             raise CorruptStream(f"{path}: not an event log: {broken_stream(sniffed)}")
         if not sniffed.head.startswith(EVENT_PREFIX):
-            raise NotALog(f"{path}: not a Spark event log (expected JSON lines starting with {EVENT_PREFIX.decode()})")
+            raise NotALog(
+                f"{path}: not a Spark event log (expected JSON lines starting with {EVENT_PREFIX.decode()})"
+            )
         return [EventLogSource(path, (path,), (sniffed.codec,))]
     if path.name.startswith(ROLLING_DIR):
         return [_rolling_source(path)]
@@ -193,7 +200,9 @@ def find_event_logs(path: Path, skip: Callable[[str, int, str], None]) -> list[E
     return sources
 
 
-def iter_lines(source: EventLogSource, skip: Callable[[str, int, str], None]) -> Iterator[tuple[str, int, bytes]]:
+def iter_lines(
+    source: EventLogSource, skip: Callable[[str, int, str], None]
+) -> Iterator[tuple[str, int, bytes]]:
     """(part path, 1-based line number, raw line) for every line of every part, in order.
 
     A compressed part whose stream breaks off is reported through ``skip`` and the lines

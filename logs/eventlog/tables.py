@@ -17,9 +17,29 @@ from ..aggregate import TASK_METRICS
 from .build import AppState
 
 TASK_COLUMNS = (
-    "id", "duration", "app_id", "app_attempt_id", "app_key", "job_id", "stage_id", "stage_attempt_id",
-    "stage_key", "task_id", "task_index", "attempt", "partition_id", "launch_time", "finish_time",
-    "executor_id", "host", "locality", "speculative", "task_type", "status", "end_reason", "failure",
+    "id",
+    "duration",
+    "app_id",
+    "app_attempt_id",
+    "app_key",
+    "job_id",
+    "stage_id",
+    "stage_attempt_id",
+    "stage_key",
+    "task_id",
+    "task_index",
+    "attempt",
+    "partition_id",
+    "launch_time",
+    "finish_time",
+    "executor_id",
+    "host",
+    "locality",
+    "speculative",
+    "task_type",
+    "status",
+    "end_reason",
+    "failure",
     "resubmitted",
 ) + TASK_METRICS
 
@@ -61,14 +81,24 @@ def task_table(state: AppState, key: str, stage_jobs: dict[int, int]) -> pd.Data
     ``stage_jobs`` is ``_stage_jobs(state)``."""
     columns = state.task_columns()
     n = len(columns["task_id"])
-    stage_id, attempt, task_id = columns["stage_id"], columns["stage_attempt_id"], columns["task_id"]
-    columns["job_id"] = _per_value(stage_id, lambda s: str(stage_jobs[s]) if s in stage_jobs else "")
+    stage_id, attempt, task_id = (
+        columns["stage_id"],
+        columns["stage_attempt_id"],
+        columns["task_id"],
+    )
+    columns["job_id"] = _per_value(
+        stage_id, lambda s: str(stage_jobs[s]) if s in stage_jobs else ""
+    )
     codes = pd.factorize(stage_id * (int(attempt.max(initial=0)) + 1) + attempt)[0]
     first_rows = np.unique(codes, return_index=True)[1]
     stage_keys = np.array([f"{key}/{stage_id[r]}/{attempt[r]}" for r in first_rows], dtype=object)
     columns["stage_key"] = stage_keys[codes]
     columns["id"] = np.array([f"{key}/{t}" for t in task_id.tolist()], dtype=object)
-    for name, value in (("app_id", state.app_id), ("app_attempt_id", state.attempt_id), ("app_key", key)):
+    for name, value in (
+        ("app_id", state.app_id),
+        ("app_attempt_id", state.attempt_id),
+        ("app_key", key),
+    ):
         columns[name] = np.full(n, value, dtype=object)
     finish, launch = columns["finish_time"], columns["launch_time"]
     duration = columns["duration"] = finish - launch
@@ -76,10 +106,22 @@ def task_table(state: AppState, key: str, stage_jobs: dict[int, int]) -> pd.Data
     # "Getting Result Time" in the log is when the driver began fetching the result (epoch
     # ms, 0 if the result came with the status update), not a duration.
     with np.errstate(invalid="ignore"):
-        getting = columns["getting_result_time"] = np.where((fetch > 0) & ~np.isnan(finish), finish - fetch, 0.0)
-        delay = duration - columns["executor_run_time"] - columns["deserialize_time"] - columns["result_serialization_time"] - getting
-        columns["scheduler_delay"] = np.where(columns.pop("has_metrics") > 0, np.maximum(delay, 0), np.nan)
-    columns["shuffle_read_bytes"] = columns["shuffle_remote_bytes_read"] + columns["shuffle_local_bytes_read"]
+        getting = columns["getting_result_time"] = np.where(
+            (fetch > 0) & ~np.isnan(finish), finish - fetch, 0.0
+        )
+        delay = (
+            duration
+            - columns["executor_run_time"]
+            - columns["deserialize_time"]
+            - columns["result_serialization_time"]
+            - getting
+        )
+        columns["scheduler_delay"] = np.where(
+            columns.pop("has_metrics") > 0, np.maximum(delay, 0), np.nan
+        )
+    columns["shuffle_read_bytes"] = (
+        columns["shuffle_remote_bytes_read"] + columns["shuffle_local_bytes_read"]
+    )
     return _frame(columns, n)
 
 
@@ -109,7 +151,9 @@ def _timed_table(rows: list[dict], columns: list[str], state: AppState, key: str
     return table
 
 
-def stage_table(state: AppState, key: str, jobs_ended: set[int], stage_jobs: dict[int, int]) -> pd.DataFrame:
+def stage_table(
+    state: AppState, key: str, jobs_ended: set[int], stage_jobs: dict[int, int]
+) -> pd.DataFrame:
     """One row per stage attempt, submitted or only announced by a job (then PENDING, or
     SKIPPED once every job that listed it has ended, as in the history server).
     ``stage_jobs`` is ``_stage_jobs(state)``."""
@@ -127,24 +171,41 @@ def stage_table(state: AppState, key: str, jobs_ended: set[int], stage_jobs: dic
             status = "SKIPPED"
         else:
             status = "PENDING"
-        rows.append({
-            "id": f"{key}/{stage_id}/{attempt}",
-            "stage_id": stage_id,
-            "stage_attempt_id": attempt,
-            "job_id": str(stage_jobs.get(stage_id, "")),
-            "name": stage["name"],
-            "status": status,
-            "num_tasks": stage["num_tasks"],
-            "submission_time": stage["submission_time"] if stage["submitted"] else None,
-            "completion_time": stage["completion_time"] if stage["completed"] else None,
-            "failure_reason": stage.get("failure_reason") or "",
-            "parent_ids": ",".join(map(str, stage["parent_ids"])),
-            "details": stage.get("details") or "",
-        })
-    return _timed_table(rows, [
-        "id", "stage_id", "stage_attempt_id", "job_id", "name", "status", "num_tasks", "submission_time",
-        "completion_time", "failure_reason", "parent_ids", "details",
-    ], state, key)
+        rows.append(
+            {
+                "id": f"{key}/{stage_id}/{attempt}",
+                "stage_id": stage_id,
+                "stage_attempt_id": attempt,
+                "job_id": str(stage_jobs.get(stage_id, "")),
+                "name": stage["name"],
+                "status": status,
+                "num_tasks": stage["num_tasks"],
+                "submission_time": stage["submission_time"] if stage["submitted"] else None,
+                "completion_time": stage["completion_time"] if stage["completed"] else None,
+                "failure_reason": stage.get("failure_reason") or "",
+                "parent_ids": ",".join(map(str, stage["parent_ids"])),
+                "details": stage.get("details") or "",
+            }
+        )
+    return _timed_table(
+        rows,
+        [
+            "id",
+            "stage_id",
+            "stage_attempt_id",
+            "job_id",
+            "name",
+            "status",
+            "num_tasks",
+            "submission_time",
+            "completion_time",
+            "failure_reason",
+            "parent_ids",
+            "details",
+        ],
+        state,
+        key,
+    )
 
 
 JOB_STATUS = {"JobSucceeded": "SUCCEEDED", "JobFailed": "FAILED"}
@@ -156,33 +217,60 @@ def job_table(state: AppState, key: str) -> pd.DataFrame:
     rows = []
     for job_id, job in sorted(state.jobs.items()):
         result = job.get("result")
-        rows.append({
-            "id": f"{key}/{job_id}",
-            "job_id": str(job_id),
-            "name": job["name"],
-            "description": job["description"],
-            "job_group": job["job_group"],
-            "status": JOB_STATUS.get(result, "UNKNOWN") if result is not None else "RUNNING",
-            "submission_time": job["submission_time"],
-            "completion_time": job.get("completion_time"),
-            "failure_reason": job["failure_reason"],
-            "stage_ids": ",".join(map(str, job["stage_ids"])),
-            "num_stages": len(job["stage_ids"]),
-            "num_tasks": sum(i["num_tasks"] for i in job["stage_infos"] if i["completion_time"] is None),
-        })
-    return _timed_table(rows, [
-        "id", "job_id", "name", "description", "job_group", "status", "submission_time", "completion_time",
-        "failure_reason", "stage_ids", "num_stages", "num_tasks",
-    ], state, key)
+        rows.append(
+            {
+                "id": f"{key}/{job_id}",
+                "job_id": str(job_id),
+                "name": job["name"],
+                "description": job["description"],
+                "job_group": job["job_group"],
+                "status": JOB_STATUS.get(result, "UNKNOWN") if result is not None else "RUNNING",
+                "submission_time": job["submission_time"],
+                "completion_time": job.get("completion_time"),
+                "failure_reason": job["failure_reason"],
+                "stage_ids": ",".join(map(str, job["stage_ids"])),
+                "num_stages": len(job["stage_ids"]),
+                "num_tasks": sum(
+                    i["num_tasks"] for i in job["stage_infos"] if i["completion_time"] is None
+                ),
+            }
+        )
+    return _timed_table(
+        rows,
+        [
+            "id",
+            "job_id",
+            "name",
+            "description",
+            "job_group",
+            "status",
+            "submission_time",
+            "completion_time",
+            "failure_reason",
+            "stage_ids",
+            "num_stages",
+            "num_tasks",
+        ],
+        state,
+        key,
+    )
 
 
 DATABRICKS_RUNTIME_PROPERTIES = (
-    "spark.databricks.clusterUsageTags.effectiveSparkVersion", "spark.databricks.clusterUsageTags.sparkVersion",
+    "spark.databricks.clusterUsageTags.effectiveSparkVersion",
+    "spark.databricks.clusterUsageTags.sparkVersion",
 )
 """Where a Databricks cluster names its runtime (``11.3.x-scala2.12``, ``13.3.x-aarch64-photon-scala2.12``):
 the one it ran, then the one it was set up with."""
 DATABRICKS_RUNTIME = re.compile(r"(\d+\.\d+)\.x-")
-DATABRICKS_SPARK = {"10.4": "3.2", "11.3": "3.3", "12.2": "3.3", "13.3": "3.4", "14.3": "3.5", "15.4": "3.5"}
+DATABRICKS_SPARK = {
+    "10.4": "3.2",
+    "11.3": "3.3",
+    "12.2": "3.3",
+    "13.3": "3.4",
+    "14.3": "3.5",
+    "15.4": "3.5",
+}
 """The Spark of each long-term-support Databricks runtime, for a log that does not say."""
 
 
@@ -220,7 +308,9 @@ def app_row(state: AppState, key: str) -> dict:
     }
 
 
-def build_tables(states: list[AppState]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def build_tables(
+    states: list[AppState],
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(tasks, stages, jobs, apps) of all the loaded application attempts."""
     keys = app_keys(states)
     tasks, stages, jobs, apps = [], [], [], []

@@ -9,7 +9,9 @@ import json
 
 import click
 
-STORE_HELP = "Lineage store: a path or URI (Parquet; default $PERFX_HOME/runs) or ignite://host:port."
+STORE_HELP = (
+    "Lineage store: a path or URI (Parquet; default $PERFX_HOME/runs) or ignite://host:port."
+)
 
 
 def _ms(value: float) -> str:
@@ -17,17 +19,34 @@ def _ms(value: float) -> str:
 
 
 def outputs_json(frame) -> list[dict]:
-    return [{"out_id": int(r.out_id), "key": r.key, "record": r.record,
-             "latency_ms": round(float(r.latency_ms), 6), "slowest_input": int(r.source),
-             "slowest_input_location": r.location, "slowest_input_excerpt": r.excerpt,
-             "remediated_ms": round(float(r.remediated_ms), 6)} for r in frame.itertuples()]
+    return [
+        {
+            "out_id": int(r.out_id),
+            "key": r.key,
+            "record": r.record,
+            "latency_ms": round(float(r.latency_ms), 6),
+            "slowest_input": int(r.source),
+            "slowest_input_location": r.location,
+            "slowest_input_excerpt": r.excerpt,
+            "remediated_ms": round(float(r.remediated_ms), 6),
+        }
+        for r in frame.itertuples()
+    ]
 
 
 def culprits_json(frame) -> list[dict]:
-    return [{"id": int(r.source), "location": r.location, "excerpt": r.excerpt,
-             "impact_ms": round(float(r.impact_ms), 6), "max_total_ms": round(float(r.max_total_ms), 6),
-             "max_remediated_ms": round(float(r.max_remediated_ms), 6), "outputs": int(r.outputs)}
-            for r in frame.itertuples()]
+    return [
+        {
+            "id": int(r.source),
+            "location": r.location,
+            "excerpt": r.excerpt,
+            "impact_ms": round(float(r.impact_ms), 6),
+            "max_total_ms": round(float(r.max_total_ms), 6),
+            "max_remediated_ms": round(float(r.max_remediated_ms), 6),
+            "outputs": int(r.outputs),
+        }
+        for r in frame.itertuples()
+    ]
 
 
 def print_outputs(console, frame, shown: int = 20) -> None:
@@ -35,14 +54,25 @@ def print_outputs(console, frame, shown: int = 20) -> None:
 
     from perfx.isolation.ids import describe_id
 
-    table = Table(title=f"Output records, slowest first ({len(frame)} shown)" if len(frame) <= shown
-                  else f"Output records, slowest first (top {shown} of {len(frame)})")
-    for column, justify in [("record", "left"), ("latency ms", "right"), ("slowest input", "left"),
-                            ("remediated ms", "right")]:
+    table = Table(
+        title=f"Output records, slowest first ({len(frame)} shown)"
+        if len(frame) <= shown
+        else f"Output records, slowest first (top {shown} of {len(frame)})"
+    )
+    for column, justify in [
+        ("record", "left"),
+        ("latency ms", "right"),
+        ("slowest input", "left"),
+        ("remediated ms", "right"),
+    ]:
         table.add_column(column, justify=justify, overflow="fold")
     for r in frame.head(shown).itertuples():
-        table.add_row(r.record, _ms(r.latency_ms), f"{describe_id(int(r.source))} {r.location}",
-                      _ms(r.remediated_ms))
+        table.add_row(
+            r.record,
+            _ms(r.latency_ms),
+            f"{describe_id(int(r.source))} {r.location}",
+            _ms(r.remediated_ms),
+        )
     console.print(table)
 
 
@@ -52,24 +82,44 @@ def print_culprits(console, frame, title: str) -> None:
     from perfx.isolation.ids import describe_id
 
     table = Table(title=title)
-    for column, justify in [("#", "right"), ("input id", "left"), ("location", "left"),
-                            ("content", "left"), ("impact ms", "right"), ("outputs", "right")]:
+    for column, justify in [
+        ("#", "right"),
+        ("input id", "left"),
+        ("location", "left"),
+        ("content", "left"),
+        ("impact ms", "right"),
+        ("outputs", "right"),
+    ]:
         table.add_column(column, justify=justify, overflow="fold")
     for rank, r in enumerate(frame.itertuples(), 1):
-        table.add_row(str(rank), describe_id(int(r.source)), r.location, r.excerpt,
-                      _ms(r.impact_ms), str(r.outputs))
+        table.add_row(
+            str(rank),
+            describe_id(int(r.source)),
+            r.location,
+            r.excerpt,
+            _ms(r.impact_ms),
+            str(r.outputs),
+        )
     console.print(table)
 
 
 @click.command()
 @click.argument("run")
 @click.option("--store", default=None, help=STORE_HELP)
-@click.option("--stage", type=int, help="Lineage stage of one task (see perfx runs); with --partition.")
+@click.option(
+    "--stage", type=int, help="Lineage stage of one task (see perfx runs); with --partition."
+)
 @click.option("--partition", type=int, help="Partition of that task; with --stage.")
-@click.option("--trace", "trace_key", metavar="OUTPUT_KEY",
-              help="Backward-trace the output with this key, record or id (needs --lineage full).")
+@click.option(
+    "--trace",
+    "trace_key",
+    metavar="OUTPUT_KEY",
+    help="Backward-trace the output with this key, record or id (needs --lineage full).",
+)
 @click.option("--top", type=int, default=10, show_default=True, help="How many culprits.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 def culprits(run, store, stage, partition, trace_key, top, fmt) -> None:
     """Show the culprit input records of stored run RUN (ids from perfx runs)."""
     from rich.console import Console
@@ -82,13 +132,26 @@ def culprits(run, store, stage, partition, trace_key, top, fmt) -> None:
     if trace_key is not None:
         trace = backward_trace(stored, trace_key)
         if fmt == "json":
-            click.echo(json.dumps({"run": run, "output": trace.output, "sources": trace.count,
-                                   "shown": [{"id": int(r.source), "location": r.location,
-                                              "excerpt": r.excerpt} for r in trace.sources.itertuples()]},
-                                  indent=2, sort_keys=True))
+            click.echo(
+                json.dumps(
+                    {
+                        "run": run,
+                        "output": trace.output,
+                        "sources": trace.count,
+                        "shown": [
+                            {"id": int(r.source), "location": r.location, "excerpt": r.excerpt}
+                            for r in trace.sources.itertuples()
+                        ],
+                    },
+                    indent=2,
+                    sort_keys=True,
+                )
+            )
             return
-        console.print(f"Output {trace.output['record']} ({_ms(trace.output['latency_ms'])} ms) derives "
-                      f"from {trace.count:,} input record(s); the first {len(trace.sources)}:")
+        console.print(
+            f"Output {trace.output['record']} ({_ms(trace.output['latency_ms'])} ms) derives "
+            f"from {trace.count:,} input record(s); the first {len(trace.sources)}:"
+        )
         for r in trace.sources.itertuples():
             console.print(f"  {r.location}  {r.excerpt}", markup=False, highlight=False)
         return

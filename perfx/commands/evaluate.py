@@ -8,12 +8,43 @@ import click
 
 
 @click.command()
-@click.option("--log", "log_path", required=True, type=click.Path(exists=True), help="Log with jobs and tasks, e.g. from 'perfx fixtures ec2'.")
-@click.option("--out", required=True, type=click.Path(file_okay=False), help="Directory for results.json, results.md and the plots.")
-@click.option("--runs", type=click.IntRange(min=1), default=10, show_default=True, help="Random 50 % job splits (the paper: 10).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the splits, pairs of interest and sampling.")
-@click.option("--sample", type=click.IntRange(min=2), default=2000, show_default=True, help="Balanced training pairs per explanation.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--log",
+    "log_path",
+    required=True,
+    type=click.Path(exists=True),
+    help="Log with jobs and tasks, e.g. from 'perfx fixtures ec2'.",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Directory for results.json, results.md and the plots.",
+)
+@click.option(
+    "--runs",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Random 50 % job splits (the paper: 10).",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the splits, pairs of interest and sampling.",
+)
+@click.option(
+    "--sample",
+    type=click.IntRange(min=2),
+    default=2000,
+    show_default=True,
+    help="Balanced training pairs per explanation.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 def evaluate(log_path: str, out: str, runs: int, seed: int, sample: int, fmt: str) -> None:
     """Reproduce section 6: precision vs width (Fig. 3a-d), precision vs generality (4b),
     feature levels (4c) and relevance with and without a generated DESPITE (Table 3)."""
@@ -29,7 +60,13 @@ def evaluate(log_path: str, out: str, runs: int, seed: int, sample: int, fmt: st
     paths = write(evaluation, out)
     if fmt == "json":
         summary = summarise(evaluation)
-        click.echo(json.dumps({"files": [str(p) for p in paths], "checks": summary["checks"]}, indent=2, default=str))
+        click.echo(
+            json.dumps(
+                {"files": [str(p) for p in paths], "checks": summary["checks"]},
+                indent=2,
+                default=str,
+            )
+        )
         return
     click.echo((paths[1]).read_text())
     click.echo("wrote " + ", ".join(str(p) for p in paths))

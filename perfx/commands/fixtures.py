@@ -12,12 +12,35 @@ def fixtures() -> None:
 
 
 @fixtures.command()
-@click.option("--seed", type=int, required=True, help="Seed: the same seed, scale and repeats give byte-identical files.")
-@click.option("--out", type=click.Path(file_okay=False), required=True, help="Directory to write jobs.csv, tasks.csv, host_metrics.csv.")
-@click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True, help="Runs of each configuration.")
-@click.option("--scale", type=click.FloatRange(0, 1, min_open=True), default=1.0, show_default=True,
-              help="Fraction of the paper's Table 2 grid (540 configurations) to run.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--seed",
+    type=int,
+    required=True,
+    help="Seed: the same seed, scale and repeats give byte-identical files.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    required=True,
+    help="Directory to write jobs.csv, tasks.csv, host_metrics.csv.",
+)
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Runs of each configuration.",
+)
+@click.option(
+    "--scale",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=1.0,
+    show_default=True,
+    help="Fraction of the paper's Table 2 grid (540 configurations) to run.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 def ec2(seed: int, out: str, repeats: int, scale: float, fmt: str) -> None:
     """Simulate Pig jobs on 1-16 two-core EC2 instances with Ganglia sampling every 5 s.
 
@@ -30,10 +53,20 @@ def ec2(seed: int, out: str, repeats: int, scale: float, fmt: str) -> None:
 
     logs = generate(seed, scale=scale, repeats=repeats)
     paths = logs.write(out)
-    summary = {"out": out, "seed": seed, "scale": scale, "repeats": repeats, "jobs": len(logs.jobs),
-               "tasks": len(logs.tasks), "host_metric_rows": len(logs.host_metrics), "files": [str(p) for p in paths]}
+    summary = {
+        "out": out,
+        "seed": seed,
+        "scale": scale,
+        "repeats": repeats,
+        "jobs": len(logs.jobs),
+        "tasks": len(logs.tasks),
+        "host_metric_rows": len(logs.host_metrics),
+        "files": [str(p) for p in paths],
+    }
     if fmt == "json":
         click.echo(json.dumps(summary, indent=2))
     else:
-        click.echo(f"wrote {summary['jobs']} jobs, {summary['tasks']} tasks and {summary['host_metric_rows']} "
-                   f"host-metric samples to {out} (seed {seed}, scale {scale}, repeats {repeats})")
+        click.echo(
+            f"wrote {summary['jobs']} jobs, {summary['tasks']} tasks and {summary['host_metric_rows']} "
+            f"host-metric samples to {out} (seed {seed}, scale {scale}, repeats {repeats})"
+        )

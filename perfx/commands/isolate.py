@@ -9,7 +9,13 @@ from contextlib import contextmanager
 
 import click
 
-from perfx.commands.culprits import STORE_HELP, culprits_json, outputs_json, print_culprits, print_outputs
+from perfx.commands.culprits import (
+    STORE_HELP,
+    culprits_json,
+    outputs_json,
+    print_culprits,
+    print_outputs,
+)
 
 
 @contextmanager
@@ -18,8 +24,13 @@ def spark_progress(sc, console):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     stop = threading.Event()
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=console, transient=True) as progress:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
         bars: dict[int, int] = {}
 
         def poll() -> None:
@@ -30,7 +41,9 @@ def spark_progress(sc, console):
                     if info is None:
                         continue
                     if stage_id not in bars:
-                        bars[stage_id] = progress.add_task(f"Spark stage {stage_id}", total=info.numTasks)
+                        bars[stage_id] = progress.add_task(
+                            f"Spark stage {stage_id}", total=info.numTasks
+                        )
                     progress.update(bars[stage_id], completed=info.numCompletedTasks)
 
         thread = threading.Thread(target=poll, daemon=True)
@@ -44,13 +57,25 @@ def spark_progress(sc, console):
 
 @click.command()
 @click.argument("program", type=click.Path(exists=True, dir_okay=False))
-@click.option("--input", "input_path", required=True, help="Input file, folder or glob (any path Spark reads).")
+@click.option(
+    "--input",
+    "input_path",
+    required=True,
+    help="Input file, folder or glob (any path Spark reads).",
+)
 @click.option("--master", default="local[2]", show_default=True, help="Spark master URL.")
 @click.option("--store", default=None, help=STORE_HELP)
-@click.option("--lineage", type=click.Choice(["impact", "full"]), default="impact", show_default=True,
-              help="impact: O(1) per record; full: all input ids too (for --trace).")
+@click.option(
+    "--lineage",
+    type=click.Choice(["impact", "full"]),
+    default="impact",
+    show_default=True,
+    help="impact: O(1) per record; full: all input ids too (for --trace).",
+)
 @click.option("--top", type=int, default=5, show_default=True, help="How many culprits to show.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
     """Run PROGRAM.py traced and show its slowest outputs and culprit input records.
 
@@ -62,7 +87,14 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
 
     from rich.console import Console
 
-    from perfx.isolation.runner import check_input, event_log_of, load_program, prepare_run, run_traced, spark_session
+    from perfx.isolation.runner import (
+        check_input,
+        event_log_of,
+        load_program,
+        prepare_run,
+        run_traced,
+        spark_session,
+    )
 
     module = load_program(program)  # a broken program or a missing input fails before a JVM starts
     check_input(input_path)
@@ -74,18 +106,40 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
     session, created = spark_session(master, f"perfx isolate {Path(program).name}", event_dir)
     try:
         with spark_progress(session.sparkContext, status):
-            result = run_traced(program, input_path, spark=session, store=lineage_store, lineage=lineage, top=top,
-                                module=module, run_id=run_id,
-                                event_log=event_log_of(session, event_dir if created else None))
+            result = run_traced(
+                program,
+                input_path,
+                spark=session,
+                store=lineage_store,
+                lineage=lineage,
+                top=top,
+                module=module,
+                run_id=run_id,
+                event_log=event_log_of(session, event_dir if created else None),
+            )
     finally:
         if created:
             session.stop()
     if fmt == "json":
-        click.echo(json.dumps({"run": result.run_id, "lineage": lineage, "store": result.meta["store"],
-                               "outputs": outputs_json(result.outputs),
-                               "culprits": culprits_json(result.culprits)}, indent=2, sort_keys=True))
+        click.echo(
+            json.dumps(
+                {
+                    "run": result.run_id,
+                    "lineage": lineage,
+                    "store": result.meta["store"],
+                    "outputs": outputs_json(result.outputs),
+                    "culprits": culprits_json(result.culprits),
+                },
+                indent=2,
+                sort_keys=True,
+            )
+        )
         return
     print_outputs(console, result.outputs)
-    print_culprits(console, result.culprits, "Top culprit input records (impact on the slowest outputs)")
-    console.print(f"run {result.run_id} stored in {result.meta['store']} "
-                  f"(perfx culprits {result.run_id} to query it again)")
+    print_culprits(
+        console, result.culprits, "Top culprit input records (impact on the slowest outputs)"
+    )
+    console.print(
+        f"run {result.run_id} stored in {result.meta['store']} "
+        f"(perfx culprits {result.run_id} to query it again)"
+    )

@@ -56,7 +56,12 @@ def print_summary(data: dict) -> None:
     counts = Table(title="Log", show_header=False)
     counts.add_column("what")
     counts.add_column("count", justify="right")
-    for label, key in (("applications", "apps"), ("jobs", "jobs"), ("stages", "stages"), ("tasks", "tasks")):
+    for label, key in (
+        ("applications", "apps"),
+        ("jobs", "jobs"),
+        ("stages", "stages"),
+        ("tasks", "tasks"),
+    ):
         counts.add_row(label, str(data[key]))
     counts.add_row("Spark versions", ", ".join(data["spark_versions"]) or "-")
     counts.add_row("skipped lines", str(data["skipped"]["count"]))
@@ -96,12 +101,27 @@ def write_table(table, fmt: str, out: Path | None) -> None:
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--entity", type=click.Choice(ENTITY_CHOICES), help="Dump this canonical table instead of the summary.")
-@click.option("--format", "fmt", type=click.Choice(("text", "json", "csv", "parquet")),
-              help="Summary: text (default) or json. Table: csv (default), json or parquet.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the table here instead of stdout.")
-@click.option("--host-metrics", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Host metrics CSV/Parquet (host, timestamp, metrics...) to join onto tasks and jobs.")
+@click.option(
+    "--entity",
+    type=click.Choice(ENTITY_CHOICES),
+    help="Dump this canonical table instead of the summary.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(("text", "json", "csv", "parquet")),
+    help="Summary: text (default) or json. Table: csv (default), json or parquet.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the table here instead of stdout.",
+)
+@click.option(
+    "--host-metrics",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Host metrics CSV/Parquet (host, timestamp, metrics...) to join onto tasks and jobs.",
+)
 def logs(paths, entity, fmt, out, host_metrics) -> None:
     """Read Spark event logs (any codec, rolling, directories of apps) or tabular logs and
     print what they hold, or dump one of their canonical tables.

@@ -6,14 +6,41 @@ import click
 
 
 @click.command()
-@click.option("--log", "logs", multiple=True, type=click.Path(exists=True), help="Event log file or folder (repeatable).")
-@click.option("--width", type=int, default=None, help="Width of BECAUSE clauses for queries without WITH WIDTH  [default: 3]")
-@click.option("--sample", type=int, default=2000, show_default=True, help="Training pairs sampled per query.")
+@click.option(
+    "--log",
+    "logs",
+    multiple=True,
+    type=click.Path(exists=True),
+    help="Event log file or folder (repeatable).",
+)
+@click.option(
+    "--width",
+    type=int,
+    default=None,
+    help="Width of BECAUSE clauses for queries without WITH WIDTH  [default: 3]",
+)
+@click.option(
+    "--sample", type=int, default=2000, show_default=True, help="Training pairs sampled per query."
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the pair sampling.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--run", default=None, help="A traced run: every answer gets its task's culprit records (\\culprits).")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option(
+    "--run",
+    default=None,
+    help="A traced run: every answer gets its task's culprit records (\\culprits).",
+)
 @click.option("--store", default=None, help="Lineage store of --run (default: $PERFX_HOME/runs).")
-def repl(logs: tuple[str, ...], width: int | None, sample: int, seed: int, fmt: str, run: str | None, store: str | None) -> None:
+def repl(
+    logs: tuple[str, ...],
+    width: int | None,
+    sample: int,
+    seed: int,
+    fmt: str,
+    run: str | None,
+    store: str | None,
+) -> None:
     """Ask many PXQL questions of one log, interactively.
 
     Enter submits a complete query (an unfinished one continues on the next line); Tab

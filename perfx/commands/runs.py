@@ -11,7 +11,9 @@ from perfx.commands.culprits import STORE_HELP
 
 @click.command()
 @click.option("--store", default=None, help=STORE_HELP)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 def runs(store, fmt) -> None:
     """List stored traced runs, oldest first, with their stages."""
     from rich.console import Console
@@ -30,7 +32,15 @@ def runs(store, fmt) -> None:
     for meta in metas:
         stages = "; ".join(
             f"{number} {info['kind']} ({info['partitions']} part., Spark {','.join(map(str, info['spark_stages'])) or '-'})"
-            for number, info in meta.get("stages", {}).items())
-        table.add_row(meta["run"], meta.get("created", ""), meta.get("program", ""), meta.get("input", ""),
-                      meta.get("lineage", ""), "yes" if meta.get("complete") else "no", stages)
+            for number, info in meta.get("stages", {}).items()
+        )
+        table.add_row(
+            meta["run"],
+            meta.get("created", ""),
+            meta.get("program", ""),
+            meta.get("input", ""),
+            meta.get("lineage", ""),
+            "yes" if meta.get("complete") else "no",
+            stages,
+        )
     Console().print(table)

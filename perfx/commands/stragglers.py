@@ -33,9 +33,14 @@ def _records(frame) -> list[dict]:
 def _payload(report) -> dict:
     stragglers = report.tasks[report.tasks["straggler"]]
     tasks = [
-        {"id": _plain(row["id"]) if "id" in row else None, "stage_key": row["stage_key"],
-         "duration": _plain(row["duration"]), "progress_ratio": _plain(row["progress_ratio"]),
-         "causes": [c for c in row["causes"].split(",") if c], "primary_cause": row["primary_cause"]}
+        {
+            "id": _plain(row["id"]) if "id" in row else None,
+            "stage_key": row["stage_key"],
+            "duration": _plain(row["duration"]),
+            "progress_ratio": _plain(row["progress_ratio"]),
+            "causes": [c for c in row["causes"].split(",") if c],
+            "primary_cause": row["primary_cause"],
+        }
         for _, row in stragglers.iterrows()
     ]
     return {
@@ -66,26 +71,56 @@ def _print(report) -> None:
         console.print("No successful tasks in the log.")
         return
     table = Table(title="Stragglers per stage (inverse progress rate > 1.5x the stage median)")
-    for name in ("App", "Job", "Stage", "Tasks", "Basis", "Stragglers", "Explained", "Causes (stragglers)"):
-        table.add_column(name, justify="right" if name in ("Tasks", "Stragglers", "Explained") else "left",
-                         overflow="fold")
+    for name in (
+        "App",
+        "Job",
+        "Stage",
+        "Tasks",
+        "Basis",
+        "Stragglers",
+        "Explained",
+        "Causes (stragglers)",
+    ):
+        table.add_column(
+            name,
+            justify="right" if name in ("Tasks", "Stragglers", "Explained") else "left",
+            overflow="fold",
+        )
     for _, s in report.stages.iterrows():
         share = "" if s["stragglers"] == 0 else f" ({100 * s['explained_share']:.0f}%)"
         causes = ", ".join(f"{c.replace('_', ' ')} {s[c]}" for c in report.causes if s[c])
-        table.add_row(str(s.get("app_key", s.get("app_id", ""))), str(s.get("job_id", "")), str(s.get("stage_id", s["stage_key"])),
-                      str(s["tasks"]), s["basis"], str(s["stragglers"]), f"{s['explained']}{share}", causes)
+        table.add_row(
+            str(s.get("app_key", s.get("app_id", ""))),
+            str(s.get("job_id", "")),
+            str(s.get("stage_id", s["stage_key"])),
+            str(s["tasks"]),
+            s["basis"],
+            str(s["stragglers"]),
+            f"{s['explained']}{share}",
+            causes,
+        )
     console.print(table)
     if report.stragglers:
-        console.print(f"{report.stragglers} stragglers, {report.explained} explained "
-                      f"({100 * report.explained_share:.0f}%). Causes evaluated: {', '.join(report.causes) or 'none'}.")
+        console.print(
+            f"{report.stragglers} stragglers, {report.explained} explained "
+            f"({100 * report.explained_share:.0f}%). Causes evaluated: {', '.join(report.causes) or 'none'}."
+        )
     else:
         console.print("No stragglers.")
 
 
 @click.command()
-@click.option("--log", "logs", multiple=True, required=True, type=click.Path(exists=True),
-              help="Event log file or folder (repeatable).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--log",
+    "logs",
+    multiple=True,
+    required=True,
+    type=click.Path(exists=True),
+    help="Event log file or folder (repeatable).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 def stragglers(logs, fmt) -> None:
     """Find the stragglers of every stage and what caused them.
 

@@ -12,12 +12,26 @@ from perfx.commands.culprits import STORE_HELP
 
 @click.command()
 @click.argument("run")
-@click.option("--without", "without", type=click.IntRange(1), default=1, show_default=True,
-              help="How many of the run's top culprit records to remove.")
+@click.option(
+    "--without",
+    "without",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="How many of the run's top culprit records to remove.",
+)
 @click.option("--store", default=None, help=STORE_HELP)
 @click.option("--master", default="local[2]", show_default=True, help="Spark master URL.")
-@click.option("--repeats", type=click.IntRange(1), default=3, show_default=True, help="Plain runs per input (median).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--repeats",
+    type=click.IntRange(1),
+    default=3,
+    show_default=True,
+    help="Plain runs per input (median).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 def verify(run, without, store, master, repeats, fmt) -> None:
     """Proof by remediation: how much faster is RUN's program without its culprit records?
 

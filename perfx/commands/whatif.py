@@ -23,16 +23,22 @@ DEFAULT_SCENARIOS = ("gc", "network", "disk", "scheduler", "serialization", "str
 def _scenarios(values: tuple[str, ...]) -> list[list[str]]:
     from perfx.explain.blocked.whatif import CHOICES
 
-    scenarios = [[n.strip() for n in v.split(",") if n.strip()] for v in values] or [[s] for s in DEFAULT_SCENARIOS]
+    scenarios = [[n.strip() for n in v.split(",") if n.strip()] for v in values] or [
+        [s] for s in DEFAULT_SCENARIOS
+    ]
     unknown = sorted({n for s in scenarios for n in s} - set(CHOICES))
     if unknown or not all(scenarios):
-        raise click.BadParameter(f"unknown {', '.join(unknown) or 'empty name'}; choose from {', '.join(CHOICES)}",
-                                 param_hint="--without")
+        raise click.BadParameter(
+            f"unknown {', '.join(unknown) or 'empty name'}; choose from {', '.join(CHOICES)}",
+            param_hint="--without",
+        )
     return scenarios
 
 
 def _number(value) -> float | None:
-    return None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
+    return (
+        None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
+    )
 
 
 def _rows(results, table: str, keys: list[str]) -> list[dict]:
@@ -41,12 +47,18 @@ def _rows(results, table: str, keys: list[str]) -> list[dict]:
     rows = []
     for i, row in first.iterrows():
         out = {k: str(row[k]) for k in keys}
-        out.update(real_ms=_number(row["real_ms"]), modelled_ms=_number(row["modelled_ms"]),
-                   model_error=_number(row["model_error"]), whatif={})
+        out.update(
+            real_ms=_number(row["real_ms"]),
+            modelled_ms=_number(row["modelled_ms"]),
+            model_error=_number(row["model_error"]),
+            whatif={},
+        )
         for result in results:
             other = getattr(result, table).iloc[i]
-            out["whatif"]["+".join(result.without)] = {"ms": _number(other["whatif_ms"]),
-                                                        "improvement": _number(other["improvement"])}
+            out["whatif"]["+".join(result.without)] = {
+                "ms": _number(other["whatif_ms"]),
+                "improvement": _number(other["improvement"]),
+            }
         rows.append(out)
     return rows
 
@@ -57,8 +69,12 @@ def _error_summary(jobs: list[dict]) -> dict:
     errors = np.abs([j["model_error"] for j in jobs if j["model_error"] is not None])
     if not len(errors):
         return {"jobs": 0, "median": None, "p95": None, "max": None}
-    return {"jobs": int(len(errors)), "median": float(np.median(errors)),
-            "p95": float(np.percentile(errors, 95)), "max": float(errors.max())}
+    return {
+        "jobs": len(errors),
+        "median": float(np.median(errors)),
+        "p95": float(np.percentile(errors, 95)),
+        "max": float(errors.max()),
+    }
 
 
 def _percent(value: float | None) -> str:
@@ -82,20 +98,39 @@ def _table(title: str, rows: list[dict], keys: list[str], scenarios: list[str]):
     for s in scenarios:
         table.add_column(f"Without {s}", justify="right", overflow="fold")
     for r in rows:
-        cells = [r[k] for k in keys] + [_seconds(r["real_ms"]), f"{_seconds(r['modelled_ms'])} ({_percent(r['model_error'])})"]
-        cells += [f"{_seconds(r['whatif'][s]['ms'])} ({_percent(r['whatif'][s]['improvement'])})" for s in scenarios]
+        cells = [r[k] for k in keys] + [
+            _seconds(r["real_ms"]),
+            f"{_seconds(r['modelled_ms'])} ({_percent(r['model_error'])})",
+        ]
+        cells += [
+            f"{_seconds(r['whatif'][s]['ms'])} ({_percent(r['whatif'][s]['improvement'])})"
+            for s in scenarios
+        ]
         table.add_row(*cells)
     return table
 
 
 @click.command()
-@click.option("--log", "logs", multiple=True, required=True, type=click.Path(exists=True),
-              help="Event log file or folder (repeatable).")
-@click.option("--without", "without", multiple=True, metavar="NAMES",
-              help="Comma-separated components removed together: gc, network, disk, scheduler, serialization, "
-                   "stragglers, or a single cause (shuffle_read, input_read, ...). Repeatable: one scenario each. "
-                   "Default: each of " + ", ".join(DEFAULT_SCENARIOS) + " on its own.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--log",
+    "logs",
+    multiple=True,
+    required=True,
+    type=click.Path(exists=True),
+    help="Event log file or folder (repeatable).",
+)
+@click.option(
+    "--without",
+    "without",
+    multiple=True,
+    metavar="NAMES",
+    help="Comma-separated components removed together: gc, network, disk, scheduler, serialization, "
+    "stragglers, or a single cause (shuffle_read, input_read, ...). Repeatable: one scenario each. "
+    "Default: each of " + ", ".join(DEFAULT_SCENARIOS) + " on its own.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 def whatif(logs, without, fmt) -> None:
     """How much faster would each job have run without GC, network, disk, ... or stragglers?
 
@@ -113,7 +148,11 @@ def whatif(logs, without, fmt) -> None:
     apps = _rows(results, "apps", ["app_id"])
     summary = _error_summary(jobs)
     if fmt == "json":
-        click.echo(json.dumps({"scenarios": labels, "model_error": summary, "jobs": jobs, "apps": apps}, indent=2))
+        click.echo(
+            json.dumps(
+                {"scenarios": labels, "model_error": summary, "jobs": jobs, "apps": apps}, indent=2
+            )
+        )
         return
     from perfx.commands.stragglers import _console
 
@@ -121,7 +160,16 @@ def whatif(logs, without, fmt) -> None:
     if not jobs:
         console.print("No jobs with finished tasks in the log.")
         return
-    console.print(_table("Jobs: real, modelled and what-if completion time (improvement)", jobs, ["app_id", "job_id"], labels))
+    console.print(
+        _table(
+            "Jobs: real, modelled and what-if completion time (improvement)",
+            jobs,
+            ["app_id", "job_id"],
+            labels,
+        )
+    )
     console.print(_table("Applications", apps, ["app_id"], labels))
-    console.print(f"Model error |modelled - real| / real over {summary['jobs']} jobs: median {_percent(summary['median'])}, "
-                  f"95th percentile {_percent(summary['p95'])}, max {_percent(summary['max'])}")
+    console.print(
+        f"Model error |modelled - real| / real over {summary['jobs']} jobs: median {_percent(summary['median'])}, "
+        f"95th percentile {_percent(summary['p95'])}, max {_percent(summary['max'])}"
+    )

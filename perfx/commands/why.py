@@ -13,11 +13,20 @@ from perfx.commands.culprits import STORE_HELP
 
 @click.command()
 @click.argument("program", type=click.Path(exists=True, dir_okay=False))
-@click.option("--input", "input_path", required=True, help="Input file, folder or glob (any path Spark reads).")
+@click.option(
+    "--input",
+    "input_path",
+    required=True,
+    help="Input file, folder or glob (any path Spark reads).",
+)
 @click.option("--master", default="local[2]", show_default=True, help="Spark master URL.")
 @click.option("--store", default=None, help=STORE_HELP)
-@click.option("--top", type=int, default=5, show_default=True, help="How many culprit records to show.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--top", type=int, default=5, show_default=True, help="How many culprit records to show."
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 def why(program, input_path, master, store, top, fmt) -> None:
     """Why was PROGRAM.py's slowest task slow, and which input records made it so?
 
@@ -33,7 +42,9 @@ def why(program, input_path, master, store, top, fmt) -> None:
 
     check_input(input_path)  # before the status line and the JVM
     if fmt == "text":
-        Console(stderr=True).print(f"Running {program} traced on {master} ...", markup=False, highlight=False)
+        Console(stderr=True).print(
+            f"Running {program} traced on {master} ...", markup=False, highlight=False
+        )
     answer = chain_why(program, input_path, master=master, store=store, top=top)
     if fmt == "json":
         click.echo(json.dumps(answer.to_dict(), indent=2))

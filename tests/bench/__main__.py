@@ -21,7 +21,10 @@ def available() -> list[str]:
 def run(names: list[str]) -> int:
     unknown = [n for n in names if n not in available()]
     if unknown:
-        print(f"unknown benchmark(s): {', '.join(unknown)}; available: {', '.join(available())}", file=sys.stderr)
+        print(
+            f"unknown benchmark(s): {', '.join(unknown)}; available: {', '.join(available())}",
+            file=sys.stderr,
+        )
         return 2
     for name in names or available():
         print(f"\n=== bench {name} ===", flush=True)

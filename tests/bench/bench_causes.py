@@ -36,13 +36,16 @@ def _table(title: str, answers, kinds) -> dict[str, float]:
     counts = Counter((run["kind"], n) for run, _, n in answers)
     width = max(len(n) for n in named) + 2
     print(f"\n{title}: rows injected, columns named by the answer's lead")
-    print(" " * 20 + "".join(n[:width - 1].rjust(width) for n in named) + "   right")
+    print(" " * 20 + "".join(n[: width - 1].rjust(width) for n in named) + "   right")
     share = {}
     for kind in kinds:
         total = sum(counts[(kind, n)] for n in named)
         share[kind] = counts[(kind, kind)] / total if total else float("nan")
-        print(kind.ljust(20) + "".join(str(counts[(kind, n)] or ".").rjust(width) for n in named)
-              + f"   {counts[(kind, kind)]}/{total}")
+        print(
+            kind.ljust(20)
+            + "".join(str(counts[(kind, n)] or ".").rjust(width) for n in named)
+            + f"   {counts[(kind, kind)]}/{total}"
+        )
     return share
 
 
@@ -68,21 +71,29 @@ def main() -> None:
     asked = time.perf_counter() - started
     paper = _answers(log, runs, 0.0)
 
-    print(f"\n{len(runs)} runs ({size}) in {ran:.0f} s; {len(runs)} questions in {asked:.1f} s "
-          f"({asked / max(len(runs), 1):.2f} s each); event log {out}")
+    print(
+        f"\n{len(runs)} runs ({size}) in {ran:.0f} s; {len(runs)} questions in {asked:.1f} s "
+        f"({asked / max(len(runs), 1):.2f} s each); event log {out}"
+    )
     print("\nanswers (perfx):")
     for run, answer, named in ours:
         mark = "ok  " if named == run["kind"] else "MISS"
-        diagnosis = answer.gap.diagnosis.name if answer.gap is not None and answer.gap.diagnosis else "-"
-        print(f"{mark} {run['kind']:<18} seed {run['seed']:<3} lead {named:<22} diagnosis {diagnosis:<18} "
-              f"{answer.gap.line() if answer.gap is not None else 'no gap'}")
+        diagnosis = (
+            answer.gap.diagnosis.name if answer.gap is not None and answer.gap.diagnosis else "-"
+        )
+        print(
+            f"{mark} {run['kind']:<18} seed {run['seed']:<3} lead {named:<22} diagnosis {diagnosis:<18} "
+            f"{answer.gap.line() if answer.gap is not None else 'no gap'}"
+        )
         if named != run["kind"]:
             print(f"     {answer.sentence()}")
     share = _table("perfx (gap-weighted causes)", ours, KINDS)
     _table("the paper's ranking alone (gap_weight 0)", paper, KINDS)
     right = sum(n == r["kind"] for r, _, n in ours) / len(ours)
     right_paper = sum(n == r["kind"] for r, _, n in paper) / len(paper)
-    print(f"\nled by the injected cause: perfx {right:.0%}, paper's ranking {right_paper:.0%} "
-          f"(ratio {right / right_paper if right_paper else float('inf'):.2f}x)")
+    print(
+        f"\nled by the injected cause: perfx {right:.0%}, paper's ranking {right_paper:.0%} "
+        f"(ratio {right / right_paper if right_paper else float('inf'):.2f}x)"
+    )
     short = [k for k, s in share.items() if not s >= WANTED]
     print("every kind at >= 9 of 10: " + ("yes" if not short else f"NO ({', '.join(short)})"))

@@ -19,7 +19,9 @@ def main() -> None:
     from perfx.logs.ec2fixtures import write_fixtures
     from perfx.logs.loader import load_log
 
-    out = Path(os.environ.get("PERFX_EVALUATION_OUT") or tempfile.mkdtemp(prefix="perfx-evaluation-"))
+    out = Path(
+        os.environ.get("PERFX_EVALUATION_OUT") or tempfile.mkdtemp(prefix="perfx-evaluation-")
+    )
     started = time.perf_counter()
     write_fixtures(out / "ec2-seed1", seed=1)
     generated = time.perf_counter()
@@ -28,8 +30,10 @@ def main() -> None:
     paths = write(evaluation, out / "results")
     done = time.perf_counter()
     print((out / "results" / "results.md").read_text())
-    print(f"fixtures {generated - started:.1f} s, load + evaluate + write {done - generated:.1f} s; "
-          f"evaluate budget {BUDGET_S:.0f} s: {'within' if done - generated <= BUDGET_S else 'OVER'}")
+    print(
+        f"fixtures {generated - started:.1f} s, load + evaluate + write {done - generated:.1f} s; "
+        f"evaluate budget {BUDGET_S:.0f} s: {'within' if done - generated <= BUDGET_S else 'OVER'}"
+    )
     checks = summarise(evaluation)["checks"]
     print(f"checks passed: {sum(c['passed'] for c in checks.values())}/{len(checks)}")
     print("outputs: " + ", ".join(str(p) for p in paths))

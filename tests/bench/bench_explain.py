@@ -47,7 +47,11 @@ def synthesise(base: Log, n: int, seed: int = 0) -> Log:
     out["id"] = out["id"].astype(str).to_numpy() + "#" + replica
     out["stage_key"] = out["stage_key"].astype(str).to_numpy() + "#" + replica
     for spec in base.features("task", "numeric"):
-        if spec.role != "identity" and pd.api.types.is_float_dtype(out[spec.name]) or spec.name == "duration":
+        if (
+            (spec.role != "identity"
+            and pd.api.types.is_float_dtype(out[spec.name]))
+            or spec.name == "duration"
+        ):
             out[spec.name] = out[spec.name].to_numpy(dtype=float) * rng.lognormal(0.0, 0.1, n)
     return Log(tasks=out, registry=base.registry)
 
@@ -68,9 +72,13 @@ def naive(log: Log, query: str) -> None:
     from perfx.explain.reference import resolve_request
     from perfx.explain.sampling import TrainingSet
 
-    request = resolve_request(log, _parse(query, log), width=3, despite_width=None, sample=2000, seed=0)
+    request = resolve_request(
+        log, _parse(query, log), width=3, despite_width=None, sample=2000, seed=0
+    )
     cols = columns_for(log, "task")
-    rows = pd.DataFrame({"row": np.arange(cols.n), "stage": cols.key("stage_key"), "d": cols.numeric("duration")})
+    rows = pd.DataFrame(
+        {"row": np.arange(cols.n), "stage": cols.key("stage_key"), "d": cols.numeric("duration")}
+    )
     pairs = rows.merge(rows, on="stage", suffixes=("_i", "_j"))
     pairs = pairs[pairs["row_i"] != pairs["row_j"]]
     a, b = pairs["d_i"].to_numpy(), pairs["d_j"].to_numpy()
@@ -81,9 +89,18 @@ def naive(log: Log, query: str) -> None:
     pick_e = rng.choice(np.flatnonzero(exp), min(1000, exp.sum()), replace=False)
     picked = np.concatenate([pick_o, pick_e])
     labels = np.arange(len(picked)) < len(pick_o)
-    ts = TrainingSet(pairs["row_i"].to_numpy()[picked], pairs["row_j"].to_numpy()[picked], labels,
-                     np.ones(len(picked)), len(pairs), float(len(pairs)), float(obs.sum() + exp.sum()),
-                     float(obs.sum()), float(exp.sum()), True)
+    ts = TrainingSet(
+        pairs["row_i"].to_numpy()[picked],
+        pairs["row_j"].to_numpy()[picked],
+        labels,
+        np.ones(len(picked)),
+        len(pairs),
+        float(len(pairs)),
+        float(obs.sum() + exp.sum()),
+        float(obs.sum()),
+        float(exp.sum()),
+        True,
+    )
     learn(request, cols, ts, "because", 3)
 
 
@@ -103,8 +120,12 @@ def timed(fn, runs: int = RUNS) -> tuple[float, float]:
 
 def main() -> None:
     base = real_tasks()
-    print(f"base: {len(base.tasks)} real tasks from {DATA / 'spark-events'}; width 3, sample 2000, p50 of {RUNS} runs")
-    print(f"{'tasks':>10} {'pairs in stages':>16} {'perfx first':>12} {'perfx p50':>10} {'naive p50':>10} {'naive/perfx':>12} {'p50 per 10^5':>13}")
+    print(
+        f"base: {len(base.tasks)} real tasks from {DATA / 'spark-events'}; width 3, sample 2000, p50 of {RUNS} runs"
+    )
+    print(
+        f"{'tasks':>10} {'pairs in stages':>16} {'perfx first':>12} {'perfx p50':>10} {'naive p50':>10} {'naive/perfx':>12} {'p50 per 10^5':>13}"
+    )
     rows = []
     for n in SIZES:
         log = synthesise(base, n)
@@ -120,7 +141,10 @@ def main() -> None:
         else:
             naive_text, ratio = f"{'n/a':>10}", f"{'(memory)':>12}"
         rows.append((n, p50))
-        print(f"{n:>10,} {pairs:>16,} {first:>12.3f} {p50:>10.3f} {naive_text} {ratio} {p50 / n * 1e5:>13.3f}", flush=True)
+        print(
+            f"{n:>10,} {pairs:>16,} {first:>12.3f} {p50:>10.3f} {naive_text} {ratio} {p50 / n * 1e5:>13.3f}",
+            flush=True,
+        )
         print(f"{'':>10} because: {' AND '.join(s.predicate for s in answer.because)}", flush=True)
     (n0, t0), (n1, t1) = rows[0], rows[-1]
     print(f"growth {n0:,} -> {n1:,} tasks: time x{t1 / t0:.1f} for tasks x{n1 / n0:.0f}")

@@ -31,17 +31,37 @@ def main() -> None:
         store = open_store(os.path.join(folder, "runs"))
         for program in PAPER_PROGRAMS:
             data = os.path.join(folder, f"{program}.txt")
-            importlib.import_module(f"perfx.isolation.programs.{program}").generate(data, SIZES[program], seed=17)
-            trials = [run_trial(spark, program, data, store, seed=seed, delay_s=DELAY_S) for seed in range(TRIALS)]
+            importlib.import_module(f"perfx.isolation.programs.{program}").generate(
+                data, SIZES[program], seed=17
+            )
+            trials = [
+                run_trial(spark, program, data, store, seed=seed, delay_s=DELAY_S)
+                for seed in range(TRIALS)
+            ]
             hits = sum(t.hit for t in trials)
-            rows.append((program, SIZES[program], hits, statistics.mean(t.precision_improvement for t in trials),
-                         statistics.median(t.seconds for t in trials)))
+            rows.append(
+                (
+                    program,
+                    SIZES[program],
+                    hits,
+                    statistics.mean(t.precision_improvement for t in trials),
+                    statistics.median(t.seconds for t in trials),
+                )
+            )
             for t in trials:
                 if not t.hit:
-                    print(f"  miss in {program}: delayed {t.delayed_line[:60]!r}, named {t.culprit_line[:60]!r}")
+                    print(
+                        f"  miss in {program}: delayed {t.delayed_line[:60]!r}, named {t.culprit_line[:60]!r}"
+                    )
     if created:
         spark.stop()
-    print(f"{TRIALS} trials per program, {DELAY_S} s delay on one random input record, full lineage, local[2]")
-    print(f"{'program':16} {'records':>9} {'accuracy':>9} {'precision improvement':>22} {'paper':>9} {'run s':>6}")
+    print(
+        f"{TRIALS} trials per program, {DELAY_S} s delay on one random input record, full lineage, local[2]"
+    )
+    print(
+        f"{'program':16} {'records':>9} {'accuracy':>9} {'precision improvement':>22} {'paper':>9} {'run s':>6}"
+    )
     for program, size, hits, improvement, seconds in rows:
-        print(f"{program:16} {size:9,} {hits:>5}/{TRIALS:<3} {improvement:21,.0f}x {PAPER[program]:>9} {seconds:6.1f}")
+        print(
+            f"{program:16} {size:9,} {hits:>5}/{TRIALS:<3} {improvement:21,.0f}x {PAPER[program]:>9} {seconds:6.1f}"
+        )

@@ -36,6 +36,7 @@ def main() -> None:
             def run() -> None:
                 with TracedContext(spark, store=store, lineage=mode) as ctx:
                     movie_ratings.pipeline(ctx, data).collect()
+
             return run
 
         runs = {"plain": plain, "impact": traced("impact"), "full": traced("full")}
@@ -49,13 +50,21 @@ def main() -> None:
         if created:
             spark.stop()
     median = {name: statistics.median(values) for name, values in times.items()}
-    print(f"Movie Ratings, {RECORDS:,} input records ({size / 1e6:.0f} MB), local[2], median of {REPEATS}")
+    print(
+        f"Movie Ratings, {RECORDS:,} input records ({size / 1e6:.0f} MB), local[2], median of {REPEATS}"
+    )
     print(f"{'run':8} {'median s':>9} {'ratio':>7}   all runs (s)")
     for name, values in times.items():
         ratio = median[name] / median["plain"]
-        print(f"{name:8} {median[name]:9.2f} {ratio:6.2f}x   {' '.join(f'{v:.2f}' for v in values)}")
+        print(
+            f"{name:8} {median[name]:9.2f} {ratio:6.2f}x   {' '.join(f'{v:.2f}' for v in values)}"
+        )
     for name in ("impact", "full"):
         paired = statistics.median(t / p for t, p in zip(times[name], times["plain"]))
-        print(f"{name}: median of the per-round ratios (each traced run / the plain run just before it) {paired:.2f}x")
+        print(
+            f"{name}: median of the per-round ratios (each traced run / the plain run just before it) {paired:.2f}x"
+        )
     verdict = "meets" if median["impact"] / median["plain"] <= 1.3 else "misses"
-    print(f"impact-mode overhead {median['impact'] / median['plain']:.2f}x {verdict} the 1.3x target")
+    print(
+        f"impact-mode overhead {median['impact'] / median['plain']:.2f}x {verdict} the 1.3x target"
+    )

@@ -54,9 +54,19 @@ def main() -> None:
         store.begin(run, {"run": run, "complete": False})
         started = time.perf_counter()
         for partition in range(PARTITIONS):
-            store.write_partition(run, 1, partition, _partition(run, 1, partition, ROWS // PARTITIONS, rng))
-        store.mark_complete(run, {"run": run, "lineage": "impact", "outputs": [1], "sources": {},
-                                  "stages": {"1": {"kind": "output", "partitions": PARTITIONS}}})
+            store.write_partition(
+                run, 1, partition, _partition(run, 1, partition, ROWS // PARTITIONS, rng)
+            )
+        store.mark_complete(
+            run,
+            {
+                "run": run,
+                "lineage": "impact",
+                "outputs": [1],
+                "sources": {},
+                "stages": {"1": {"kind": "output", "partitions": PARTITIONS}},
+            },
+        )
         written = time.perf_counter() - started
 
         started = time.perf_counter()
@@ -64,25 +74,48 @@ def main() -> None:
         top = top_culprits(stored, 10)
         ranked_stored = time.perf_counter() - started
 
-        frame = stored.tables[1].to_table(columns=["most_impactful_source", "total_latency_ms",
-                                                    "remediated_latency_ms"]).to_pandas()
+        frame = (
+            stored.tables[1]
+            .to_table(
+                columns=["most_impactful_source", "total_latency_ms", "remediated_latency_ms"]
+            )
+            .to_pandas()
+        )
         started = time.perf_counter()
         everything = rank_culprits(frame)
         ranked_memory = time.perf_counter() - started
 
     edges = 1_000_000
-    sources = pd.DataFrame({"out_id": np.arange(edges), "in_ids": [[]] * edges, "in_latency_ms": [[]] * edges,
-                            "shuffle_latency_ms": 0.0})
+    sources = pd.DataFrame(
+        {
+            "out_id": np.arange(edges),
+            "in_ids": [[]] * edges,
+            "in_latency_ms": [[]] * edges,
+            "shuffle_latency_ms": 0.0,
+        }
+    )
     ids = rng.integers(0, edges, edges)
-    stage = pd.DataFrame({"out_id": np.arange(edges, 2 * edges), "in_ids": [[int(i)] for i in ids],
-                          "in_latency_ms": [[float(x)] for x in rng.random(edges)], "shuffle_latency_ms": 1.0})
+    stage = pd.DataFrame(
+        {
+            "out_id": np.arange(edges, 2 * edges),
+            "in_ids": [[int(i)] for i in ids],
+            "in_latency_ms": [[float(x)] for x in rng.random(edges)],
+            "shuffle_latency_ms": 1.0,
+        }
+    )
     started = time.perf_counter()
     propagate([sources, stage])
     propagated = time.perf_counter() - started
 
-    print(f"lineage rows: {len(frame):,} in {PARTITIONS} Parquet partitions (written in {written:.1f} s)")
-    print(f"rank top 10 culprits of the stored run (open + DuckDB + locate): {ranked_stored:.2f} s "
-          f"({'meets' if ranked_stored < 30 else 'misses'} the 30 s target)")
-    print(f"rank_culprits on the rows in memory ({len(everything):,} sources): {ranked_memory:.2f} s")
+    print(
+        f"lineage rows: {len(frame):,} in {PARTITIONS} Parquet partitions (written in {written:.1f} s)"
+    )
+    print(
+        f"rank top 10 culprits of the stored run (open + DuckDB + locate): {ranked_stored:.2f} s "
+        f"({'meets' if ranked_stored < 30 else 'misses'} the 30 s target)"
+    )
+    print(
+        f"rank_culprits on the rows in memory ({len(everything):,} sources): {ranked_memory:.2f} s"
+    )
     print(f"propagate, 2 full-lineage tables of {edges:,} rows: {propagated:.2f} s")
     print(f"top culprit: source {int(top.source.iloc[0])} impact {top.impact_ms.iloc[0]:.1f} ms")

@@ -42,7 +42,9 @@ def peak_rss():
             return int(line.split()[1]) * 1024
 """
 
-PERFX = PEAK_RSS + """
+PERFX = (
+    PEAK_RSS
+    + """
 import sys, time
 from perfx.logs.loader import load_log
 t0 = time.perf_counter()
@@ -51,8 +53,11 @@ seconds = time.perf_counter() - t0
 tables = sum(int(t.memory_usage(deep=True).sum()) for t in (log.tasks, log.stages, log.jobs, log.apps))
 print(seconds, peak_rss(), len(log.tasks), tables)
 """
+)
 
-BASELINE = PEAK_RSS + """
+BASELINE = (
+    PEAK_RSS
+    + """
 import json, sys, time
 t0 = time.perf_counter()
 tasks = 0
@@ -63,11 +68,15 @@ with open(sys.argv[1], "rb") as f:
 seconds = time.perf_counter() - t0
 print(seconds, peak_rss(), tasks, 0)
 """
+)
 
-IDLE = PEAK_RSS + """
+IDLE = (
+    PEAK_RSS
+    + """
 from perfx.logs.loader import load_log
 print(0, peak_rss(), 0, 0)
 """
+)
 
 
 def synthesise(path: Path, task_mb: int, other_mb: int) -> int:
@@ -82,7 +91,7 @@ def synthesise(path: Path, task_mb: int, other_mb: int) -> int:
     handled = tuple(b'{"Event":"%s"' % name.encode() for name in HANDLERS)
     others = [line for line in lines if not line.startswith(handled)]
     pieces = [TASK_ID.split(line, maxsplit=1) for line in tasks]
-    ids = [int(TASK_ID.search(line).group()[len(b'"Task ID":'):]) for line in tasks]
+    ids = [int(TASK_ID.search(line).group()[len(b'"Task ID":') :]) for line in tasks]
     stride = max(ids) + 1
     written = task_bytes = other_bytes = other_index = 0
     with open(path, "wb", buffering=1 << 20) as out:
@@ -92,7 +101,9 @@ def synthesise(path: Path, task_mb: int, other_mb: int) -> int:
         while task_bytes < task_mb * 1_000_000:
             # a task's start and end keep sharing an id: original id + repetition * stride
             for (before, after), task_id in zip(pieces, ids):
-                task_bytes += out.write(before + b'"Task ID":%d' % (task_id + repetition * stride) + after)
+                task_bytes += out.write(
+                    before + b'"Task ID":%d' % (task_id + repetition * stride) + after
+                )
             while other_bytes < task_bytes * other_mb / task_mb:
                 other_bytes += out.write(others[other_index % len(others)])
                 other_index += 1
@@ -104,7 +115,13 @@ def synthesise(path: Path, task_mb: int, other_mb: int) -> int:
 
 def measure(script: str, path: Path) -> tuple[float, int, int, int]:
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True, env=env)
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
     seconds, rss, tasks, tables = done.stdout.split()
     return float(seconds), int(rss), int(tasks), int(tables)
 
@@ -124,25 +141,54 @@ def main() -> None:
             base_s, base_rss, base_tasks, _ = min(base_runs)
             assert tasks == base_tasks, (tasks, base_tasks)
             path.unlink()
-            rows.append({
-                "file_mb": size / 1e6, "other_events_mb": other_mb, "tasks": tasks,
-                "perfx_mb_s": size / 1e6 / perfx_s, "baseline_mb_s": size / 1e6 / base_s,
-                "speedup": base_s / perfx_s,
-                "perfx_peak_rss_mb": perfx_rss / 1e6, "baseline_peak_rss_mb": base_rss / 1e6,
-                "tables_mb": tables / 1e6,
-                "rss_per_task_kb": (perfx_rss - idle_rss) / tasks / 1e3,
-            })
-    print(f"perfx load_log vs json.loads per line: uncompressed synthetic Spark 3.1 logs, one core, best of {REPEATS},")
+            rows.append(
+                {
+                    "file_mb": size / 1e6,
+                    "other_events_mb": other_mb,
+                    "tasks": tasks,
+                    "perfx_mb_s": size / 1e6 / perfx_s,
+                    "baseline_mb_s": size / 1e6 / base_s,
+                    "speedup": base_s / perfx_s,
+                    "perfx_peak_rss_mb": perfx_rss / 1e6,
+                    "baseline_peak_rss_mb": base_rss / 1e6,
+                    "tables_mb": tables / 1e6,
+                    "rss_per_task_kb": (perfx_rss - idle_rss) / tasks / 1e3,
+                }
+            )
+    print(
+        f"perfx load_log vs json.loads per line: uncompressed synthetic Spark 3.1 logs, one core, best of {REPEATS},"
+    )
     print(f"same run; idle perfx process (pandas imported) {idle_rss / 1e6:.0f} MB RSS")
-    header = ("file MB", "other ev. MB", "tasks", "perfx MB/s", "json MB/s", "speedup", "perfx peak MB",
-              "json peak MB", "tables MB", "RSS/task KB")
+    header = (
+        "file MB",
+        "other ev. MB",
+        "tasks",
+        "perfx MB/s",
+        "json MB/s",
+        "speedup",
+        "perfx peak MB",
+        "json peak MB",
+        "tables MB",
+        "RSS/task KB",
+    )
     print(" | ".join(f"{h:>13}" for h in header))
     for r in rows:
-        values = (f"{r['file_mb']:.0f}", f"{r['other_events_mb']}", f"{r['tasks']}", f"{r['perfx_mb_s']:.0f}",
-                  f"{r['baseline_mb_s']:.0f}", f"{r['speedup']:.2f}x", f"{r['perfx_peak_rss_mb']:.0f}",
-                  f"{r['baseline_peak_rss_mb']:.0f}", f"{r['tables_mb']:.0f}", f"{r['rss_per_task_kb']:.2f}")
+        values = (
+            f"{r['file_mb']:.0f}",
+            f"{r['other_events_mb']}",
+            f"{r['tasks']}",
+            f"{r['perfx_mb_s']:.0f}",
+            f"{r['baseline_mb_s']:.0f}",
+            f"{r['speedup']:.2f}x",
+            f"{r['perfx_peak_rss_mb']:.0f}",
+            f"{r['baseline_peak_rss_mb']:.0f}",
+            f"{r['tables_mb']:.0f}",
+            f"{r['rss_per_task_kb']:.2f}",
+        )
         print(" | ".join(f"{v:>13}" for v in values))
-    print("Peak memory follows the tasks the log holds (the tables perfx returns), not the file's bytes:")
+    print(
+        "Peak memory follows the tasks the log holds (the tables perfx returns), not the file's bytes:"
+    )
     print("rows 1-2 hold the same tasks in files of 200 and 400 MB; row 3 holds twice the tasks.")
     print("RSS/task = (perfx peak RSS - idle process) / tasks.")
     print(json.dumps({"rows": rows, "targets": {"mb_s": 100, "speedup": 2.0}}))

@@ -61,7 +61,9 @@ def best(run: Callable[[], object], repeats: int = REPEATS) -> tuple[float, floa
     return min(results)
 
 
-def best_subprocess(args: list[str], stdin: str | None = None, repeats: int = REPEATS) -> tuple[float, float]:
+def best_subprocess(
+    args: list[str], stdin: str | None = None, repeats: int = REPEATS
+) -> tuple[float, float]:
     """(best wall seconds, CPU seconds (user + system) the child used in that run)."""
     results = []
     for _ in range(repeats):
@@ -73,7 +75,9 @@ def best_subprocess(args: list[str], stdin: str | None = None, repeats: int = RE
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         results.append((wall, cpu))
         if done.returncode != 0:
-            raise SystemExit(f"{' '.join(args[:3])} failed ({done.returncode}): {done.stderr[:500]}")
+            raise SystemExit(
+                f"{' '.join(args[:3])} failed ({done.returncode}): {done.stderr[:500]}"
+            )
     return min(results)
 
 
@@ -88,28 +92,48 @@ def main() -> None:
     rows: list[tuple[str, float, float | None, str]] = [
         ("str.split of the text", split, None, "baseline"),
         ("regex tokenizer over the text", *best(lambda: tokens.findall(big)), "baseline"),
-        (f"parse(), {ATOMS // 100}-atom query, x100", *best(lambda: [parse(small) for _ in range(100)]), "baseline"),
+        (
+            f"parse(), {ATOMS // 100}-atom query, x100",
+            *best(lambda: [parse(small) for _ in range(100)]),
+            "baseline",
+        ),
         (f"parse(), {ATOMS}-atom query", *best(lambda: parse(big)), ""),
         ("to_pxql() of it", *best(lambda: to_pxql(parsed)), ""),
         ("query_to_dict() of it", *best(lambda: query_to_dict(parsed)), ""),
         ("python -c pass", *best_subprocess([sys.executable, "-c", "pass"]), "baseline"),
         ("perfx --help", *best_subprocess([perfx, "--help"]), "baseline"),
-        (f"perfx parse - (text), {ATOMS} atoms", *best_subprocess([perfx, "parse", "-"], big), "target < 1 s"),
-        (f"perfx parse - (json), {ATOMS} atoms", *best_subprocess([perfx, "parse", "--format", "json", "-"], big), ""),
+        (
+            f"perfx parse - (text), {ATOMS} atoms",
+            *best_subprocess([perfx, "parse", "-"], big),
+            "target < 1 s",
+        ),
+        (
+            f"perfx parse - (json), {ATOMS} atoms",
+            *best_subprocess([perfx, "parse", "--format", "json", "-"], big),
+            "",
+        ),
     ]
 
-    print(f"query: {ATOMS} atoms, {len(big):,} characters, {len(big.split()):,} whitespace-separated words")
+    print(
+        f"query: {ATOMS} atoms, {len(big):,} characters, {len(big.split()):,} whitespace-separated words"
+    )
     print(f"{'measurement':44s} {'wall s':>8s} {'cpu s':>7s} {'/ split':>9s}  note")
     for name, wall, cpu, note in rows:
         cpu_text = f"{cpu:7.3f}" if cpu is not None else " " * 7
         print(f"{name:44s} {wall:8.3f} {cpu_text} {wall / split:9.0f}x  {note}")
     parse_wall = rows[3][1]
-    print(f"\nparse() of {ATOMS} atoms vs 100 x {ATOMS // 100} atoms: {parse_wall / rows[2][1]:.2f} (1.00 = linear)")
+    print(
+        f"\nparse() of {ATOMS} atoms vs 100 x {ATOMS // 100} atoms: {parse_wall / rows[2][1]:.2f} (1.00 = linear)"
+    )
     _, end_to_end, end_to_end_cpu, _ = rows[8]
     verdict = "OK" if end_to_end < 1.0 else "OVER TARGET"
-    print(f"perfx parse end to end: {end_to_end:.3f} s wall, {end_to_end_cpu:.3f} s CPU ({verdict}; target < 1 s)")
+    print(
+        f"perfx parse end to end: {end_to_end:.3f} s wall, {end_to_end_cpu:.3f} s CPU ({verdict}; target < 1 s)"
+    )
     if end_to_end_cpu and end_to_end > 1.5 * end_to_end_cpu:
-        print(f"(wall >> CPU: the machine is busy, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+        print(
+            f"(wall >> CPU: the machine is busy, load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+        )
 
 
 if __name__ == "__main__":

@@ -24,14 +24,21 @@ def job_errors(path: Path) -> pd.DataFrame:
     from perfx.logs.loader import load_log
 
     jobs = whatif(load_log(path), []).jobs
-    return jobs[jobs["tasks"] > 0][["app_id", "job_id", "tasks", "real_ms", "modelled_ms", "model_error"]]
+    return jobs[jobs["tasks"] > 0][
+        ["app_id", "job_id", "tasks", "real_ms", "modelled_ms", "model_error"]
+    ]
 
 
 def distribution(errors: pd.Series) -> dict[str, float]:
     absolute = errors.abs().to_numpy()
-    return {"jobs": len(absolute), "median": float(np.median(absolute)), "p90": float(np.percentile(absolute, 90)),
-            "p95": float(np.percentile(absolute, 95)), "max": float(absolute.max()),
-            "mean signed": float(errors.mean())}
+    return {
+        "jobs": len(absolute),
+        "median": float(np.median(absolute)),
+        "p90": float(np.percentile(absolute, 90)),
+        "p95": float(np.percentile(absolute, 95)),
+        "max": float(absolute.max()),
+        "mean signed": float(errors.mean()),
+    }
 
 
 def main() -> None:
@@ -40,12 +47,19 @@ def main() -> None:
         jobs = job_errors(DATA / name)
         elapsed = time.perf_counter() - started
         stats = distribution(jobs["model_error"])
-        print(f"\n{name}: {stats['jobs']} jobs with tasks ({int(jobs['tasks'].sum())} task attempts) in {elapsed:.2f}s")
-        print("  |model error|: " + ", ".join(f"{k} {100 * v:.2f}%" for k, v in stats.items() if k != "jobs"))
+        print(
+            f"\n{name}: {stats['jobs']} jobs with tasks ({int(jobs['tasks'].sum())} task attempts) in {elapsed:.2f}s"
+        )
+        print(
+            "  |model error|: "
+            + ", ".join(f"{k} {100 * v:.2f}%" for k, v in stats.items() if k != "jobs")
+        )
         worst = jobs.reindex(jobs["model_error"].abs().sort_values(ascending=False).index).head(5)
         for _, job in worst.iterrows():
-            print(f"  {job['app_id']} job {job['job_id']}: real {job['real_ms']:.0f} ms, "
-                  f"modelled {job['modelled_ms']:.0f} ms ({100 * job['model_error']:+.2f}%)")
+            print(
+                f"  {job['app_id']} job {job['job_id']}: real {job['real_ms']:.0f} ms, "
+                f"modelled {job['modelled_ms']:.0f} ms ({100 * job['model_error']:+.2f}%)"
+            )
 
 
 if __name__ == "__main__":

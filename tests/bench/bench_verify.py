@@ -24,15 +24,26 @@ def main() -> None:
     data = work / "ratings"
     data.mkdir()
     for day in range(4):
-        movie_ratings.generate(str(data / f"day-{day:02d}.txt"), 20, seed=day, ratings=2000,
-                               hot_ratings=2_000_000 if day == 1 else 0)
-    answer = why(movie_ratings.__file__, str(data), store=str(work / "runs"))  # its own session, with its event log
+        movie_ratings.generate(
+            str(data / f"day-{day:02d}.txt"),
+            20,
+            seed=day,
+            ratings=2000,
+            hot_ratings=2_000_000 if day == 1 else 0,
+        )
+    answer = why(
+        movie_ratings.__file__, str(data), store=str(work / "runs")
+    )  # its own session, with its event log
     result = verify(answer.culprits["run"], without=1, store=str(work / "runs"), repeats=5)
     first = answer.culprits["records"][0]
     print(f"perfx why: {answer.gap.diagnosis.name}; gap {answer.gap.line()}")
-    print(f"first culprit: {first['location']} impact {first['impact_ms']:,.0f} ms "
-          f"({first['share']:.0%} of the task's traced time); hot movie in day-01: {'day-01.txt@' in first['location']}")
+    print(
+        f"first culprit: {first['location']} impact {first['impact_ms']:,.0f} ms "
+        f"({first['share']:.0%} of the task's traced time); hot movie in day-01: {'day-01.txt@' in first['location']}"
+    )
     for line in result.lines():
         print(line)
-    print(f"speedup {result.speedup:.2f}x (wanted >= 1.3x); predicted saving / measured saving "
-          f"{result.predicted_saving_ms / result.measured_saving_ms:.2f} (wanted within 0.75-1.25)")
+    print(
+        f"speedup {result.speedup:.2f}x (wanted >= 1.3x); predicted saving / measured saving "
+        f"{result.predicted_saving_ms / result.measured_saving_ms:.2f} (wanted within 0.75-1.25)"
+    )

@@ -15,23 +15,40 @@ BASE_MS = 5.0
 def task(duration: float, **overrides) -> dict:
     """One task: ``duration`` ms in all, BASE_MS on each component, 100 bytes in, 50 out."""
     row = {columns[0]: BASE_MS for columns in CAUSES.values()}
-    row.update(duration=float(duration), bytes_in=100.0, shuffle_write_bytes=50.0, output_bytes=0.0, status="SUCCESS")
+    row.update(
+        duration=float(duration),
+        bytes_in=100.0,
+        shuffle_write_bytes=50.0,
+        output_bytes=0.0,
+        status="SUCCESS",
+    )
     row.update(overrides)
     return row
 
 
-def stage(rows: list[dict], executors: int = 2, gap: float = 1000.0, stage_id: int = 0, app: str = "app",
-          job: str = "0", start: float = 0.0) -> pd.DataFrame:
+def stage(
+    rows: list[dict],
+    executors: int = 2,
+    gap: float = 1000.0,
+    stage_id: int = 0,
+    app: str = "app",
+    job: str = "0",
+    start: float = 0.0,
+) -> pd.DataFrame:
     """Tasks of one stage in waves of ``executors`` tasks (one slot per executor), each wave
     launched ``gap`` ms after the previous one, unless a row sets its own launch time."""
     frame = pd.DataFrame(rows)
     n = len(frame)
-    defaults = pd.DataFrame({
-        "launch_time": [start + (i // executors) * gap for i in range(n)],
-        "executor_id": [f"e{i % executors}" for i in range(n)],
-    })
+    defaults = pd.DataFrame(
+        {
+            "launch_time": [start + (i // executors) * gap for i in range(n)],
+            "executor_id": [f"e{i % executors}" for i in range(n)],
+        }
+    )
     for column in defaults:
-        frame[column] = frame[column].fillna(defaults[column]) if column in frame else defaults[column]
+        frame[column] = (
+            frame[column].fillna(defaults[column]) if column in frame else defaults[column]
+        )
     frame["finish_time"] = frame["launch_time"] + frame["duration"]
     frame["host"] = frame["executor_id"]
     frame["app_id"] = app

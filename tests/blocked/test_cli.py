@@ -23,8 +23,20 @@ def test_stragglers_json_lists_stages_causes_and_the_share_explained(traces):
     result = _run("stragglers", "--log", traces, "--format", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert {"causes", "stragglers", "explained", "explained_share", "by_cause", "stages", "straggler_tasks"} <= set(data)
-    assert data["stragglers"] == len(data["straggler_tasks"]) == sum(s["stragglers"] for s in data["stages"])
+    assert {
+        "causes",
+        "stragglers",
+        "explained",
+        "explained_share",
+        "by_cause",
+        "stages",
+        "straggler_tasks",
+    } <= set(data)
+    assert (
+        data["stragglers"]
+        == len(data["straggler_tasks"])
+        == sum(s["stragglers"] for s in data["stages"])
+    )
     assert 0 < data["explained_share"] <= 1
     assert "input_read" in data["causes"] and data["by_cause"]["first_task"] > 0
     assert all(set(t["causes"]) <= set(data["causes"]) for t in data["straggler_tasks"])
@@ -38,8 +50,17 @@ def test_stragglers_text_is_a_table_per_stage(traces):
 
 
 def test_whatif_json_has_each_scenario_per_job_and_the_model_error(data_dir):
-    result = _run("whatif", "--log", str(data_dir / "spark-events" / "local-1430917381534"),
-                  "--without", "gc", "--without", "network,disk", "--format", "json")
+    result = _run(
+        "whatif",
+        "--log",
+        str(data_dir / "spark-events" / "local-1430917381534"),
+        "--without",
+        "gc",
+        "--without",
+        "network,disk",
+        "--format",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["scenarios"] == ["gc", "network+disk"]
@@ -67,11 +88,16 @@ def test_whatif_on_a_mapreduce_log_is_one_line_and_exit_code_1(data_dir):
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-m", "perfx.cli", "whatif", "--log", str(data_dir / "hadoop-jhist")],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "perfx.cli", "whatif", "--log", str(data_dir / "hadoop-jhist")],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 1 and result.stdout == ""
-    assert result.stderr.strip() == ("perfx: what-if replays Spark stages, and this log's tasks have no app_id "
-                                     "(MapReduce and tabular logs have jobs and tasks only: try perfx stragglers)")
+    assert result.stderr.strip() == (
+        "perfx: what-if replays Spark stages, and this log's tasks have no app_id "
+        "(MapReduce and tabular logs have jobs and tasks only: try perfx stragglers)"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +115,10 @@ def test_stragglers_of_a_mixed_folder_judge_both_kinds_of_task(mixed):
     result = _run("stragglers", "--log", mixed, "--format", "json")
     assert result.exit_code == 0, result.output
     stages = {s["stage_key"]: s for s in json.loads(result.output)["stages"]}
-    assert stages["job_1329348432655_0001/MAP"]["tasks"] == 10 and stages["job_1329348432655_0001/REDUCE"]["tasks"] == 2
+    assert (
+        stages["job_1329348432655_0001/MAP"]["tasks"] == 10
+        and stages["job_1329348432655_0001/REDUCE"]["tasks"] == 2
+    )
     assert any(key.startswith("local-1430917381534/") for key in stages)
     assert all(s["basis"] != "nan" for s in stages.values())
 

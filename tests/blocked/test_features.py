@@ -64,7 +64,10 @@ def test_shares_of_components_the_log_lacks_are_left_out(log):
 
 
 def test_mapreduce_tasks_group_by_job_and_task_type():
-    rows = [task(100, task_type="MAP") for _ in range(9)] + [task(300, task_type="MAP"), task(900, task_type="REDUCE")]
+    rows = [task(100, task_type="MAP") for _ in range(9)] + [
+        task(300, task_type="MAP"),
+        task(900, task_type="REDUCE"),
+    ]
     tasks = stage(rows).drop(columns=["stage_key"])
     out = add_straggler_features(Log(tasks=tasks))
     assert list(out.tasks["straggler"]) == ["F"] * 9 + ["T", "F"]
@@ -73,8 +76,13 @@ def test_mapreduce_tasks_group_by_job_and_task_type():
 def test_mapreduce_progress_is_time_per_input_byte():
     # MapReduce logs give a map's split (a reduce's shuffled bytes) as input_size: a map that
     # took 3x as long on a 3x larger split is not a straggler; one as slow on a normal split is.
-    rows = [task(100, task_type="MAP") for _ in range(8)] + [task(300, task_type="MAP"), task(300, task_type="MAP")]
-    tasks = stage(rows).drop(columns=["stage_key", "input_bytes", "shuffle_read_bytes", "bytes_in"], errors="ignore")
+    rows = [task(100, task_type="MAP") for _ in range(8)] + [
+        task(300, task_type="MAP"),
+        task(300, task_type="MAP"),
+    ]
+    tasks = stage(rows).drop(
+        columns=["stage_key", "input_bytes", "shuffle_read_bytes", "bytes_in"], errors="ignore"
+    )
     tasks["input_size"] = [64.0] * 8 + [192.0, 64.0]
     out = add_straggler_features(Log(tasks=tasks))
     assert list(out.tasks["straggler"]) == ["F"] * 9 + ["T"]

@@ -15,8 +15,12 @@ def jobs(data_dir):
 
 def test_every_job_is_reproduced_within_five_percent(jobs):
     stats = distribution(jobs["model_error"])
-    print("\nreplay model error on spark-events: " + ", ".join(
-        f"{k} {v:.0f}" if k == "jobs" else f"{k} {100 * v:.2f}%" for k, v in stats.items()))
+    print(
+        "\nreplay model error on spark-events: "
+        + ", ".join(
+            f"{k} {v:.0f}" if k == "jobs" else f"{k} {100 * v:.2f}%" for k, v in stats.items()
+        )
+    )
     worst = jobs.loc[jobs["model_error"].abs().idxmax()]
     assert stats["max"] <= 0.05, f"worst: {worst.to_dict()}; distribution {stats}"
 
@@ -25,6 +29,11 @@ def test_every_log_with_tasks_was_replayed(jobs, data_dir):
     """Each top-level fixture with task events shows up (the ones without tasks have no jobs
     to replay)."""
     replayed = {app.split("/")[0] for app in jobs["app_id"]}
-    assert {"local-1430917381534", "app-20180109111548-0000", "application_1516285256255_0012",
-            "local-1642039451826", "local-1596020211915"} <= replayed
+    assert {
+        "local-1430917381534",
+        "app-20180109111548-0000",
+        "application_1516285256255_0012",
+        "local-1642039451826",
+        "local-1596020211915",
+    } <= replayed
     assert len(jobs) >= 40

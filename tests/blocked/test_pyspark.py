@@ -34,14 +34,18 @@ def _stage_tasks(event_dir, description: str, partitions: int) -> pd.DataFrame:
         log = load_log(event_dir)
         if "description" in log.jobs.columns:
             jobs = log.jobs[log.jobs["description"] == description]
-            ours = log.tasks.set_index(["app_key", "job_id"]).index.isin(jobs.set_index(["app_key", "job_id"]).index)
+            ours = log.tasks.set_index(["app_key", "job_id"]).index.isin(
+                jobs.set_index(["app_key", "job_id"]).index
+            )
             tasks = log.tasks[ours]
             sizes = tasks.groupby("stage_key").size()
             full = sizes[sizes == partitions]
             if len(full):
                 return tasks[tasks["stage_key"] == full.index[0]]
         if time.monotonic() > deadline:
-            raise AssertionError(f"the event log never showed the {partitions} tasks of job {description!r}")
+            raise AssertionError(
+                f"the event log never showed the {partitions} tasks of job {description!r}"
+            )
         time.sleep(0.5)
 
 
@@ -65,7 +69,11 @@ def test_a_partition_that_keeps_collecting_the_heap_straggles_on_gc(spark, spark
     )
     description = f"perfx-blocked-gc-{random.randrange(10**9)}"
     for run in (f"{description}-warm-up", description):  # a new plan each time: no reused shuffle
-        _run(spark, run, spark.range(0, 8 * ROWS_PER_PARTITION, 1, 8).selectExpr(expression).agg({"x": "max"}))
+        _run(
+            spark,
+            run,
+            spark.range(0, 8 * ROWS_PER_PARTITION, 1, 8).selectExpr(expression).agg({"x": "max"}),
+        )
 
     tasks = _stage_tasks(spark_event_dir, description, partitions=8)
     report = find_stragglers(tasks)
@@ -80,7 +88,9 @@ def test_the_first_tasks_of_a_fresh_stage_straggle_because_they_ran_first(spark,
     """A query never run before (its generated code holds a fresh constant) over 40 small
     partitions: the two tasks that start the stage on the executor's two cores compile it."""
     nonce = random.randrange(10**9)
-    frame = spark.range(0, 40 * 10_000, 1, 40).selectExpr(f"hash(id, {nonce}) AS h").agg({"h": "sum"})
+    frame = (
+        spark.range(0, 40 * 10_000, 1, 40).selectExpr(f"hash(id, {nonce}) AS h").agg({"h": "sum"})
+    )
     description = f"perfx-blocked-cold-{nonce}"
     _run(spark, description, frame)
 

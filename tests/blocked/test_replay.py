@@ -47,8 +47,10 @@ def test_shorter_tasks_shorten_every_wave():
 def test_a_launch_just_before_the_previous_finish_is_no_extra_slot():
     """The driver launches the next task on a freed core a few ms before it records the
     previous finish: one slot, not two."""
-    rows = [task(100, scheduler_delay=20, launch_time=0.0, executor_id="e0"),
-            task(100, scheduler_delay=20, launch_time=95.0, executor_id="e0")]
+    rows = [
+        task(100, scheduler_delay=20, launch_time=0.0, executor_id="e0"),
+        task(100, scheduler_delay=20, launch_time=95.0, executor_id="e0"),
+    ]
     result = replay(stage(rows), pd.Series([100.0, 100.0]))
     assert result.stages.iloc[0]["slots"] == 1
     assert result.jobs.iloc[0]["replay_ms"] == pytest.approx(200, abs=5)
@@ -58,10 +60,14 @@ def test_later_stages_keep_their_gap_after_the_stages_before_them():
     first = stage([task(100, gc_time=60) for _ in range(2)], stage_id=0)
     second = stage([task(50) for _ in range(2)], stage_id=1, start=110)  # 10 ms gap
     tasks = pd.concat([first, second], ignore_index=True)
-    jobs = pd.DataFrame({"app_id": ["app"], "job_id": ["0"], "submission_time": [-5.0], "completion_time": [170.0]})
+    jobs = pd.DataFrame(
+        {"app_id": ["app"], "job_id": ["0"], "submission_time": [-5.0], "completion_time": [170.0]}
+    )
     real = replay(tasks, _durations(tasks), jobs)
     assert real.jobs.iloc[0]["real_ms"] == real.jobs.iloc[0]["replay_ms"] == 175
-    faster = replay(tasks, _durations(tasks) - tasks["gc_time"].where(tasks["stage_id"] == 0, 0), jobs)
+    faster = replay(
+        tasks, _durations(tasks) - tasks["gc_time"].where(tasks["stage_id"] == 0, 0), jobs
+    )
     # stage 0 now takes 40 ms: stage 1 starts 10 ms later and ends 50 ms after; the 10 ms
     # tail of the job (170 - 160) and the 5 ms before the first launch stay
     assert faster.jobs.iloc[0]["replay_ms"] == 5 + 40 + 10 + 50 + 10
@@ -76,8 +82,14 @@ def test_stages_that_overlapped_still_overlap():
 
 def test_jobs_without_tasks_keep_their_real_duration():
     tasks = stage([task(100) for _ in range(2)])
-    jobs = pd.DataFrame({"app_id": ["app", "app"], "job_id": ["0", "1"],
-                         "submission_time": [0.0, 300.0], "completion_time": [100.0, 320.0]})
+    jobs = pd.DataFrame(
+        {
+            "app_id": ["app", "app"],
+            "job_id": ["0", "1"],
+            "submission_time": [0.0, 300.0],
+            "completion_time": [100.0, 320.0],
+        }
+    )
     result = replay(tasks, _durations(tasks), jobs)
     assert result.jobs.set_index("job_id").loc["1", "replay_ms"] == 20
     app = result.apps.iloc[0]

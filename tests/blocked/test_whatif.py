@@ -64,7 +64,13 @@ def test_logs_without_tasks_give_empty_tables():
 def test_app_time_follows_its_jobs():
     first = stage([task(100, gc_time=50) for _ in range(2)], stage_id=0, job="0")
     second = stage([task(100, gc_time=50) for _ in range(2)], stage_id=1, job="1", start=150)
-    jobs = pd.DataFrame({"app_id": ["app", "app"], "job_id": ["0", "1"],
-                         "submission_time": [0.0, 150.0], "completion_time": [100.0, 250.0]})
+    jobs = pd.DataFrame(
+        {
+            "app_id": ["app", "app"],
+            "job_id": ["0", "1"],
+            "submission_time": [0.0, 150.0],
+            "completion_time": [100.0, 250.0],
+        }
+    )
     app = whatif(log_of(first, second, jobs=jobs), ["gc"]).apps.iloc[0]
     assert app["real_ms"] == 250 and app["whatif_ms"] == 50 + 50 + 50

@@ -37,10 +37,25 @@ def measure(log, injected: Injected) -> dict:
     )
     mine = tasks[tasks["task_index"] == injected.partition].iloc[0]
     peers = tasks[tasks["task_index"] != injected.partition]
-    row = {"kind": injected.kind, "seed": injected.seed, "size": injected.size, "tasks": len(tasks),
-           "index": injected.partition, "id": mine["id"]}
-    for name in ("duration", "records", "input_records", "shuffle_read_records", "shuffle_read_bytes",
-                 "gc_time", "spilled", "memory_bytes_spilled", "disk_bytes_spilled"):
+    row = {
+        "kind": injected.kind,
+        "seed": injected.seed,
+        "size": injected.size,
+        "tasks": len(tasks),
+        "index": injected.partition,
+        "id": mine["id"],
+    }
+    for name in (
+        "duration",
+        "records",
+        "input_records",
+        "shuffle_read_records",
+        "shuffle_read_bytes",
+        "gc_time",
+        "spilled",
+        "memory_bytes_spilled",
+        "disk_bytes_spilled",
+    ):
         row[name] = float(mine[name])
         row[f"{name}_med"] = float(peers[name].fillna(0).median())
         row[f"{name}_max"] = float(peers[name].fillna(0).max())
@@ -68,14 +83,23 @@ def problems(row: dict) -> list[str]:
     need(_ratio(row["duration"], row["duration_max"]) >= 1.3, "< 1.3x the slowest peer")
     skew = {"data_skew": "input_records", "shuffle_read_skew": "shuffle_read_records"}.get(kind)
     if skew:
-        need(_ratio(row[skew], row[f"{skew}_med"]) >= (10 if kind == "data_skew" else 5), f"{skew} not skewed")
+        need(
+            _ratio(row[skew], row[f"{skew}_med"]) >= (10 if kind == "data_skew" else 5),
+            f"{skew} not skewed",
+        )
     else:
         need(abs(row["records"] - row["records_med"]) <= 0.1 * row["records_med"], "records differ")
     if kind == "shuffle_read_skew":
-        need(_ratio(row["shuffle_read_bytes"], row["shuffle_read_bytes_med"]) >= 5, "shuffle bytes not skewed")
+        need(
+            _ratio(row["shuffle_read_bytes"], row["shuffle_read_bytes_med"]) >= 5,
+            "shuffle bytes not skewed",
+        )
     elif kind != "data_skew":
-        need(abs(row["shuffle_read_bytes"] - row["shuffle_read_bytes_med"]) <= 0.1 * max(row["shuffle_read_bytes_med"], 1),
-             "shuffle bytes differ")
+        need(
+            abs(row["shuffle_read_bytes"] - row["shuffle_read_bytes_med"])
+            <= 0.1 * max(row["shuffle_read_bytes_med"], 1),
+            "shuffle bytes differ",
+        )
     if kind == "gc_pressure":
         need(_ratio(row["gc_time"], row["gc_time_med"]) >= 5, "GC not >= 5x the median")
         need(row["gc_time"] >= 0.5 * extra, "GC < half the extra time")
@@ -99,9 +123,11 @@ def _mb(x: float) -> str:
 def table(rows: list[dict]) -> str:
     """The verification table, one line per run."""
     lines = []
-    header = (f"{'kind':<18}{'seed':>4} {'size':<5}{'n':>3}{'idx':>4} {'dur':>6} {'med':>5} {'maxpeer':>7} "
-              f"{'x med':>6} {'x max':>6} {'records':>15} {'gc ms':>11} {'spill (med)':>12} "
-              f"{'shuf.bytes (med)':>17} {'1st':>3} {'slowest':>7} {'wall s':>6}  problems")
+    header = (
+        f"{'kind':<18}{'seed':>4} {'size':<5}{'n':>3}{'idx':>4} {'dur':>6} {'med':>5} {'maxpeer':>7} "
+        f"{'x med':>6} {'x max':>6} {'records':>15} {'gc ms':>11} {'spill (med)':>12} "
+        f"{'shuf.bytes (med)':>17} {'1st':>3} {'slowest':>7} {'wall s':>6}  problems"
+    )
     lines.append(header)
     for r in rows:
         lines.append(
@@ -110,9 +136,13 @@ def table(rows: list[dict]) -> str:
             f"{_ratio(r['duration'], r['duration_max']):>6.2f} {r['records']:>7.0f}/{r['records_med']:<7.0f} "
             f"{r['gc_time']:>5.0f}/{r['gc_time_med']:<5.0f} {_mb(r['spilled']):>6}/{_mb(r['spilled_med']):<5} "
             f"{_mb(r['shuffle_read_bytes']):>8}/{_mb(r['shuffle_read_bytes_med']):<8} {'T' if r['first_task'] else 'F':>3} "
-            f"{'yes' if r['slowest'] else 'NO':>7} {r.get('wall_s') or 0:>6.1f}  {', '.join(problems(r)) or 'ok'}")
+            f"{'yes' if r['slowest'] else 'NO':>7} {r.get('wall_s') or 0:>6.1f}  {', '.join(problems(r)) or 'ok'}"
+        )
     walls = pd.DataFrame(rows).groupby("kind", sort=False)["wall_s"].agg(["mean", "max"])
-    lines.append("wall time per run (s): " + "; ".join(f"{k} {m:.1f} (max {x:.1f})" for k, (m, x) in walls.iterrows()))
+    lines.append(
+        "wall time per run (s): "
+        + "; ".join(f"{k} {m:.1f} (max {x:.1f})" for k, (m, x) in walls.iterrows())
+    )
     return "\n".join(lines)
 
 
@@ -128,7 +158,10 @@ def check_dir(out: str | Path) -> tuple[list[dict], str]:
     rows = []
     for run in runs:
         injected = Injected(**{k: v for k, v in run.items() if k in Injected.__dataclass_fields__})
-        rows.append(measure(log, injected) | {"wall_s": run.get("wall_s"), "paid": run["details"].get("paid")})
+        rows.append(
+            measure(log, injected)
+            | {"wall_s": run.get("wall_s"), "paid": run["details"].get("paid")}
+        )
     return rows, table(rows)
 
 

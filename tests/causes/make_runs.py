@@ -52,16 +52,20 @@ def start_session(out: Path, app_name: str = "perfx-causes"):
     out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     logging.getLogger("py4j").setLevel(logging.ERROR)
-    builder = (session_builder("local[2]", app_name)
-               .config("spark.eventLog.enabled", "true")
-               .config("spark.eventLog.dir", out.resolve().as_uri())
-               .config("spark.eventLog.compress", "false")
-               .config("spark.eventLog.rolling.enabled", "false")
-               .config("spark.sql.shuffle.partitions", "4")
-               .config("spark.driver.memory", "1g"))
+    builder = (
+        session_builder("local[2]", app_name)
+        .config("spark.eventLog.enabled", "true")
+        .config("spark.eventLog.dir", out.resolve().as_uri())
+        .config("spark.eventLog.compress", "false")
+        .config("spark.eventLog.rolling.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.memory", "1g")
+    )
     # The heap at its full 1 GB from the start: after the full collections of gc_pressure, G1
     # would shrink it, and the young collections of the next scenarios would show as GC time.
-    builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={QUIET_LOG4J.as_uri()} -Xms1g")
+    builder = builder.config(
+        "spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={QUIET_LOG4J.as_uri()} -Xms1g"
+    )
     with _stderr_to(out / STDERR_LOG):
         session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
@@ -76,8 +80,12 @@ def _event_log(out: Path, app_id: str) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.causes.make_runs", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", required=True, type=Path, help="directory for the event log and injected.json")
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.causes.make_runs", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--out", required=True, type=Path, help="directory for the event log and injected.json"
+    )
     parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
     parser.add_argument("--seeds", type=int, default=3, help="runs per kind (seeds S..S+N-1)")
     parser.add_argument("--first-seed", type=int, default=0)
@@ -90,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     spark = start_session(out)
     app_id = spark.sparkContext.applicationId
-    print(f"session {app_id} up in {time.monotonic() - started:.1f} s; event log in {out}", flush=True)
+    print(
+        f"session {app_id} up in {time.monotonic() - started:.1f} s; event log in {out}", flush=True
+    )
     runs: list[dict] = []
     record = out / "injected.json"
     try:
@@ -103,10 +113,19 @@ def main(argv: list[str] | None = None) -> int:
                 wall = time.monotonic() - began
                 task_id = find_injected_task(event_log, injected)
                 runs.append(injected.as_dict() | {"task_id": task_id, "wall_s": round(wall, 2)})
-                record.write_text(json.dumps({"app_id": app_id, "size": args.size, "runs": runs}, indent=2))
-                paid = f"; cold start paid by {injected.details['paid']}" if "paid" in injected.details else ""
-                print(f"{kind:<18} seed {seed:<3} {wall:5.1f} s  task {task_id} (index {injected.partition} "
-                      f"of {injected.num_tasks}; {injected.stage_hint}{paid})", flush=True)
+                record.write_text(
+                    json.dumps({"app_id": app_id, "size": args.size, "runs": runs}, indent=2)
+                )
+                paid = (
+                    f"; cold start paid by {injected.details['paid']}"
+                    if "paid" in injected.details
+                    else ""
+                )
+                print(
+                    f"{kind:<18} seed {seed:<3} {wall:5.1f} s  task {task_id} (index {injected.partition} "
+                    f"of {injected.num_tasks}; {injected.stage_hint}{paid})",
+                    flush=True,
+                )
     finally:
         spark.stop()
     print(f"{len(runs)} runs in {time.monotonic() - started:.0f} s; wrote {record}", flush=True)

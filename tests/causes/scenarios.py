@@ -30,10 +30,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 KINDS = ("data_skew", "computation_skew", "gc_pressure", "spill", "shuffle_read_skew", "cold_start")
 
@@ -119,7 +119,9 @@ def _trim_heap() -> None:
         pass
 
 
-def _sort_with_budget(limit_mb: int, blob_bytes: int) -> Callable[[int, Iterator[str]], Iterator[tuple]]:
+def _sort_with_budget(
+    limit_mb: int, blob_bytes: int
+) -> Callable[[int, Iterator[str]], Iterator[tuple]]:
     """A partition function that parses each record into (key, blob) — for records flagged
     "W" the blob is ``blob_bytes`` of incompressible bytes (one of 64 random blocks, plus the
     line: a new object per record), otherwise the line's own bytes — and sorts the partition
@@ -214,7 +216,9 @@ def _described(sc, description: str):
         sc.setJobDescription(None)
 
 
-def _write_inputs(directory: Path, counts: list[int], flags: Callable[[int, int], str], rng: random.Random) -> list[str]:
+def _write_inputs(
+    directory: Path, counts: list[int], flags: Callable[[int, int], str], rng: random.Random
+) -> list[str]:
     """One text file per partition, ``counts[p]`` records each, flagged by ``flags(p, i)``."""
     paths = []
     for p, n in enumerate(counts):
@@ -301,15 +305,18 @@ def _data_skew(spark, rng: random.Random, size: Size, description: str, work: Pa
     paths = _write_inputs(work, counts, _plain, rng)
     with _described(sc, description):
         _text_partitions(sc, paths).map(_cheap).sum()
-    return _Outcome(p, f"result stage of {n} tasks (textFile -> map -> sum)", n,
-                    details={"records": counts})
+    return _Outcome(
+        p, f"result stage of {n} tasks (textFile -> map -> sum)", n, details={"records": counts}
+    )
 
 
 EXPENSIVE_RECORDS = 24  # expensive records of the injected computation_skew partition
 EXPENSIVE_ITERATIONS = 200_000  # PBKDF2 iterations of each (~80 ms of CPU)
 
 
-def _computation_skew(spark, rng: random.Random, size: Size, description: str, work: Path) -> _Outcome:
+def _computation_skew(
+    spark, rng: random.Random, size: Size, description: str, work: Path
+) -> _Outcome:
     """Every partition holds the same records; 24 records of one partition are expensive
     (PBKDF2 with 200k iterations, ~80 ms of CPU each; the others cost ~20 us). Its task reads
     the same input records and bytes as its peers, allocates nothing more (no GC, no spill),
@@ -318,12 +325,21 @@ def _computation_skew(spark, rng: random.Random, size: Size, description: str, w
     n = rng.randint(*size.partitions)
     p = rng.randrange(2, n)
     expensive = set(rng.sample(range(size.records), EXPENSIVE_RECORDS))
-    paths = _write_inputs(work, [size.records] * n, lambda q, i: "E" if q == p and i in expensive else "n", rng)
+    paths = _write_inputs(
+        work, [size.records] * n, lambda q, i: "E" if q == p and i in expensive else "n", rng
+    )
     with _described(sc, description):
         _text_partitions(sc, paths).map(_priced(EXPENSIVE_ITERATIONS)).sum()
-    return _Outcome(p, f"result stage of {n} tasks (textFile -> map -> sum)", n,
-                    details={"records_per_partition": size.records, "expensive_records": len(expensive),
-                             "pbkdf2_iterations": EXPENSIVE_ITERATIONS})
+    return _Outcome(
+        p,
+        f"result stage of {n} tasks (textFile -> map -> sum)",
+        n,
+        details={
+            "records_per_partition": size.records,
+            "expensive_records": len(expensive),
+            "pbkdf2_iterations": EXPENSIVE_ITERATIONS,
+        },
+    )
 
 
 GC_ROWS = 1000  # rows per partition of the gc_pressure range
@@ -358,9 +374,17 @@ def _gc_pressure(spark, rng: random.Random, size: Size, description: str, work: 
     frame = spark.range(0, n * GC_ROWS, 1, n).selectExpr(expression).where("x = 'none'")
     with _described(spark.sparkContext, description):
         frame.collect()
-    return _Outcome(p, f"the one stage of {n} tasks (range -> reflect -> collect)", n,
-                    details={"rows_per_partition": GC_ROWS, "base_sleep_ms": GC_BASE_MS,
-                             "full_gcs": GC_COLLECTIONS, "gap_ms": GC_GAP_MS})
+    return _Outcome(
+        p,
+        f"the one stage of {n} tasks (range -> reflect -> collect)",
+        n,
+        details={
+            "rows_per_partition": GC_ROWS,
+            "base_sleep_ms": GC_BASE_MS,
+            "full_gcs": GC_COLLECTIONS,
+            "gap_ms": GC_GAP_MS,
+        },
+    )
 
 
 SPILL_LIMIT_MB = 48  # memory the sort may use above the worker's resident size at task start
@@ -382,16 +406,30 @@ def _spill(spark, rng: random.Random, size: Size, description: str, work: Path) 
     p = rng.randrange(2, n)
     paths = _write_inputs(work, [size.records] * n, lambda q, i: "W" if q == p else "n", rng)
     with _described(sc, description):
-        results = _text_partitions(sc, paths).mapPartitionsWithIndex(_sort_with_budget(SPILL_LIMIT_MB, SPILL_BLOB)).collect()
-    return _Outcome(p, f"result stage of {n} tasks (textFile -> external sort)", n,
-                    details={"records_per_partition": size.records, "limit_mb": SPILL_LIMIT_MB,
-                             "blob_bytes": SPILL_BLOB, "sorted_bytes": {i: t for i, _, t in results}})
+        results = (
+            _text_partitions(sc, paths)
+            .mapPartitionsWithIndex(_sort_with_budget(SPILL_LIMIT_MB, SPILL_BLOB))
+            .collect()
+        )
+    return _Outcome(
+        p,
+        f"result stage of {n} tasks (textFile -> external sort)",
+        n,
+        details={
+            "records_per_partition": size.records,
+            "limit_mb": SPILL_LIMIT_MB,
+            "blob_bytes": SPILL_BLOB,
+            "sorted_bytes": {i: t for i, _, t in results},
+        },
+    )
 
 
 SHUFFLE_THINNING = 5  # shuffle_read_skew: 1/5 of the records per partition, costing 7.5x each
 
 
-def _shuffle_read_skew(spark, rng: random.Random, size: Size, description: str, work: Path) -> _Outcome:
+def _shuffle_read_skew(
+    spark, rng: random.Random, size: Size, description: str, work: Path
+) -> _Outcome:
     """A two-stage DataFrame job: ``spark.range`` (2 map tasks) makes (key, payload) rows,
     ``repartition(n, key)`` shuffles them, and the reduce stage runs a cheap Python function on
     every row (``.rdd.map``). Every reduce partition gets ``records`` rows of its own keys; one
@@ -411,20 +449,31 @@ def _shuffle_read_skew(spark, rng: random.Random, size: Size, description: str, 
         if len(target) < 8:
             target.append(candidate)
         candidate += 1
-    hot = next(k for k in range(rng.randrange(1 << 40), 1 << 41) if spark_partition_of(k, n) == p and k not in keys[p])
+    hot = next(
+        k
+        for k in range(rng.randrange(1 << 40), 1 << 41)
+        if spark_partition_of(k, n) == p and k not in keys[p]
+    )
     normal = n * records
     total = normal + 9 * records
     table = ", ".join(f"{keys[i % n][i // n]}L" for i in range(8 * n))  # slot i -> partition i % n
-    frame = (spark.range(0, total, 1, 2)
-             .selectExpr(f"CASE WHEN id < {normal} THEN element_at(array({table}), CAST(id % {8 * n} AS INT) + 1) "
-                         f"ELSE {hot}L END AS k",
-                         f"concat('v', lpad(CAST(id * {rng.randrange(3, 1000, 2)} AS STRING), 31, '0')) AS v")
-             .repartition(n, "k"))
+    frame = (
+        spark.range(0, total, 1, 2)
+        .selectExpr(
+            f"CASE WHEN id < {normal} THEN element_at(array({table}), CAST(id % {8 * n} AS INT) + 1) "
+            f"ELSE {hot}L END AS k",
+            f"concat('v', lpad(CAST(id * {rng.randrange(3, 1000, 2)} AS STRING), 31, '0')) AS v",
+        )
+        .repartition(n, "k")
+    )
     with _described(spark.sparkContext, description):
         frame.rdd.map(lambda row: _cheap(row[1], 3 * SHUFFLE_THINNING)).sum()
-    return _Outcome(p,
-                    f"reduce stage of {n} tasks (after a 2-task map stage; repartition(n, key) -> .rdd.map)", n,
-                    details={"records_per_partition": records, "hot_key": hot, "hot_records": 9 * records})
+    return _Outcome(
+        p,
+        f"reduce stage of {n} tasks (after a 2-task map stage; repartition(n, key) -> .rdd.map)",
+        n,
+        details={"records_per_partition": records, "hot_key": hot, "hot_records": 9 * records},
+    )
 
 
 COLD_ITERATIONS = 4_500_000  # PBKDF2 iterations of the cold_start model (~1.8 s of CPU)
@@ -460,9 +509,16 @@ def _cold_start(spark, rng: random.Random, size: Size, description: str, work: P
     finally:
         blocker.join(timeout=90)
     paid = sorted(i for i, built, _, _ in results if built)
-    return _Outcome(0, f"result stage of {n} tasks (textFile -> mapPartitions)", n,
-                    details={"paid": paid, "init_ms": {i: ms for i, _, ms, _ in results if ms >= 50},
-                             "pbkdf2_iterations": COLD_ITERATIONS})
+    return _Outcome(
+        0,
+        f"result stage of {n} tasks (textFile -> mapPartitions)",
+        n,
+        details={
+            "paid": paid,
+            "init_ms": {i: ms for i, _, ms, _ in results if ms >= 50},
+            "pbkdf2_iterations": COLD_ITERATIONS,
+        },
+    )
 
 
 _WARM: set[str] = set()  # application ids whose session warm_up has run
@@ -509,8 +565,16 @@ def run_scenario(spark, kind: str, seed: int, size: str = "small") -> Injected:
         outcome = _SCENARIOS[kind](spark, rng, SIZES[size], description, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return Injected(kind, seed, description, outcome.partition, outcome.stage_hint, outcome.num_tasks, size,
-                    outcome.details)
+    return Injected(
+        kind,
+        seed,
+        description,
+        outcome.partition,
+        outcome.stage_hint,
+        outcome.num_tasks,
+        size,
+        outcome.details,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -528,7 +592,9 @@ def injected_stage_tasks(log, injected: Injected):
     if jobs.empty:
         return None
     tasks = log.tasks
-    ours = tasks.set_index(["app_key", "job_id"]).index.isin(jobs.set_index(["app_key", "job_id"]).index)
+    ours = tasks.set_index(["app_key", "job_id"]).index.isin(
+        jobs.set_index(["app_key", "job_id"]).index
+    )
     tasks = tasks[ours & (tasks["status"] == "SUCCESS")]
     sizes = tasks.groupby("stage_key")["task_index"].nunique()
     full = sizes[sizes == injected.num_tasks].index
@@ -547,10 +613,14 @@ def find_injected_task(log, injected: Injected, timeout: float = 60.0) -> str:
         log = wait_for_injected(log, injected, timeout)
     tasks = injected_stage_tasks(log, injected)
     if tasks is None:
-        raise LookupError(f"the log does not show the {injected.num_tasks}-task stage of job {injected.description!r}")
+        raise LookupError(
+            f"the log does not show the {injected.num_tasks}-task stage of job {injected.description!r}"
+        )
     task = tasks[tasks["task_index"] == injected.partition]
     if len(task) != 1:
-        raise LookupError(f"{len(task)} successful tasks of index {injected.partition} in job {injected.description!r}")
+        raise LookupError(
+            f"{len(task)} successful tasks of index {injected.partition} in job {injected.description!r}"
+        )
     return str(task["id"].iloc[0])
 
 
@@ -564,8 +634,10 @@ def wait_for_injected(event_log: str | os.PathLike, injected: Injected, timeout:
         if injected_stage_tasks(log, injected) is not None:
             return log
         if time.monotonic() > deadline:
-            raise LookupError(f"the event log never showed the {injected.num_tasks}-task stage of job "
-                              f"{injected.description!r} (waited {timeout:.0f} s)")
+            raise LookupError(
+                f"the event log never showed the {injected.num_tasks}-task stage of job "
+                f"{injected.description!r} (waited {timeout:.0f} s)"
+            )
         time.sleep(0.5)
 
 

@@ -50,10 +50,15 @@ def test_the_slow_runs_slowest_task_links_to_the_hot_movies_record(traced):
     assert culprits["partition"] == partition
     first = culprits["records"][0]
     assert "day-09.txt@" in first["location"], culprits
-    assert first["share"] > 0.4, culprits  # the hot movie's line costs most of the traced task's time
+    assert first["share"] > 0.4, (
+        culprits
+    )  # the hot movie's line costs most of the traced task's time
     assert answer.gap.diagnosis.name == "computation skew"
     text = answer.render_text(width=200)
-    assert f"culprits in task {slowest}'s partition {partition}" in " ".join(text.split()) and "day-09.txt@" in text
+    assert (
+        f"culprits in task {slowest}'s partition {partition}" in " ".join(text.split())
+        and "day-09.txt@" in text
+    )
 
 
 def test_a_run_of_different_input_is_refused(spark, tmp_path):
@@ -61,29 +66,77 @@ def test_a_run_of_different_input_is_refused(spark, tmp_path):
     shutil.copytree(RATINGS, changed)
     with (changed / "day-03.txt").open("a") as extra:
         extra.write("".join(f"{900000 + k}:1_5,2_4\n" for k in range(500)))
-    run = run_traced(movie_ratings.__file__, str(changed), spark=spark, store=str(tmp_path / "runs"))
+    run = run_traced(
+        movie_ratings.__file__, str(changed), spark=spark, store=str(tmp_path / "runs")
+    )
     log = load_for_questions([str(SLOW_LOG)])
-    with pytest.raises(IsolationError, match=r"did not read the input of task .*: partition \d+ read [\d,]+ bytes here "
-                                             r"and [\d,]+ in the traced run"):
-        explain(log, f"WHY TASK '{_slowest(log)[0]}' SLOWER", run=run.run_id, store=str(tmp_path / "runs"))
+    with pytest.raises(
+        IsolationError,
+        match=r"did not read the input of task .*: partition \d+ read [\d,]+ bytes here "
+        r"and [\d,]+ in the traced run",
+    ):
+        explain(
+            log,
+            f"WHY TASK '{_slowest(log)[0]}' SLOWER",
+            run=run.run_id,
+            store=str(tmp_path / "runs"),
+        )
 
 
 def test_cli_explain_with_run_prints_the_culprits_in_json(traced):
     store, run = traced
     slowest, partition = _slowest(load_for_questions([str(SLOW_LOG)]))
-    result = CliRunner().invoke(cli, ["explain", "--log", str(SLOW_LOG), "--run", run, "--store", store,
-                                      "--format", "json", f"WHY TASK '{slowest}' SLOWER"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "explain",
+            "--log",
+            str(SLOW_LOG),
+            "--run",
+            run,
+            "--store",
+            store,
+            "--format",
+            "json",
+            f"WHY TASK '{slowest}' SLOWER",
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["culprits"]["partition"] == partition and "day-09.txt@" in data["culprits"]["records"][0]["location"]
-    unknown = CliRunner().invoke(cli, ["explain", "--log", str(SLOW_LOG), "--run", "no-such-run", "--store", store,
-                                       f"WHY TASK '{slowest}' SLOWER"])
+    assert (
+        data["culprits"]["partition"] == partition
+        and "day-09.txt@" in data["culprits"]["records"][0]["location"]
+    )
+    unknown = CliRunner().invoke(
+        cli,
+        [
+            "explain",
+            "--log",
+            str(SLOW_LOG),
+            "--run",
+            "no-such-run",
+            "--store",
+            store,
+            f"WHY TASK '{slowest}' SLOWER",
+        ],
+    )
     assert unknown.exit_code == 1 and "Traceback" not in unknown.output
 
 
 def test_perfx_why_runs_the_chain_and_names_the_hot_movie_first(spark, tmp_path):
-    result = CliRunner().invoke(cli, ["why", movie_ratings.__file__, "--input", str(RATINGS),
-                                      "--store", str(tmp_path / "runs"), "--format", "json"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "why",
+            movie_ratings.__file__,
+            "--input",
+            str(RATINGS),
+            "--store",
+            str(tmp_path / "runs"),
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["gap"]["diagnosis"]["name"] == "computation skew"
@@ -117,12 +170,32 @@ def test_batch_with_run_puts_each_answers_culprits_in_the_report(traced, tmp_pat
     store, run = traced
     log = load_for_questions([str(SLOW_LOG)])
     slowest, _ = _slowest(log)
-    reduce_task = str(log.tasks.loc[log.tasks["stage_id"] == log.tasks["stage_id"].max(), "id"].iloc[0])
+    reduce_task = str(
+        log.tasks.loc[log.tasks["stage_id"] == log.tasks["stage_id"].max(), "id"].iloc[0]
+    )
     queries = tmp_path / "q.pxql"
-    queries.write_text(f"WHY TASK '{slowest}' SLOWER;\nWHY TASK '{reduce_task}' SLOWER THAN TASK '{slowest}'")
+    queries.write_text(
+        f"WHY TASK '{slowest}' SLOWER;\nWHY TASK '{reduce_task}' SLOWER THAN TASK '{slowest}'"
+    )
     out = tmp_path / "report.html"
-    result = CliRunner().invoke(cli, ["batch", "--log", str(SLOW_LOG), "--queries", str(queries), "--out", str(out),
-                                      "--run", run, "--store", store, "--format", "json"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "batch",
+            "--log",
+            str(SLOW_LOG),
+            "--queries",
+            str(queries),
+            "--out",
+            str(out),
+            "--run",
+            run,
+            "--store",
+            store,
+            "--format",
+            "json",
+        ],
+    )
     data = json.loads(result.output)
     first = data["items"][0]["explanation"]
     assert "day-09.txt@" in first["culprits"]["records"][0]["location"]
@@ -133,9 +206,13 @@ def test_batch_with_run_puts_each_answers_culprits_in_the_report(traced, tmp_pat
 def test_without_a_run_the_isolate_command_names_what_the_log_names():
     log = load_for_questions([str(SLOW_LOG)])
     answer = explain(log, f"WHY TASK '{_slowest(log)[0]}' SLOWER")
-    assert answer.gap.diagnosis.next_step == "perfx isolate movie_ratings.py --input INPUT"  # the app's name
+    assert (
+        answer.gap.diagnosis.next_step == "perfx isolate movie_ratings.py --input INPUT"
+    )  # the app's name
     app = log.apps.index[0]
-    log.apps.loc[app, "command"] = "org.apache.spark.deploy.SparkSubmit --master yarn /jobs/ratings.py s3://b/ratings 7"
+    log.apps.loc[app, "command"] = (
+        "org.apache.spark.deploy.SparkSubmit --master yarn /jobs/ratings.py s3://b/ratings 7"
+    )
     answer = explain(log, f"WHY TASK '{_slowest(log)[0]}' SLOWER")
     assert answer.gap.diagnosis.next_step == "perfx isolate /jobs/ratings.py --input s3://b/ratings"
 
@@ -144,12 +221,27 @@ def test_perfx_why_on_data_skew_names_it_and_lists_the_heavy_key_first(spark, tm
     from .programs import key_counts
 
     key_counts.generate(str(tmp_path / "input"))
-    result = CliRunner().invoke(cli, ["why", key_counts.__file__, "--input", str(tmp_path / "input"),
-                                      "--store", str(tmp_path / "runs"), "--format", "json"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "why",
+            key_counts.__file__,
+            "--input",
+            str(tmp_path / "input"),
+            "--store",
+            str(tmp_path / "runs"),
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["gap"]["diagnosis"]["name"] == "data skew", data["gap"]
-    assert data["because"][0]["predicate"] in ("input_records compare = GT", "records_in compare = GT",
-                                               "input_bytes compare = GT", "bytes_in compare = GT")
+    assert data["because"][0]["predicate"] in (
+        "input_records compare = GT",
+        "records_in compare = GT",
+        "input_bytes compare = GT",
+        "bytes_in compare = GT",
+    )
     heavy = data["culprits"]["keys"][0]
     assert heavy["key"] == "hot" and heavy["records"] > 100_000 and heavy["share"] > 0.7

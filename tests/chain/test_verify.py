@@ -23,8 +23,12 @@ def test_the_copy_drops_exactly_the_lines_at_the_culprit_offsets(tmp_path):
     source.mkdir()
     (source / "a.txt").write_bytes(b"one\ntwo\nthree\n")
     (source / "b.txt").write_bytes(b"four\nfive\n")
-    copy = without_records(str(source), [f"{source / 'a.txt'}@4", f"{source / 'b.txt'}@0"], tmp_path / "out")
-    assert (copy / "a.txt").read_bytes() == b"one\nthree\n" and (copy / "b.txt").read_bytes() == b"five\n"
+    copy = without_records(
+        str(source), [f"{source / 'a.txt'}@4", f"{source / 'b.txt'}@0"], tmp_path / "out"
+    )
+    assert (copy / "a.txt").read_bytes() == b"one\nthree\n" and (
+        copy / "b.txt"
+    ).read_bytes() == b"five\n"
     assert (source / "a.txt").read_bytes() == b"one\ntwo\nthree\n"  # the input is never touched
     with pytest.raises(IsolationError, match="outside the input"):
         without_records(str(source), [f"{tmp_path / 'elsewhere.txt'}@0"], tmp_path / "out2")
@@ -36,12 +40,16 @@ def test_the_copy_drops_exactly_the_lines_at_the_culprit_offsets(tmp_path):
 def test_verify_reruns_the_program_without_the_top_culprit(spark, tmp_path):
     store = str(tmp_path / "runs")
     run = run_traced(movie_ratings.__file__, str(RATINGS), spark=spark, store=store).run_id
-    result = CliRunner().invoke(cli, ["verify", run, "--store", store, "--repeats", "1", "--format", "json"])
+    result = CliRunner().invoke(
+        cli, ["verify", run, "--store", store, "--repeats", "1", "--format", "json"]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert len(data["removed"]) == 1 and "day-09.txt@" in data["removed"][0]
     assert data["job_ms"]["with"] > 0 and data["job_ms"]["without"] > 0
-    assert data["predicted_slowest_output_ms"]["with"] > data["predicted_slowest_output_ms"]["without"]
+    assert (
+        data["predicted_slowest_output_ms"]["with"] > data["predicted_slowest_output_ms"]["without"]
+    )
 
 
 @pytest.mark.parametrize("command", ["isolate", "why"])
@@ -49,7 +57,19 @@ def test_a_missing_input_is_refused_before_spark_starts(command, tmp_path, capsy
     from perfx.cli import main
 
     with pytest.raises(SystemExit) as done:
-        main([command, movie_ratings.__file__, "--input", str(tmp_path / "missing"), "--store", str(tmp_path / "runs")])
+        main(
+            [
+                command,
+                movie_ratings.__file__,
+                "--input",
+                str(tmp_path / "missing"),
+                "--store",
+                str(tmp_path / "runs"),
+            ]
+        )
     out, err = capsys.readouterr()
     assert done.value.code == 1
-    assert err == f"perfx: no input at {tmp_path / 'missing'}: no file or folder matches it\n" and out == ""
+    assert (
+        err == f"perfx: no input at {tmp_path / 'missing'}: no file or folder matches it\n"
+        and out == ""
+    )

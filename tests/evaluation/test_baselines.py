@@ -22,13 +22,15 @@ def log() -> Log:
     """Jobs whose duration is input size x work per byte / instances, plus nuisance columns."""
     rng = np.random.default_rng(0)
     n = 400
-    jobs = pd.DataFrame({
-        "id": [f"j{k}" for k in range(n)],
-        "num_instances": rng.choice([1, 4], n),
-        "input_size": rng.choice([1.0, 2.0], n) * 1e9,
-        "color": rng.choice(["red", "blue", "green"], n),
-        "noise": rng.normal(0, 1, n),
-    })
+    jobs = pd.DataFrame(
+        {
+            "id": [f"j{k}" for k in range(n)],
+            "num_instances": rng.choice([1, 4], n),
+            "input_size": rng.choice([1.0, 2.0], n) * 1e9,
+            "color": rng.choice(["red", "blue", "green"], n),
+            "noise": rng.normal(0, 1, n),
+        }
+    )
     for k in range(8):  # configuration knobs that do not matter (SimButDiff needs >= 10 features)
         jobs[f"knob_{k}"] = rng.choice([0, 1], n, p=[0.9, 0.1])
     jobs["duration"] = jobs.input_size / 1e6 / jobs.num_instances * rng.lognormal(0, 0.02, n) * 1000
@@ -40,7 +42,9 @@ def log() -> Log:
 def _pair(log: Log) -> tuple[str, str]:
     j = log.jobs
     a = j[(j.num_instances == 1) & (j.input_size == 2e9)].id.iloc[0]
-    b = j[(j.num_instances == 1) & (j.input_size == 1e9) & (j.color != j.set_index("id").color[a])].id.iloc[0]
+    b = j[
+        (j.num_instances == 1) & (j.input_size == 1e9) & (j.color != j.set_index("id").color[a])
+    ].id.iloc[0]
     return a, b
 
 
@@ -58,8 +62,14 @@ def test_rule_of_thumb_names_important_features_the_pair_disagrees_on(log):
     answer = explain(log, QUERY.format(a=a, b=b), method="ruleofthumb", width=2)
     assert answer.method == "ruleofthumb"
     atoms = answer.because_atoms
-    assert atoms[0].feature == "input_size" and atoms[0].pair_op == "isSame" and atoms[0].value.value is False
-    assert len(atoms) == 2 and "num_instances" not in [x.feature for x in atoms]  # the pair agrees on it
+    assert (
+        atoms[0].feature == "input_size"
+        and atoms[0].pair_op == "isSame"
+        and atoms[0].value.value is False
+    )
+    assert len(atoms) == 2 and "num_instances" not in [
+        x.feature for x in atoms
+    ]  # the pair agrees on it
     assert answer.metrics.precision > 0.5
 
 
@@ -81,10 +91,23 @@ def test_methods_are_selectable_from_the_cli(tmp_path, log):
     from perfx.cli import cli
 
     log.jobs.to_csv(tmp_path / "jobs.csv", index=False)
-    pd.DataFrame({"id": ["t"], "job_id": [log.jobs.id.iloc[0]], "duration": [1]}).to_csv(tmp_path / "tasks.csv", index=False)
+    pd.DataFrame({"id": ["t"], "job_id": [log.jobs.id.iloc[0]], "duration": [1]}).to_csv(
+        tmp_path / "tasks.csv", index=False
+    )
     a, b = _pair(log)
     for method in ("perfxplain", "ruleofthumb", "simbutdiff"):
-        result = CliRunner().invoke(cli, ["explain", "--log", str(tmp_path), "--method", method, "--format", "json",
-                                          QUERY.format(a=a, b=b)])
+        result = CliRunner().invoke(
+            cli,
+            [
+                "explain",
+                "--log",
+                str(tmp_path),
+                "--method",
+                method,
+                "--format",
+                "json",
+                QUERY.format(a=a, b=b),
+            ],
+        )
         assert result.exit_code == 0, result.output
         assert f'"method": "{method}"' in result.output

@@ -35,16 +35,31 @@ def test_same_seed_same_logs_other_seed_other_logs():
     a, b, c = generate(3, scale=0.02), generate(3, scale=0.02), generate(4, scale=0.02)
     pd.testing.assert_frame_equal(a.tasks, b.tasks)
     pd.testing.assert_frame_equal(a.host_metrics, b.host_metrics)
-    assert not a.jobs[["pig_script", "num_instances"]].equals(c.jobs[["pig_script", "num_instances"]]) or \
-        not a.tasks["duration"].equals(c.tasks["duration"])
+    assert not a.jobs[["pig_script", "num_instances"]].equals(
+        c.jobs[["pig_script", "num_instances"]]
+    ) or not a.tasks["duration"].equals(c.tasks["duration"])
 
 
 def test_committed_sample_regenerates_byte_identically(tmp_path):
     """Golden test: the README's command gives the committed files, byte for byte."""
-    cmd = [sys.executable, "-m", "perfx.cli", "fixtures", "ec2", "--seed", "1", "--scale", "0.03", "--out", str(tmp_path)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "perfx.cli",
+        "fixtures",
+        "ec2",
+        "--seed",
+        "1",
+        "--scale",
+        "0.03",
+        "--out",
+        str(tmp_path),
+    ]
     subprocess.run(cmd, check=True, capture_output=True)
     for name in ("jobs.csv", "tasks.csv", "host_metrics.csv"):
-        assert filecmp.cmp(tmp_path / name, SAMPLE / name, shallow=False), f"{name} differs from the committed sample"
+        assert filecmp.cmp(tmp_path / name, SAMPLE / name, shallow=False), (
+            f"{name} differs from the committed sample"
+        )
 
 
 def test_grid_is_table_2():
@@ -69,8 +84,12 @@ def test_loader_joins_host_metrics_into_paper_sized_feature_sets(log):
 def test_scheduling_respects_two_map_slots_per_instance(log):
     maps = log.tasks[log.tasks.task_type == "MAP"]
     for _, group in maps.groupby(["job_id", "host"]):
-        events = np.concatenate([np.stack([group.launch_time, np.ones(len(group))], 1),
-                                 np.stack([group.finish_time, -np.ones(len(group))], 1)])
+        events = np.concatenate(
+            [
+                np.stack([group.launch_time, np.ones(len(group))], 1),
+                np.stack([group.finish_time, -np.ones(len(group))], 1),
+            ]
+        )
         events = events[np.lexsort((events[:, 1], events[:, 0]))]
         assert np.cumsum(events[:, 1]).max() <= 2
 
@@ -80,14 +99,20 @@ def _alone_fraction(tasks: pd.DataFrame) -> pd.Series:
     slim = tasks[["id", "job_id", "host", "launch_time", "finish_time"]]
     pairs = slim.merge(slim, on=["job_id", "host"], suffixes=("", "_o"))
     pairs = pairs[pairs.id != pairs.id_o]
-    overlap = (np.minimum(pairs.finish_time, pairs.finish_time_o) - np.maximum(pairs.launch_time, pairs.launch_time_o)).clip(lower=0)
+    overlap = (
+        np.minimum(pairs.finish_time, pairs.finish_time_o)
+        - np.maximum(pairs.launch_time, pairs.launch_time_o)
+    ).clip(lower=0)
     shared = overlap.groupby(pairs.id).sum()
     return 1 - tasks.id.map(shared).fillna(0) / tasks.duration
 
 
 def test_effect_last_task_alone_on_its_instance_is_faster_and_sees_lower_load(log):
     tasks = log.tasks
-    maps = tasks[(tasks.task_type == "MAP") & (tasks.input_size == tasks.groupby("job_id").input_size.transform("max"))].copy()
+    maps = tasks[
+        (tasks.task_type == "MAP")
+        & (tasks.input_size == tasks.groupby("job_id").input_size.transform("max"))
+    ].copy()
     maps["alone"] = _alone_fraction(tasks).loc[maps.index]
     group = maps.groupby(["job_id", "host"])
     maps = maps[(group.id.transform("count") >= 3) & (group.alone.transform("min") < 0.2)]
@@ -129,7 +154,25 @@ def test_cli_writes_the_three_tables(tmp_path):
 
     from perfx.cli import cli
 
-    result = CliRunner().invoke(cli, ["fixtures", "ec2", "--seed", "2", "--scale", "0.01", "--out", str(tmp_path), "--format", "json"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "fixtures",
+            "ec2",
+            "--seed",
+            "2",
+            "--scale",
+            "0.01",
+            "--out",
+            str(tmp_path),
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["host_metrics.csv", "jobs.csv", "tasks.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "host_metrics.csv",
+        "jobs.csv",
+        "tasks.csv",
+    ]
     assert '"jobs": 5' in result.output

@@ -16,19 +16,36 @@ from perfx.logs.tabular import infer_role, infer_unit, is_tabular_log, read_tabu
 
 
 def _write(tmp_path, suffix=".csv", metrics=True):
-    tasks = pd.DataFrame({
-        "TaskID": ["t1", "t2", "t3", "t4"],
-        "JobID": [1, 1, 2, 2],
-        "host": ["a", "a", "a", "b"],
-        "launch_time": [5_000, 12_000, 25_000, 0],
-        "finish_time": [15_000, 30_000, 25_000, 1_000],
-        "HDFS_BYTES_READ": [64, 64, 32, 1],
-        "tracker_name": ["tr_a", "tr_a", "tr_a", "tr_b"],
-    })
-    jobs = pd.DataFrame({"id": [1, 2], "pig_script": ["f", "g"], "num_instances": [1, 2], "duration": [40_000, 30_000]})
-    samples = pd.DataFrame({"host": ["a", "a", "a"], "timestamp": [0, 10, 20], "cpu_user": [10.0, 20.0, 40.0],
-                            "load_one": [1.0, np.nan, 3.0]})
-    for name, frame in (("tasks", tasks), ("jobs", jobs)) + ((("host_metrics", samples),) if metrics else ()):
+    tasks = pd.DataFrame(
+        {
+            "TaskID": ["t1", "t2", "t3", "t4"],
+            "JobID": [1, 1, 2, 2],
+            "host": ["a", "a", "a", "b"],
+            "launch_time": [5_000, 12_000, 25_000, 0],
+            "finish_time": [15_000, 30_000, 25_000, 1_000],
+            "HDFS_BYTES_READ": [64, 64, 32, 1],
+            "tracker_name": ["tr_a", "tr_a", "tr_a", "tr_b"],
+        }
+    )
+    jobs = pd.DataFrame(
+        {
+            "id": [1, 2],
+            "pig_script": ["f", "g"],
+            "num_instances": [1, 2],
+            "duration": [40_000, 30_000],
+        }
+    )
+    samples = pd.DataFrame(
+        {
+            "host": ["a", "a", "a"],
+            "timestamp": [0, 10, 20],
+            "cpu_user": [10.0, 20.0, 40.0],
+            "load_one": [1.0, np.nan, 3.0],
+        }
+    )
+    for name, frame in (("tasks", tasks), ("jobs", jobs)) + (
+        (("host_metrics", samples),) if metrics else ()
+    ):
         path = tmp_path / f"{name}{suffix}"
         frame.to_parquet(path) if suffix == ".parquet" else frame.to_csv(path, index=False)
     return tmp_path
@@ -52,9 +69,15 @@ def test_reads_tables_into_the_canonical_model(tmp_path, suffix):
     # t2 [12, 30) share host a for 3 s; t3, launched and finished at 25 s, counts as running
     # beside t2 but adds no time to its load, and has no load of its own.
     assert log.tasks["concurrent_tasks_host"].tolist() == [1, 2, 1, 0]
-    assert log.tasks["mean_concurrent_tasks_host"].tolist()[:2] == [pytest.approx(0.3), pytest.approx(3 / 18)]
+    assert log.tasks["mean_concurrent_tasks_host"].tolist()[:2] == [
+        pytest.approx(0.3),
+        pytest.approx(3 / 18),
+    ]
     assert math.isnan(log.tasks["mean_concurrent_tasks_host"].iloc[2])
-    assert spec["mean_concurrent_tasks_host"].role == "feature" and spec["mean_concurrent_tasks_host"].unit == "count"
+    assert (
+        spec["mean_concurrent_tasks_host"].role == "feature"
+        and spec["mean_concurrent_tasks_host"].unit == "count"
+    )
     assert spec["host"].kind == "nominal" and spec["host"].role == "feature"
     assert log.registry.resolve("task", "hostname").name == "host"
     assert log.registry.resolve("job", "numinstances").name == "num_instances"
@@ -106,15 +129,27 @@ def test_host_metrics_are_time_weighted_means_over_each_run(tmp_path):
 def test_step_mean_is_vectorised_and_handles_edges():
     times = np.array([0.0, 10.0, 20.0])
     values = np.array([1.0, 2.0, 4.0])
-    got = step_mean(times, values, np.array([-10.0, 0.0, 15.0, 30.0]), np.array([0.0, 20.0, 25.0, 40.0]))
+    got = step_mean(
+        times, values, np.array([-10.0, 0.0, 15.0, 30.0]), np.array([0.0, 20.0, 25.0, 40.0])
+    )
     assert got == pytest.approx([1.0, 1.5, 3.0, 4.0])
 
 
 def test_join_matches_spark_style_job_keys():
-    tasks = pd.DataFrame({"id": ["a/1", "a/2", "b/1"], "app_id": ["a", "a", "b"], "job_id": ["0", "0", "0"],
-                          "host": ["h", "h", "h"], "launch_time": [0, 0, 10_000], "finish_time": [10_000, 10_000, 20_000],
-                          "duration": [10_000] * 3})
-    jobs = pd.DataFrame({"id": ["a/0", "b/0"], "app_id": ["a", "b"], "job_id": ["0", "0"], "duration": [1, 1]})
+    tasks = pd.DataFrame(
+        {
+            "id": ["a/1", "a/2", "b/1"],
+            "app_id": ["a", "a", "b"],
+            "job_id": ["0", "0", "0"],
+            "host": ["h", "h", "h"],
+            "launch_time": [0, 0, 10_000],
+            "finish_time": [10_000, 10_000, 20_000],
+            "duration": [10_000] * 3,
+        }
+    )
+    jobs = pd.DataFrame(
+        {"id": ["a/0", "b/0"], "app_id": ["a", "b"], "job_id": ["0", "0"], "duration": [1, 1]}
+    )
     # epoch seconds; each sample covers the 10 s before it
     metrics = pd.DataFrame({"host": ["h", "h"], "timestamp": [10, 20], "cpu": [1.0, 3.0]})
     joined = join_host_metrics(Log(tasks=tasks, jobs=jobs, registry=FeatureRegistry()), metrics)
@@ -131,8 +166,22 @@ def test_join_needs_task_times():
 
 def test_a_sample_without_a_timestamp_is_left_out_and_listed():
     # Sorted last, a timeless sample would cover everything after the last real one.
-    tasks = pd.DataFrame({"id": ["t"], "host": ["h"], "launch_time": [15_000], "finish_time": [25_000], "duration": [10_000]})
-    metrics = pd.DataFrame({"host": ["h", "h", "h"], "timestamp": [10.0, 20.0, None], "cpu": [1.0, 3.0, 1000.0]})
+    tasks = pd.DataFrame(
+        {
+            "id": ["t"],
+            "host": ["h"],
+            "launch_time": [15_000],
+            "finish_time": [25_000],
+            "duration": [10_000],
+        }
+    )
+    metrics = pd.DataFrame(
+        {"host": ["h", "h", "h"], "timestamp": [10.0, 20.0, None], "cpu": [1.0, 3.0, 1000.0]}
+    )
     joined = join_host_metrics(Log(tasks=tasks, registry=FeatureRegistry()), metrics)
-    assert joined.tasks["host_cpu"].tolist() == pytest.approx([3.0])  # 15..20 s and after: the sample at 20 s
-    assert [(s.path, s.line, s.reason) for s in joined.skipped] == [("host metrics", 3, "sample without a usable timestamp")]
+    assert joined.tasks["host_cpu"].tolist() == pytest.approx(
+        [3.0]
+    )  # 15..20 s and after: the sample at 20 s
+    assert [(s.path, s.line, s.reason) for s in joined.skipped] == [
+        ("host metrics", 3, "sample without a usable timestamp")
+    ]

@@ -25,20 +25,24 @@ def skewed_log(n_stages: int = 6, per_stage: int = 30, seed: int = 0, slow_row: 
     tpr = rng.normal(1.0, 0.04, n)
     tpr[slow_row] = 5.0
     duration = records * tpr
-    return make_log(pd.DataFrame({
-        "id": [f"app-1/{k}" for k in range(n)],
-        "app_id": "app-1",
-        "task_id": np.arange(n),
-        "stage_key": np.repeat([f"app-1/{s}/0" for s in range(n_stages)], per_stage),
-        "duration": duration,
-        "executor_run_time": duration * 0.95,
-        "launch_time": 1_700_000_000_000 + np.arange(n) * 10.0,
-        "records_in": records,
-        "time_per_record": duration / records,
-        "host": rng.choice(["h1", "h2", "h3"], n),
-        "gc_time": (gc := rng.normal(10, 2, n)),
-        "compute_time": duration * 0.95 - gc,
-    }))
+    return make_log(
+        pd.DataFrame(
+            {
+                "id": [f"app-1/{k}" for k in range(n)],
+                "app_id": "app-1",
+                "task_id": np.arange(n),
+                "stage_key": np.repeat([f"app-1/{s}/0" for s in range(n_stages)], per_stage),
+                "duration": duration,
+                "executor_run_time": duration * 0.95,
+                "launch_time": 1_700_000_000_000 + np.arange(n) * 10.0,
+                "records_in": records,
+                "time_per_record": duration / records,
+                "host": rng.choice(["h1", "h2", "h3"], n),
+                "gc_time": (gc := rng.normal(10, 2, n)),
+                "compute_time": duration * 0.95 - gc,
+            }
+        )
+    )
 
 
 def slower(first: str, second: str | None = None, despite: tuple[Atom, ...] = (), **kw) -> Query:

@@ -30,9 +30,18 @@ def test_slow_task_explained_by_its_compute_not_by_symptoms():
     lead = answer.because[0].atom
     assert (lead.feature, lead.pair_op, lead.value.value) == ("compute_time", "compare", "GT")
     used = {s.atom.feature for s in answer.despite + answer.because}
-    assert not used & {"duration", "executor_run_time", "launch_time", "id", "task_id", "time_per_record"}
+    assert not used & {
+        "duration",
+        "executor_run_time",
+        "launch_time",
+        "id",
+        "task_id",
+        "time_per_record",
+    }
     assert answer.metrics.precision >= 0.9
-    assert [s.predicate for s in answer.despite][:1] == ["stage_key isSame = T"]  # a task is compared within its stage
+    assert [s.predicate for s in answer.despite][:1] == [
+        "stage_key isSame = T"
+    ]  # a task is compared within its stage
     assert answer.gap.diagnosis.name == "computation skew"
     assert answer.gap.diagnosis.next_step.startswith("perfx isolate")
 
@@ -47,7 +56,9 @@ def test_reference_is_from_the_same_stage_near_the_median_and_noted():
     stage = tasks[tasks["stage_key"] == tasks.loc[first, "stage_key"]].drop(first)
     eligible = stage[tasks.loc[first, "duration"] > 1.1 * stage["duration"]]
     median = eligible["duration"].median()
-    assert abs(tasks.loc[second, "duration"] - median) == pytest.approx((eligible["duration"] - median).abs().min())
+    assert abs(tasks.loc[second, "duration"] - median) == pytest.approx(
+        (eligible["duration"] - median).abs().min()
+    )
     assert any(second in n and "median" in n for n in answer.notes)
     assert "T2.TaskID = app-1/" in answer.query
 
@@ -56,7 +67,9 @@ def test_user_atoms_may_use_any_feature_and_despite_is_kept():
     log = skewed_log()
     answer = explain(log, slower("app-1/5", despite=(SAME_STAGE,)))
     assert answer.despite == []  # the user's DESPITE is relevant enough: nothing generated
-    assert answer.sentence().startswith("Despite the same stage key (app-1/0/0), task app-1/5 was slower than task")
+    assert answer.sentence().startswith(
+        "Despite the same stage key (app-1/0/0), task app-1/5 was slower than task"
+    )
     assert answer.metrics.related_pairs < 6 * 30 * 29
 
 
@@ -70,13 +83,17 @@ def test_generated_despite_finds_the_context_that_makes_durations_comparable():
     duration = np.where(local, rng.normal(100, 3, n), rng.uniform(50, 400, n))
     gc = rng.normal(5, 1, n)
     duration[0], gc[0] = 300.0, 150.0
-    log = make_log(pd.DataFrame({
-        "id": [f"t{k}" for k in range(n)],
-        "duration": duration,
-        "locality": np.where(local, "PROCESS_LOCAL", "ANY"),
-        "gc_time": gc,
-        "host": rng.choice(["h1", "h2"], n),
-    }))
+    log = make_log(
+        pd.DataFrame(
+            {
+                "id": [f"t{k}" for k in range(n)],
+                "duration": duration,
+                "locality": np.where(local, "PROCESS_LOCAL", "ANY"),
+                "gc_time": gc,
+                "host": rng.choice(["h1", "h2"], n),
+            }
+        )
+    )
     answer = explain(log, slower("t0", "t1"), despite_width=2, seed=3)
     assert [s.atom.feature for s in answer.despite][:1] == ["locality"]
     assert answer.despite[0].score > 0.6
@@ -90,22 +107,34 @@ def test_a_generated_despite_only_says_what_the_pair_shares():
     # job 0004. The most relevant context by the numbers is "a lower 15-minute load for the
     # first": a difference between the two, not a context in which they are comparable.
     log = perfx.load_log([EC2_SAMPLE])
-    q = "FOR J1, J2 WHERE J1.JobID = 'job_201112060957_0001' AND J2.JobID = 'job_201112060957_0004' " \
+    q = (
+        "FOR J1, J2 WHERE J1.JobID = 'job_201112060957_0001' AND J2.JobID = 'job_201112060957_0004' "
         "OBSERVED duration compare = GT EXPECTED duration compare = SIM"
+    )
     answer = explain(log, q, despite_width=3, width=1)
     assert answer.despite, answer.notes
     for step in answer.despite:
         atom = step.atom
-        alike = atom.pair_op == "base" or (atom.pair_op == "diff" and atom.value.first == atom.value.second) \
+        alike = (
+            atom.pair_op == "base"
+            or (atom.pair_op == "diff" and atom.value.first == atom.value.second)
             or (atom.pair_op in ("isSame", "compare") and atom.value.value in (True, "SIM"))
+        )
         assert alike, atom
 
 
 def test_ambiguous_and_unknown_ids():
     log = skewed_log()
-    twice = pd.concat([log.tasks, log.tasks.assign(id=log.tasks["id"].str.replace("app-1", "app-2"), app_id="app-2")])
+    twice = pd.concat(
+        [
+            log.tasks,
+            log.tasks.assign(id=log.tasks["id"].str.replace("app-1", "app-2"), app_id="app-2"),
+        ]
+    )
     log2 = make_log(twice)
-    with pytest.raises(ExplainError, match=r"'5' is ambiguous: it matches 2 tasks \(app-1/5, app-2/5\)"):
+    with pytest.raises(
+        ExplainError, match=r"'5' is ambiguous: it matches 2 tasks \(app-1/5, app-2/5\)"
+    ):
         explain(log2, slower("5"))
     assert explain(log2, slower("app-2/5")).pair[0] == "app-2/5"
     with pytest.raises(ExplainError, match="no task with id 'nope'"):
@@ -123,9 +152,19 @@ def test_pair_of_interest_must_fit_the_query():
 def test_too_few_related_pairs_says_which_clause_to_relax():
     # One stage: B (200 ms) and D (150 ms) are slower than A and C (100 ms); only A~C and C~A
     # behave as EXPECTED (similar durations): 2 pairs are too few to learn from.
-    log = make_log(pd.DataFrame({"id": list("ABCD"), "stage_key": "s", "duration": [100.0, 200, 100, 150],
-                                 "gc_time": [1.0, 2, 3, 4]}))
-    with pytest.raises(ExplainError, match=r"too few related pairs.* 2 as EXPECTED.*relax EXPECTED"):
+    log = make_log(
+        pd.DataFrame(
+            {
+                "id": list("ABCD"),
+                "stage_key": "s",
+                "duration": [100.0, 200, 100, 150],
+                "gc_time": [1.0, 2, 3, 4],
+            }
+        )
+    )
+    with pytest.raises(
+        ExplainError, match=r"too few related pairs.* 2 as EXPECTED.*relax EXPECTED"
+    ):
         explain(log, slower("B", "A", despite=(SAME_STAGE,)))
 
 
@@ -136,15 +175,24 @@ def test_unknown_feature_suggests_the_registered_one():
 
 def test_overlapping_observed_and_expected_is_refused():
     # B is slower than A with more GC; C is slower than A with *less* GC: (C, A) is both.
-    log = make_log(pd.DataFrame({"id": list("ABC"), "duration": [100.0, 200, 200], "gc_time": [10.0, 20, 1]}))
+    log = make_log(
+        pd.DataFrame({"id": list("ABC"), "duration": [100.0, 200, 200], "gc_time": [10.0, 20, 1]})
+    )
     with pytest.raises(USER_ERRORS, match="OBSERVED and EXPECTED"):
-        explain(log, "FOR T1, T2 WHERE T1.TaskID = B AND T2.TaskID = A "
-                     "OBSERVED duration compare = GT EXPECTED gc_time compare = LT")
+        explain(
+            log,
+            "FOR T1, T2 WHERE T1.TaskID = B AND T2.TaskID = A "
+            "OBSERVED duration compare = GT EXPECTED gc_time compare = LT",
+        )
 
 
 def test_placeholders_are_bound():
-    answer = explain(skewed_log(), "FOR T1, T2 WHERE T1.TaskID = ? AND T2.TaskID = ? "
-                                   "OBSERVED duration compare = GT EXPECTED duration compare = SIM", bind=("app-1/5", "app-1/6"))
+    answer = explain(
+        skewed_log(),
+        "FOR T1, T2 WHERE T1.TaskID = ? AND T2.TaskID = ? "
+        "OBSERVED duration compare = GT EXPECTED duration compare = SIM",
+        bind=("app-1/5", "app-1/6"),
+    )
     assert answer.pair == ("app-1/5", "app-1/6")
 
 
@@ -153,13 +201,28 @@ def test_forms_of_the_answer():
     data = json.loads(json.dumps(answer.to_dict()))
     assert {"query", "pair", "despite", "because", "metrics", "notes"} <= set(data)
     assert set(data["because"][0]) == {"predicate", "precision", "generality"}
-    assert {"relevance", "precision", "generality", "related_pairs", "sampled", "observed", "expected"} <= set(data["metrics"])
+    assert {
+        "relevance",
+        "precision",
+        "generality",
+        "related_pairs",
+        "sampled",
+        "observed",
+        "expected",
+    } <= set(data["metrics"])
     assert data["gap"]["diagnosis"]["name"] == "computation skew"
-    assert data["gap"]["compute_split"]["volume_ratio"] == 1.0 and data["gap"]["compute_split"]["cost_share"] == 1.0
+    assert (
+        data["gap"]["compute_split"]["volume_ratio"] == 1.0
+        and data["gap"]["compute_split"]["cost_share"] == 1.0
+    )
     text = " ".join(answer.render_text().split())
     assert "most likely because its compute time was higher (" in text
     assert "compute_time compare = GT" in text and "generality" in text
-    assert "gap: " in text and "diagnosis: computation skew" in text and "next step: perfx isolate" in text
+    assert (
+        "gap: " in text
+        and "diagnosis: computation skew" in text
+        and "next step: perfx isolate" in text
+    )
     assert "<table>" in answer._repr_html_()
 
 
@@ -183,11 +246,21 @@ def test_an_explanation_no_better_than_chance_says_so():
     rng = np.random.default_rng(7)
     n = 120
     duration = rng.normal(100.0, 15.0, n)
-    log = make_log(pd.DataFrame({
-        "id": [f"app-1/{k}" for k in range(n)], "app_id": "app-1", "task_id": np.arange(n),
-        "stage_key": "app-1/0/0", "duration": duration, "executor_run_time": duration * 0.9,
-        "launch_time": 1_700_000_000_000 + np.arange(n) * 10.0, "records_in": 1000.0, "host": "h1",
-    }))
+    log = make_log(
+        pd.DataFrame(
+            {
+                "id": [f"app-1/{k}" for k in range(n)],
+                "app_id": "app-1",
+                "task_id": np.arange(n),
+                "stage_key": "app-1/0/0",
+                "duration": duration,
+                "executor_run_time": duration * 0.9,
+                "launch_time": 1_700_000_000_000 + np.arange(n) * 10.0,
+                "records_in": 1000.0,
+                "host": "h1",
+            }
+        )
+    )
     slow = int(np.argmax(duration))
     answer = explain(log, slower(f"app-1/{slow}", despite=(SAME_STAGE,)))
     assert answer.because == []

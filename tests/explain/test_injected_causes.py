@@ -18,8 +18,12 @@ from ..causes.scenarios import KINDS, find_injected_task, run_scenario, wait_for
 pytestmark = pytest.mark.spark
 
 EXPECTED_DIAGNOSIS = {
-    "data_skew": "data skew", "shuffle_read_skew": "data skew", "computation_skew": "computation skew",
-    "gc_pressure": "GC pressure", "spill": "spill", "cold_start": "cold start",
+    "data_skew": "data skew",
+    "shuffle_read_skew": "data skew",
+    "computation_skew": "computation skew",
+    "gc_pressure": "GC pressure",
+    "spill": "spill",
+    "cold_start": "cold start",
 }
 
 

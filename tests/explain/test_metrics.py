@@ -11,13 +11,17 @@ from perfx.grammar.ast import Atom, Bool, Number, Ordering
 from .handmade import make_log, slower
 
 # One stage, six tasks: D and E take 200 ms, the others 100 ms; D, E and F have high GC.
-LOG = make_log(pd.DataFrame({
-    "id": list("ABCDEF"),
-    "stage_key": "s",
-    "duration": [100.0, 100, 100, 200, 200, 100],
-    "gc_time": [5.0, 5, 5, 50, 50, 50],
-    "host": ["h1", "h2", "h1", "h1", "h2", "h2"],
-}))
+LOG = make_log(
+    pd.DataFrame(
+        {
+            "id": list("ABCDEF"),
+            "stage_key": "s",
+            "duration": [100.0, 100, 100, 200, 200, 100],
+            "gc_time": [5.0, 5, 5, 50, 50, 50],
+            "host": ["h1", "h2", "h1", "h1", "h2", "h2"],
+        }
+    )
+)
 QUERY = slower("D", "A")
 GC_GT = Atom("gc_time", "compare", "=", Ordering("GT"))
 SAME_HOST = Atom("host", "isSame", "=", Bool(True))

@@ -16,12 +16,14 @@ from .handmade import make_log
 
 @pytest.fixture
 def cols():
-    df = pd.DataFrame({
-        "id": ["a", "b", "c", "d"],
-        "duration": [100.0, 109.0, 120.0, np.nan],
-        "input_bytes": [64.0, 64.0, 128.0, 64.0],
-        "host": ["h1", "h1", "h2", None],
-    })
+    df = pd.DataFrame(
+        {
+            "id": ["a", "b", "c", "d"],
+            "duration": [100.0, 109.0, 120.0, np.nan],
+            "input_bytes": [64.0, 64.0, 128.0, 64.0],
+            "host": ["h1", "h1", "h2", None],
+        }
+    )
     return columns_for(make_log(df), "task")
 
 
@@ -37,14 +39,26 @@ def test_atoms_on_pairs_and_missing_values_are_false(cols):
     gt = Atom("duration", "compare", "=", Ordering("GT"))
     assert list(atom_mask(cols, gt, i, j)) == [False, False, True, False, False]
     not_gt = Atom("duration", "compare", "!=", Ordering("GT"))
-    assert list(atom_mask(cols, not_gt, i, j)) == [True, True, False, False, False]  # missing stays false
+    assert list(atom_mask(cols, not_gt, i, j)) == [
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]  # missing stays false
     same_host = Atom("hostname", "isSame", "=", Bool(True))  # an alias
     assert list(atom_mask(cols, same_host, i, j)) == [True, False, False, False, False]
     diff = Atom("host", "diff", "=", ValuePair(String("h2"), String("h1")))
     assert list(atom_mask(cols, diff, i, j)) == [False, False, True, False, False]
     base = Atom("inputsize", "base", "<=", Number(64.0))
     assert list(atom_mask(cols, base, i, j)) == [True, False, False, True, True]
-    assert list(atom_mask(cols, Atom("host", "base", "=", String("h1")), i, j)) == [True, False, False, False, False]
+    assert list(atom_mask(cols, Atom("host", "base", "=", String("h1")), i, j)) == [
+        True,
+        False,
+        False,
+        False,
+        False,
+    ]
 
 
 def test_wrong_kind_of_atom_is_a_clear_error(cols):
@@ -60,9 +74,17 @@ def test_wrong_kind_of_atom_is_a_clear_error(cols):
 def test_levels_select_pair_features(cols):
     specs = [cols.spec("input_bytes"), cols.spec("host")]
     i, j = np.array([0, 0]), np.array([1, 2])
-    by_level = {lv: [(c.spec.name, c.pair_op) for c in pair_features(cols, specs, i, j, lv)] for lv in (1, 2, 3)}
+    by_level = {
+        lv: [(c.spec.name, c.pair_op) for c in pair_features(cols, specs, i, j, lv)]
+        for lv in (1, 2, 3)
+    }
     assert by_level[1] == [("input_bytes", "isSame"), ("host", "isSame")]
-    assert by_level[2] == [("input_bytes", "isSame"), ("input_bytes", "compare"), ("host", "isSame"), ("host", "diff")]
+    assert by_level[2] == [
+        ("input_bytes", "isSame"),
+        ("input_bytes", "compare"),
+        ("host", "isSame"),
+        ("host", "diff"),
+    ]
     assert set(by_level[3]) - set(by_level[2]) == {("input_bytes", "base"), ("host", "base")}
 
 

@@ -22,7 +22,9 @@ def brute_force(cols, despite):
     pairs = np.array([(a, b) for a, b in itertools.permutations(range(cols.n), 2)])
     i, j = pairs[:, 0], pairs[:, 1]
     des = conjunction_mask(cols, despite, i, j)
-    return int((des & conjunction_mask(cols, GT, i, j)).sum()), int((des & conjunction_mask(cols, SIM, i, j)).sum())
+    return int((des & conjunction_mask(cols, GT, i, j)).sum()), int(
+        (des & conjunction_mask(cols, SIM, i, j)).sum()
+    )
 
 
 def test_blocks_enumerate_exactly_the_pairs_inside_blocks():

@@ -16,7 +16,13 @@ SPEC = FeatureSpec("x", "numeric", "none", "feature", "")
 
 def column(values, numeric=True, name="x") -> PairColumn:
     spec = FeatureSpec(name, "numeric", "none", "feature", "")
-    return PairColumn(spec, "base" if numeric else "compare", np.asarray(values, float), numeric, lambda v: Number(float(v)))
+    return PairColumn(
+        spec,
+        "base" if numeric else "compare",
+        np.asarray(values, float),
+        numeric,
+        lambda v: Number(float(v)),
+    )
 
 
 def test_figure_2_entropy_and_gain():
@@ -83,9 +89,15 @@ def test_grow_prefers_precise_predicate_and_stops_when_pure():
 def test_grow_weight_trades_precision_for_generality():
     y = np.array([1] * 6 + [0] * 14, bool)
     narrow = column([1] * 3 + [0] * 17, numeric=False, name="narrow")  # precision 1, gen 0.15
-    broad = column([1] * 6 + [1] * 4 + [0] * 10, numeric=False, name="broad")  # precision 0.6, gen 0.5
-    other = column([1] * 5 + [0] * 1 + [1] * 2 + [0] * 12, numeric=False, name="other")  # 5/7, gen 0.35
-    pick = lambda w: grow([narrow, broad, other], np.ones(3), y, 1, weight=w)[0].candidate.column.spec.name  # noqa: E731
+    broad = column(
+        [1] * 6 + [1] * 4 + [0] * 10, numeric=False, name="broad"
+    )  # precision 0.6, gen 0.5
+    other = column(
+        [1] * 5 + [0] * 1 + [1] * 2 + [0] * 12, numeric=False, name="other"
+    )  # 5/7, gen 0.35
+    pick = lambda w: (
+        grow([narrow, broad, other], np.ones(3), y, 1, weight=w)[0].candidate.column.spec.name
+    )
     assert pick(0.8) == "narrow"
     assert pick(0.0) == "broad"
 
@@ -115,10 +127,14 @@ def test_predicates_against_the_target_do_not_inflate_a_trivial_ones_rank():
     against = []
     for k in range(8):
         values = np.zeros(n)
-        values[k * 10: k * 10 + 30] = 1  # 30 observed ...
-        values[500 + k * 50: 570 + k * 50] = 1  # ... and 70 expected
+        values[k * 10 : k * 10 + 30] = 1  # 30 observed ...
+        values[500 + k * 50 : 570 + k * 50] = 1  # ... and 70 expected
         against.append(column(values, numeric=False, name=f"against{k}"))
-    columns = [column(trivial, numeric=False, name="trivial"), column(precise, numeric=False, name="precise"), *against]
+    columns = [
+        column(trivial, numeric=False, name="trivial"),
+        column(precise, numeric=False, name="precise"),
+        *against,
+    ]
     first = grow(columns, np.ones(len(columns)), y, width=1)[0]
     assert first.candidate.column.spec.name == "precise"
 

@@ -38,6 +38,7 @@ def _write_inputs(folder, heavy_lines: int, marker: str) -> None:
 
 def _run(spark, folder, group: str) -> tuple[list[str], int]:
     """Run the job under a job group; return its Spark job ids and the odd partition's index."""
+
     def work(line: str) -> int:
         """Per-record Python work; lines tagged H cost about 25x more. (Nested, so that
         cloudpickle ships it by value: workers need not import the test module.)"""
@@ -48,7 +49,9 @@ def _run(spark, folder, group: str) -> tuple[list[str], int]:
     sc.setJobGroup(group, group)
     try:
         rdd = sc.textFile(str(folder), minPartitions=1)  # one split per (small) file
-        per_partition = rdd.mapPartitionsWithIndex(lambda idx, it: [(idx, sum(1 + work(x) * 0 for x in it))]).collect()
+        per_partition = rdd.mapPartitionsWithIndex(
+            lambda idx, it: [(idx, sum(1 + work(x) * 0 for x in it))]
+        ).collect()
     finally:
         sc.setLocalProperty("spark.jobGroup.id", None)
     sizes = dict(per_partition)
@@ -61,7 +64,9 @@ def _job_log(spark_event_dir, job_ids: list[str]) -> Log:
 
     log = load_log([spark_event_dir])
     tasks = log.tasks[log.tasks["job_id"].astype(str).isin(job_ids)].reset_index(drop=True)
-    assert len(tasks) == PARTITIONS, f"expected {PARTITIONS} tasks of jobs {job_ids}, got {len(tasks)}"
+    assert len(tasks) == PARTITIONS, (
+        f"expected {PARTITIONS} tasks of jobs {job_ids}, got {len(tasks)}"
+    )
     return Log(tasks=tasks, registry=log.registry)
 
 
@@ -76,7 +81,12 @@ def _assert_applicable(log: Log, answer) -> None:
     rows = {str(v): k for k, v in enumerate(log.tasks["id"])}
     i, j = np.array([rows[answer.pair[0]]]), np.array([rows[answer.pair[1]]])
     query = answer.query_ast
-    for clause in (query.despite.atoms, answer.despite_atoms, query.observed.atoms, answer.because_atoms):
+    for clause in (
+        query.despite.atoms,
+        answer.despite_atoms,
+        query.observed.atoms,
+        answer.because_atoms,
+    ):
         assert conjunction_mask(cols, list(clause), i, j)[0], clause
 
 
@@ -123,12 +133,28 @@ def test_cli_answers_in_json_and_reports_user_errors(compute_skew, spark_event_d
 
     _, poi = compute_skew
     with pytest.raises(SystemExit) as done:
-        main(["explain", "--log", str(spark_event_dir), "--format", "json", "--width", "2", f"WHY TASK {poi} SLOWER"])
+        main(
+            [
+                "explain",
+                "--log",
+                str(spark_event_dir),
+                "--format",
+                "json",
+                "--width",
+                "2",
+                f"WHY TASK {poi} SLOWER",
+            ]
+        )
     assert done.value.code == 0
     data = json.loads(capsys.readouterr().out)
     assert {"query", "pair", "despite", "because", "metrics", "gap", "notes"} <= set(data)
-    assert data["gap"]["diagnosis"]["name"] == "computation skew" and " slower: compute +" in data["gap"]["line"]
-    assert sum(p["delta_ms"] for p in data["gap"]["parts"]) == pytest.approx(data["gap"]["gap_ms"], abs=0.01)
+    assert (
+        data["gap"]["diagnosis"]["name"] == "computation skew"
+        and " slower: compute +" in data["gap"]["line"]
+    )
+    assert sum(p["delta_ms"] for p in data["gap"]["parts"]) == pytest.approx(
+        data["gap"]["gap_ms"], abs=0.01
+    )
     assert data["pair"][0] == poi and data["because"] and len(data["because"]) <= 2
     with pytest.raises(SystemExit) as done:
         main(["explain", "--log", str(spark_event_dir), "WHY TASK no-such-task SLOWER"])
@@ -137,7 +163,9 @@ def test_cli_answers_in_json_and_reports_user_errors(compute_skew, spark_event_d
     assert err.startswith("perfx: no task with id 'no-such-task'") and "Traceback" not in err
 
 
-def test_data_skew_is_explained_by_input_volume_and_diagnosed(spark, spark_event_dir, tmp_path, warm):
+def test_data_skew_is_explained_by_input_volume_and_diagnosed(
+    spark, spark_event_dir, tmp_path, warm
+):
     folder = tmp_path / "data"
     _write_inputs(folder, 10 * LINES, "N")
     job_ids, odd = _run(spark, folder, "perfx-data-skew")
@@ -146,7 +174,12 @@ def test_data_skew_is_explained_by_input_volume_and_diagnosed(spark, spark_event
     assert poi == str(log.tasks["id"].iloc[log.tasks["duration"].idxmax()])
     answer = explain(log, f"WHY TASK {poi} SLOWER", seed=1)
     print(answer.render_text())
-    assert _first_because_feature(log, answer) in ("input_records", "input_bytes", "records_in", "bytes_in")
+    assert _first_because_feature(log, answer) in (
+        "input_records",
+        "input_bytes",
+        "records_in",
+        "bytes_in",
+    )
     assert answer.gap.diagnosis.name == "data skew"
     assert answer.gap.share("volume") > 0.7 and "10.0x the records" in answer.gap.line()
     _assert_applicable(log, answer)

@@ -9,42 +9,88 @@ from perfx.grammar.parser import parse
 
 
 def _atom(text: str):
-    return parse(f"FOR T1, T2 WHERE T1.TaskID = 1 AND T2.TaskID = 2 DESPITE {text} "
-                 "OBSERVED duration compare = GT EXPECTED duration compare = SIM").despite.atoms[0]
+    return parse(
+        f"FOR T1, T2 WHERE T1.TaskID = 1 AND T2.TaskID = 2 DESPITE {text} "
+        "OBSERVED duration compare = GT EXPECTED duration compare = SIM"
+    ).despite.atoms[0]
 
 
-@pytest.mark.parametrize("atom, despite, because", [
-    ("host isSame = T", "the same host", "its host was the same"),
-    ("host isSame = F", "a different host", "its host was different"),
-    ("gc_time compare = GT", "a higher GC time for the first", "its GC time was higher"),
-    ("input_bytes compare = SIM", "similar input bytes", "its input bytes was similar"),
-    ("block_size <= 128MB", "both with block size at most 128MB", "both had block size at most 128MB"),
-    ("executor_id diff = ('1', '1')", "the same executor id (1)", "both had executor id 1"),
-    ("mean_concurrent_tasks_host compare = LT", "a lower average number of tasks beside it on its host for the first",
-     "its average number of tasks beside it on its host was lower"),
-    ("locality diff = ('NODE_LOCAL', 'ANY')", "locality diff = ('NODE_LOCAL', 'ANY')",
-     "its locality was NODE_LOCAL against ANY"),
-    ("first_task_on_executor diff = ('T', 'F')", "first task on executor diff = ('T', 'F')",
-     "it was the first task of its stage on its executor"),
-])
+@pytest.mark.parametrize(
+    "atom, despite, because",
+    [
+        ("host isSame = T", "the same host", "its host was the same"),
+        ("host isSame = F", "a different host", "its host was different"),
+        ("gc_time compare = GT", "a higher GC time for the first", "its GC time was higher"),
+        ("input_bytes compare = SIM", "similar input bytes", "its input bytes was similar"),
+        (
+            "block_size <= 128MB",
+            "both with block size at most 128MB",
+            "both had block size at most 128MB",
+        ),
+        ("executor_id diff = ('1', '1')", "the same executor id (1)", "both had executor id 1"),
+        (
+            "mean_concurrent_tasks_host compare = LT",
+            "a lower average number of tasks beside it on its host for the first",
+            "its average number of tasks beside it on its host was lower",
+        ),
+        (
+            "locality diff = ('NODE_LOCAL', 'ANY')",
+            "locality diff = ('NODE_LOCAL', 'ANY')",
+            "its locality was NODE_LOCAL against ANY",
+        ),
+        (
+            "first_task_on_executor diff = ('T', 'F')",
+            "first task on executor diff = ('T', 'F')",
+            "it was the first task of its stage on its executor",
+        ),
+    ],
+)
 def test_phrases(atom, despite, because):
     assert despite_phrase(_atom(atom)) == despite
     assert because_phrase(_atom(atom)) == because
 
 
-@pytest.mark.parametrize("atom, values, despite, because", [
-    ("gc_time compare = GT", PairValues(1210.0, 32.0, "ms"), "a higher GC time for the first (1,210 ms against 32 ms)",
-     "its GC time was higher (1,210 ms against 32 ms)"),
-    ("records_in compare = SIM", PairValues(1000, 1040, "count"), "similar records in (1,000 and 1,040)",
-     "its records in was similar (1,000 against 1,040)"),
-    ("host isSame = T", PairValues("h1", "h1", "none"), "the same host (h1)", "its host was the same (h1 against h1)"),
-    ("input_bytes compare = GT", PairValues(12.0 * 2**20, 2**20, "bytes"), "a higher input bytes for the first (12.0 MB against 1.0 MB)",
-     "its input bytes was higher (12.0 MB against 1.0 MB)"),
-    ("first_task_on_executor isSame = F", PairValues("T", "F", "none"), "a different first task on executor",
-     "it was the first task of its stage on its executor (the other was not)"),
-    ("compute_time compare = GT", PairValues(2.4, 1.6, "ms"), "a higher compute time for the first (2.4 ms against 1.6 ms)",
-     "its compute time was higher (2.4 ms against 1.6 ms)"),
-])
+@pytest.mark.parametrize(
+    "atom, values, despite, because",
+    [
+        (
+            "gc_time compare = GT",
+            PairValues(1210.0, 32.0, "ms"),
+            "a higher GC time for the first (1,210 ms against 32 ms)",
+            "its GC time was higher (1,210 ms against 32 ms)",
+        ),
+        (
+            "records_in compare = SIM",
+            PairValues(1000, 1040, "count"),
+            "similar records in (1,000 and 1,040)",
+            "its records in was similar (1,000 against 1,040)",
+        ),
+        (
+            "host isSame = T",
+            PairValues("h1", "h1", "none"),
+            "the same host (h1)",
+            "its host was the same (h1 against h1)",
+        ),
+        (
+            "input_bytes compare = GT",
+            PairValues(12.0 * 2**20, 2**20, "bytes"),
+            "a higher input bytes for the first (12.0 MB against 1.0 MB)",
+            "its input bytes was higher (12.0 MB against 1.0 MB)",
+        ),
+        (
+            "first_task_on_executor isSame = F",
+            PairValues("T", "F", "none"),
+            "a different first task on executor",
+            "it was the first task of its stage on its executor (the other was not)",
+        ),
+        (
+            "compute_time compare = GT",
+            PairValues(2.4, 1.6, "ms"),
+            "a higher compute time for the first (2.4 ms against 1.6 ms)",
+            "its compute time was higher (2.4 ms against 1.6 ms)",
+        ),
+    ],
+)
 def test_phrases_carry_the_pairs_values_as_text(atom, values, despite, because):
     assert despite_phrase(_atom(atom), values) == despite
     assert because_phrase(_atom(atom), values) == because

@@ -38,24 +38,46 @@ def test_split_queries_ignores_semicolons_in_comments_and_strings():
 
 
 def test_placeholder_queries_run_once_per_pair():
-    jobs = expand(["WHY TASK 1 SLOWER", "FOR T1, T2 WHERE T1.TaskID = ? AND T2.TaskID = ? "
-                   "OBSERVED duration compare = GT EXPECTED duration compare = SIM"],
-                  [("5", "43"), ("6", "44")])
+    jobs = expand(
+        [
+            "WHY TASK 1 SLOWER",
+            "FOR T1, T2 WHERE T1.TaskID = ? AND T2.TaskID = ? "
+            "OBSERVED duration compare = GT EXPECTED duration compare = SIM",
+        ],
+        [("5", "43"), ("6", "44")],
+    )
     assert [binding for _, binding in jobs] == [(), ("5", "43"), ("6", "44")]
 
 
 def test_placeholders_without_pairs_is_an_error():
     with pytest.raises(ValueError, match="no --pairs file"):
-        expand(["FOR T1, T2 WHERE T1.TaskID = ? AND T2.TaskID = ? OBSERVED duration compare = GT "
-                "EXPECTED duration compare = SIM"], [])
+        expand(
+            [
+                "FOR T1, T2 WHERE T1.TaskID = ? AND T2.TaskID = ? OBSERVED duration compare = GT "
+                "EXPECTED duration compare = SIM"
+            ],
+            [],
+        )
 
 
 def test_batch_report_matches_golden(tmp_path, log_path):
     (tmp_path / "q.pxql").write_text(QUERIES)
     (tmp_path / "pairs.csv").write_text("first,second\n5,43\n99999,1\n")
     out = tmp_path / "report.html"
-    result = CliRunner().invoke(cli, ["batch", "--log", log_path, "--queries", str(tmp_path / "q.pxql"),
-                                      "--pairs", str(tmp_path / "pairs.csv"), "--out", str(out)])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "batch",
+            "--log",
+            log_path,
+            "--queries",
+            str(tmp_path / "q.pxql"),
+            "--pairs",
+            str(tmp_path / "pairs.csv"),
+            "--out",
+            str(out),
+        ],
+    )
     # One pair names a task that does not exist: the report says so and the exit code is 1.
     assert result.exit_code == 1
     assert "3 of 4 questions answered" in result.output
@@ -79,8 +101,12 @@ def test_a_log_without_stragglers_says_so(tmp_path):
     # The committed EC2-style sample: every task's time per byte is within 1.5x of its stage's.
     sample = Path(__file__).resolve().parents[2] / "logs" / "fixtures" / "ec2-seed1-small"
     out = tmp_path / "report.html"
-    result = CliRunner().invoke(cli, ["batch", "--log", str(sample), "--stragglers", "--out", str(out)])
+    result = CliRunner().invoke(
+        cli, ["batch", "--log", str(sample), "--stragglers", "--out", str(out)]
+    )
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[-1] == \
-        f"no stragglers (inverse progress rate > 1.5x their stage's median): nothing to ask; report written to {out}"
+    assert (
+        result.output.splitlines()[-1]
+        == f"no stragglers (inverse progress rate > 1.5x their stage's median): nothing to ask; report written to {out}"
+    )
     assert out.exists()

@@ -26,7 +26,7 @@ def read_sections(path: Path) -> dict[str, str]:
     sections: dict[str, str] = {}
     text = path.read_text(encoding="utf-8")
     assert text.startswith(HEADER), f"{path} must start with a '{HEADER}name' line"
-    for chunk in text[len(HEADER):].split("\n" + HEADER):
+    for chunk in text[len(HEADER) :].split("\n" + HEADER):
         name, _, body = chunk.partition("\n")
         assert name not in sections, f"duplicate section {name!r} in {path}"
         sections[name.strip()] = body.rstrip("\n")
@@ -34,7 +34,9 @@ def read_sections(path: Path) -> dict[str, str]:
 
 
 def write_sections(path: Path, sections: dict[str, str]) -> None:
-    path.write_text("".join(f"{HEADER}{name}\n{body}\n" for name, body in sections.items()), encoding="utf-8")
+    path.write_text(
+        "".join(f"{HEADER}{name}\n{body}\n" for name, body in sections.items()), encoding="utf-8"
+    )
 
 
 def read_errors(path: Path) -> dict[str, tuple[str, str]]:
@@ -48,7 +50,10 @@ def read_errors(path: Path) -> dict[str, tuple[str, str]]:
 
 
 def write_errors(path: Path, cases: dict[str, tuple[str, str]]) -> None:
-    write_sections(path, {name: f"{query}\n{ERROR_MARK}\n{expected}" for name, (query, expected) in cases.items()})
+    write_sections(
+        path,
+        {name: f"{query}\n{ERROR_MARK}\n{expected}" for name, (query, expected) in cases.items()},
+    )
 
 
 def read_json(path: Path) -> dict:
@@ -56,4 +61,6 @@ def read_json(path: Path) -> dict:
 
 
 def write_json(path: Path, data: dict) -> None:
-    path.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+    )

@@ -34,7 +34,11 @@ def test_json_prints_the_documented_tree() -> None:
     result = run("--format", "json", query)
     assert result.exit_code == 0
     assert json.loads(result.output) == read_json(FIXTURES / "valid.json")["design-example"]
-    assert result.output == json.dumps(json.loads(result.output), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    assert (
+        result.output
+        == json.dumps(json.loads(result.output), indent=2, sort_keys=True, ensure_ascii=False)
+        + "\n"
+    )
 
 
 def test_dash_reads_stdin() -> None:
@@ -60,11 +64,16 @@ def test_help_documents_the_options() -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ["FOR J1, J2 WHERE J1.JobID = ? and J2.JobID = ? OBSERVED duration comare = GT EXPECTED duration compare = SIM"],
+    [
+        "FOR J1, J2 WHERE J1.JobID = ? and J2.JobID = ? OBSERVED duration comare = GT EXPECTED duration compare = SIM"
+    ],
 )
 def test_bad_query_exits_2_with_the_error_on_stderr(query: str) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "perfx.cli", "parse", query], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "perfx.cli", "parse", query],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 2
     assert result.stdout == ""
@@ -79,7 +88,9 @@ def test_bad_query_exits_2_with_the_error_on_stderr(query: str) -> None:
 def test_good_query_exits_0_end_to_end() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "perfx.cli", "parse", "--format", "json", "WHY TASK 3 FASTER"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["observed"][0]["value"] == {"type": "ordering", "value": "LT"}

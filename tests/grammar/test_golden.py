@@ -13,7 +13,16 @@ from perfx.grammar.parser import parse
 from perfx.grammar.printer import to_pxql
 from perfx.grammar.serialize import query_to_dict
 
-from .golden import FIXTURES, read_errors, read_json, read_sections, updating, write_errors, write_json, write_sections
+from .golden import (
+    FIXTURES,
+    read_errors,
+    read_json,
+    read_sections,
+    updating,
+    write_errors,
+    write_json,
+    write_sections,
+)
 
 VALID = read_sections(FIXTURES / "valid.pxql")
 ERRORS = read_errors(FIXTURES / "errors.txt")

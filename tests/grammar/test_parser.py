@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from perfx.grammar.ast import Atom, Bool, EntityId, Number, Ordering, Predicate, Query, String, ValuePair
+from perfx.grammar.ast import (
+    Atom,
+    Bool,
+    EntityId,
+    Number,
+    Ordering,
+    Predicate,
+    Query,
+    String,
+    ValuePair,
+)
 from perfx.grammar.checks import resolve_feature
 from perfx.grammar.errors import PxqlError
 from perfx.grammar.parser import parse
@@ -85,7 +95,20 @@ def test_diff_takes_a_pair() -> None:
     assert atom.value == ValuePair(String("filter.pig"), String("join.pig"))
 
 
-@pytest.mark.parametrize(("written", "op"), [("=", "="), ("!=", "!="), ("≠", "!="), ("<=", "<="), ("≤", "<="), (">=", ">="), ("≥", ">="), ("<", "<"), (">", ">")])
+@pytest.mark.parametrize(
+    ("written", "op"),
+    [
+        ("=", "="),
+        ("!=", "!="),
+        ("≠", "!="),
+        ("<=", "<="),
+        ("≤", "<="),
+        (">=", ">="),
+        ("≥", ">="),
+        ("<", "<"),
+        (">", ">"),
+    ],
+)
 def test_operators_are_normalised_to_ascii(written, op) -> None:
     (atom,) = despite(f"x {written} 1")
     assert atom.op == op
@@ -97,9 +120,16 @@ def test_conjunction_spellings_are_equivalent() -> None:
 
 
 def test_values() -> None:
-    atoms = despite("a = T AND b = false AND c = 'x\\'y\\\\z\\n' AND d = \"q\" AND e = bare-word.v1 AND f compare = sim")
+    atoms = despite(
+        "a = T AND b = false AND c = 'x\\'y\\\\z\\n' AND d = \"q\" AND e = bare-word.v1 AND f compare = sim"
+    )
     assert [a.value for a in atoms] == [
-        Bool(True), Bool(False), String("x'y\\z\n"), String("q"), String("bare-word.v1"), Ordering("SIM"),
+        Bool(True),
+        Bool(False),
+        String("x'y\\z\n"),
+        String("q"),
+        String("bare-word.v1"),
+        Ordering("SIM"),
     ]
 
 
@@ -116,21 +146,40 @@ def test_spans_point_at_the_text() -> None:
 def test_sugar_expands_as_design_says() -> None:
     slower = parse("WHY TASK 33 SLOWER THAN TASK 22")
     assert slower == Query(
-        "task", ("T1", "T2"), EntityId("33"), EntityId("22"),
+        "task",
+        ("T1", "T2"),
+        EntityId("33"),
+        EntityId("22"),
         observed=Predicate((Atom("duration", "compare", "=", Ordering("GT")),)),
         expected=Predicate((Atom("duration", "compare", "=", Ordering("SIM")),)),
     )
     faster = parse("WHY JOB 7 FASTER")
-    assert (faster.entity, faster.second, faster.observed.atoms[0].value, faster.expected.atoms[0].value) == (
-        "job", None, Ordering("LT"), Ordering("SIM"),
+    assert (
+        faster.entity,
+        faster.second,
+        faster.observed.atoms[0].value,
+        faster.expected.atoms[0].value,
+    ) == (
+        "job",
+        None,
+        Ordering("LT"),
+        Ordering("SIM"),
     )
     same = parse("why stage 4 same as stage 3")
-    assert (same.observed.atoms[0].value, same.expected.atoms[0].value) == (Ordering("SIM"), Ordering("GT"))
+    assert (same.observed.atoms[0].value, same.expected.atoms[0].value) == (
+        Ordering("SIM"),
+        Ordering("GT"),
+    )
 
 
 def test_for_clause_bindings() -> None:
     query = parse("FOR J1, J2 WHERE J1.JobID = ? and J2.JOBID = ?" + TAIL)
-    assert (query.entity, query.first, query.second, query.placeholders) == ("job", EntityId(None), EntityId(None), 2)
+    assert (query.entity, query.first, query.second, query.placeholders) == (
+        "job",
+        EntityId(None),
+        EntityId(None),
+        2,
+    )
     only_first = parse("FOR T1, T2 WHERE T1.TaskID = 'app-1/33'" + TAIL)
     assert (only_first.first, only_first.second) == (EntityId("app-1/33"), None)
     no_for = parse(TAIL)

@@ -12,22 +12,97 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from perfx.grammar import units
-from perfx.grammar.ast import Atom, Bool, EntityId, Number, Ordering, Predicate, Query, String, ValuePair
+from perfx.grammar.ast import (
+    Atom,
+    Bool,
+    EntityId,
+    Number,
+    Ordering,
+    Predicate,
+    Query,
+    String,
+    ValuePair,
+)
+from perfx.grammar.atoms import pair_op_like
 from perfx.grammar.errors import PxqlError
 from perfx.grammar.parser import parse
 from perfx.grammar.printer import to_pxql
-from perfx.grammar.atoms import pair_op_like
 
 from .golden import FIXTURES, read_errors, read_sections
 
-SEEDS = list(read_sections(FIXTURES / "valid.pxql").values()) + [q for q, _ in read_errors(FIXTURES / "errors.txt").values()]
+SEEDS = list(read_sections(FIXTURES / "valid.pxql").values()) + [
+    q for q, _ in read_errors(FIXTURES / "errors.txt").values()
+]
 VOCABULARY = [
-    "FOR", "WHERE", "DESPITE", "OBSERVED", "EXPECTED", "WITH", "WIDTH", "WHY", "TASK", "JOB", "STAGE",
-    "APP", "SLOWER", "FASTER", "SAME", "THAN", "AS", "AND", "and", "∧", "isSame", "compare", "diff",
-    "_isSame", ".compare", "T", "F", "LT", "SIM", "GT", "=", "!=", "≠", "<", "<=", "≤", ">", ">=", "≥",
-    "(", ")", ",", "?", "'", '"', "`", "--", "\n", " ", "T1", "T2", "T1.TaskID", "J2.JobID", "33",
-    "app-1/33", "128MB", "1.5 GB", "300ms", "1e999", "-0", "x", "duration", "pig script", "\\",
-    "\u200b", "é", "名", "\x00", "\r",
+    "FOR",
+    "WHERE",
+    "DESPITE",
+    "OBSERVED",
+    "EXPECTED",
+    "WITH",
+    "WIDTH",
+    "WHY",
+    "TASK",
+    "JOB",
+    "STAGE",
+    "APP",
+    "SLOWER",
+    "FASTER",
+    "SAME",
+    "THAN",
+    "AS",
+    "AND",
+    "and",
+    "∧",
+    "isSame",
+    "compare",
+    "diff",
+    "_isSame",
+    ".compare",
+    "T",
+    "F",
+    "LT",
+    "SIM",
+    "GT",
+    "=",
+    "!=",
+    "≠",
+    "<",
+    "<=",
+    "≤",
+    ">",
+    ">=",
+    "≥",
+    "(",
+    ")",
+    ",",
+    "?",
+    "'",
+    '"',
+    "`",
+    "--",
+    "\n",
+    " ",
+    "T1",
+    "T2",
+    "T1.TaskID",
+    "J2.JobID",
+    "33",
+    "app-1/33",
+    "128MB",
+    "1.5 GB",
+    "300ms",
+    "1e999",
+    "-0",
+    "x",
+    "duration",
+    "pig script",
+    "\\",
+    "\u200b",
+    "é",
+    "名",
+    "\x00",
+    "\r",
 ]
 FAST = settings(
     derandomize=True,
@@ -103,10 +178,12 @@ def test_mutated_queries(text: str) -> None:
 # ---- generated syntax trees round-trip through the printer --------------------------------
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
-_words = st.tuples(st.sampled_from(_LETTERS), st.text(_LETTERS + "0123456789_.", max_size=8)).map("".join)
-features = (_words | st.text(st.characters(exclude_characters="`\n"), min_size=1, max_size=12)).filter(
-    lambda name: pair_op_like(re.split(r"[\s_.]", name)[-1]) is None
+_words = st.tuples(st.sampled_from(_LETTERS), st.text(_LETTERS + "0123456789_.", max_size=8)).map(
+    "".join
 )
+features = (
+    _words | st.text(st.characters(exclude_characters="`\n"), min_size=1, max_size=12)
+).filter(lambda name: pair_op_like(re.split(r"[\s_.]", name)[-1]) is None)
 scalars = st.one_of(
     st.builds(lambda s: String(s), st.text(max_size=12)),
     st.builds(Bool, st.booleans()),
@@ -128,7 +205,9 @@ def atoms(draw) -> Atom:
     if pair_op == "isSame":
         return Atom(feature, "isSame", draw(equality), Bool(draw(st.booleans())))
     if pair_op == "compare":
-        return Atom(feature, "compare", draw(equality), Ordering(draw(st.sampled_from(["LT", "SIM", "GT"]))))
+        return Atom(
+            feature, "compare", draw(equality), Ordering(draw(st.sampled_from(["LT", "SIM", "GT"])))
+        )
     if pair_op == "diff":
         return Atom(feature, "diff", draw(equality), ValuePair(draw(scalars), draw(scalars)))
     value = draw(scalars)
@@ -142,7 +221,9 @@ entity_ids = st.one_of(st.just(EntityId(None)), st.text(min_size=1, max_size=12)
 
 @st.composite
 def queries(draw) -> Query:
-    variables = draw(st.lists(_words.map(lambda w: w.replace(".", "")), min_size=2, max_size=2, unique=True))
+    variables = draw(
+        st.lists(_words.map(lambda w: w.replace(".", "")), min_size=2, max_size=2, unique=True)
+    )
     observed = draw(predicates)
     expected = draw(predicates.filter(lambda p: set(p.atoms) != set(observed.atoms)))
     widths = st.none() | st.integers(0, 1000)

@@ -13,7 +13,13 @@ from perfx.grammar.parser import parse
 from perfx.logs.loader import load_log
 from perfx.logs.registry import ENTITIES
 
-LOG = Path(__file__).resolve().parents[1] / "data" / "public" / "qubole__sparklens" / "local-1532512550423"
+LOG = (
+    Path(__file__).resolve().parents[1]
+    / "data"
+    / "public"
+    / "qubole__sparklens"
+    / "local-1532512550423"
+)
 
 
 @pytest.fixture(scope="module")
@@ -40,27 +46,51 @@ def test_a_size_for_a_time_is_underlined(units) -> None:
     assert err.span == (36, 41)
 
 
-@pytest.mark.parametrize("query, message, underlined", [
-    ("FOR T1, T2 OBSERVED input_bytes > 2s EXPECTED duration compare = SIM",
-     "2s is a time, but 'input_bytes' is a size (bytes)", "2s"),
-    ("WHY TASK 3 SLOWER DESPITE records_in compare = SIM AND input_records > 5 min",
-     "5min is a time, but 'input_records' is a count", "5 min"),
-    ("WHY TASK 3 SLOWER DESPITE gc_time diff = (1s, 1KB)", "1KB is a size, but 'gc_time' is a time (ms)", "(1s, 1KB)"),
-    ("WHY TASK 3 SLOWER DESPITE host = 1GB", "1GB is a size, but 'host' is not measured in any unit", "1GB"),
-    ("WHY TASK 3 SLOWER DESPITE GC Time < 1 GB", "1GB is a size, but 'GC_Time' is a time (ms)", "1 GB"),  # as written
-])
+@pytest.mark.parametrize(
+    "query, message, underlined",
+    [
+        (
+            "FOR T1, T2 OBSERVED input_bytes > 2s EXPECTED duration compare = SIM",
+            "2s is a time, but 'input_bytes' is a size (bytes)",
+            "2s",
+        ),
+        (
+            "WHY TASK 3 SLOWER DESPITE records_in compare = SIM AND input_records > 5 min",
+            "5min is a time, but 'input_records' is a count",
+            "5 min",
+        ),
+        (
+            "WHY TASK 3 SLOWER DESPITE gc_time diff = (1s, 1KB)",
+            "1KB is a size, but 'gc_time' is a time (ms)",
+            "(1s, 1KB)",
+        ),
+        (
+            "WHY TASK 3 SLOWER DESPITE host = 1GB",
+            "1GB is a size, but 'host' is not measured in any unit",
+            "1GB",
+        ),
+        (
+            "WHY TASK 3 SLOWER DESPITE GC Time < 1 GB",
+            "1GB is a size, but 'GC_Time' is a time (ms)",
+            "1 GB",
+        ),  # as written
+    ],
+)
 def test_every_unit_mismatch_is_told(units, query: str, message: str, underlined: str) -> None:
     err = error(query, units)
     assert err.message == message
-    assert query[err.span[0]:err.span[1]] == underlined
+    assert query[err.span[0] : err.span[1]] == underlined
 
 
-@pytest.mark.parametrize("query", [
-    "WHY TASK 3 SLOWER DESPITE gc_time < 2s AND input_bytes >= 128MB",
-    "WHY TASK 3 SLOWER DESPITE gc_time < 128 AND input_records > 1000 AND host = 5",  # plain numbers fit all
-    "WHY TASK 3 SLOWER DESPITE gc_time diff = (1s, 300ms) AND input_bytes compare = SIM",
-    "WHY TASK 3 SLOWER DESPITE cpu_time < 1min",  # an alias (of executor_cpu_time) has its feature's unit
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "WHY TASK 3 SLOWER DESPITE gc_time < 2s AND input_bytes >= 128MB",
+        "WHY TASK 3 SLOWER DESPITE gc_time < 128 AND input_records > 1000 AND host = 5",  # plain numbers fit all
+        "WHY TASK 3 SLOWER DESPITE gc_time diff = (1s, 300ms) AND input_bytes compare = SIM",
+        "WHY TASK 3 SLOWER DESPITE cpu_time < 1min",  # an alias (of executor_cpu_time) has its feature's unit
+    ],
+)
 def test_fitting_numbers_pass(units, query: str) -> None:
     parse(query, features=units)
 
@@ -73,9 +103,19 @@ def test_a_list_of_names_checks_no_units(units) -> None:
 def test_perfx_explain_checks_units_against_the_logs_features(capsys):
     from perfx.cli import main
 
-    log = Path(__file__).resolve().parents[1] / "data" / "public" / "groupon__sparklint" / "spark_event_log_example"
+    log = (
+        Path(__file__).resolve().parents[1]
+        / "data"
+        / "public"
+        / "groupon__sparklint"
+        / "spark_event_log_example"
+    )
     with pytest.raises(SystemExit) as done:
         main(["explain", "--log", str(log), "WHY TASK 42 SLOWER DESPITE gc_time < 128MB"])
     err = capsys.readouterr().err
     assert done.value.code == 2
-    assert "128MB is a size, but 'gc_time' is a time (ms)" in err and "^^^^^" in err and "Traceback" not in err
+    assert (
+        "128MB is a size, but 'gc_time' is a time (ms)" in err
+        and "^^^^^" in err
+        and "Traceback" not in err
+    )

@@ -34,12 +34,30 @@ def _invoke(args):
 def test_isolate_runs_and_culprits(spark, tmp_path, hot_movies):
     store = str(tmp_path / "runs")
     hot = next(line for line in open(hot_movies) if line.count(",") > 20000)
-    report = json.loads(_invoke(["isolate", PROGRAM, "--input", hot_movies, "--store", store,
-                                 "--lineage", "full", "--top", "3", "--format", "json"]))
+    report = json.loads(
+        _invoke(
+            [
+                "isolate",
+                PROGRAM,
+                "--input",
+                hot_movies,
+                "--store",
+                store,
+                "--lineage",
+                "full",
+                "--top",
+                "3",
+                "--format",
+                "json",
+            ]
+        )
+    )
     assert spark.sparkContext._jsc is not None, "the shared session was stopped"
     assert sorted(o["key"] for o in report["outputs"]) == ["1", "2", "3", "4", "5"]
     top = report["culprits"][0]
-    assert hot.startswith(top["excerpt"].rstrip("…")) and top["location"].startswith(hot_movies + "@")
+    assert hot.startswith(top["excerpt"].rstrip("…")) and top["location"].startswith(
+        hot_movies + "@"
+    )
     assert all(o["slowest_input"] == top["id"] for o in report["outputs"])
 
     runs = json.loads(_invoke(["runs", "--store", store, "--format", "json"]))["runs"]
@@ -51,11 +69,27 @@ def test_isolate_runs_and_culprits(spark, tmp_path, hot_movies):
     assert again["culprits"][0]["id"] == top["id"]
 
     stage = next(int(s) for s, info in runs[0]["stages"].items() if info["kind"] == "combine")
-    inside = json.loads(_invoke(["culprits", report["run"], "--store", store, "--stage", str(stage),
-                                 "--partition", "0", "--format", "json"]))
+    inside = json.loads(
+        _invoke(
+            [
+                "culprits",
+                report["run"],
+                "--store",
+                store,
+                "--stage",
+                str(stage),
+                "--partition",
+                "0",
+                "--format",
+                "json",
+            ]
+        )
+    )
     assert inside["scope"] == f"stage {stage} partition 0" and inside["culprits"]
 
-    trace = json.loads(_invoke(["culprits", report["run"], "--store", store, "--trace", "4", "--format", "json"]))
+    trace = json.loads(
+        _invoke(["culprits", report["run"], "--store", store, "--trace", "4", "--format", "json"])
+    )
     assert trace["output"]["key"] == "4" and trace["sources"] > 100
 
 

@@ -33,7 +33,11 @@ def test_flags_the_partition_of_the_expensive_record(spark, spark_event_dir, tmp
     lines.map(cost).reduceByKey(lambda a, b: a + b).collect()
     sc.setJobGroup("", "")
     tracker = sc.statusTracker()
-    stages = {s for job in tracker.getJobIdsForGroup("perfx-skew-test") for s in tracker.getJobInfo(job).stageIds}
+    stages = {
+        s
+        for job in tracker.getJobIdsForGroup("perfx-skew-test")
+        for s in tracker.getJobInfo(job).stageIds
+    }
 
     log = load_log([spark_event_dir])
     flagged = skewed_tasks(log.tasks)
@@ -41,24 +45,41 @@ def test_flags_the_partition_of_the_expensive_record(spark, spark_event_dir, tmp
     assert ours.partition_id.iloc[0] == hot[0]  # flagged, and the most skewed of its stage
     assert "median time per record" in ours.reasons.iloc[0][0]
 
-    result = CliRunner().invoke(__import__("perfx.cli", fromlist=["cli"]).cli,
-                                ["skew", "--log", str(spark_event_dir), "--format", "json"])
+    result = CliRunner().invoke(
+        __import__("perfx.cli", fromlist=["cli"]).cli,
+        ["skew", "--log", str(spark_event_dir), "--format", "json"],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
     assert report["rerun"].startswith("perfx isolate")
-    assert any(s["stage_id"] in stages and s["skewed_tasks"][0]["partition"] == hot[0] for s in report["stages"])
+    assert any(
+        s["stage_id"] in stages and s["skewed_tasks"][0]["partition"] == hot[0]
+        for s in report["stages"]
+    )
 
 
 def _tasks(**columns):
-    base = {"app_id": "a", "stage_id": 1, "stage_key": "a/1/0", "task_id": range(5), "partition_id": range(5),
-            "duration": [100.0] * 5, "records_in": [100] * 5, "bytes_in": [1e6] * 5,
-            "gc_time": [5.0] * 5, "result_serialization_time": [0.0] * 5, "deserialize_time": [1.0] * 5}
+    base = {
+        "app_id": "a",
+        "stage_id": 1,
+        "stage_key": "a/1/0",
+        "task_id": range(5),
+        "partition_id": range(5),
+        "duration": [100.0] * 5,
+        "records_in": [100] * 5,
+        "bytes_in": [1e6] * 5,
+        "gc_time": [5.0] * 5,
+        "result_serialization_time": [0.0] * 5,
+        "deserialize_time": [1.0] * 5,
+    }
     return pd.DataFrame({**base, **columns})
 
 
 def test_gc_far_above_the_stage_is_flagged():
     flagged = skewed_tasks(_tasks(gc_time=[5.0, 5.0, 60.0, 5.0, 5.0]))
-    assert flagged.task_id.tolist() == [2] and flagged.reasons[0] == ["GC 60 ms (stage median 5 ms)"]
+    assert flagged.task_id.tolist() == [2] and flagged.reasons[0] == [
+        "GC 60 ms (stage median 5 ms)"
+    ]
 
 
 def test_even_stage_is_not_flagged():

@@ -63,8 +63,13 @@ def test_retried_task_leaves_no_duplicate_or_missing_rows(tmp_path):
     data = tmp_path / "numbers.txt"
     data.write_text("".join(f"{i}\n" for i in range(3000)))
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
-    done = subprocess.run([sys.executable, "-c", JOB, str(data), str(tmp_path / "runs")],
-                          capture_output=True, text=True, env=env, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", JOB, str(data), str(tmp_path / "runs")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     runs = json.loads(done.stdout.strip().splitlines()[-1])
     clean = runs["none"]

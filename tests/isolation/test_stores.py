@@ -29,7 +29,9 @@ def _ignite(tmp_path):
     return open_store(f"ignite://{host}")
 
 
-@pytest.fixture(params=[_parquet_path, _parquet_uri, _ignite], ids=["parquet", "parquet-uri", "ignite"])
+@pytest.fixture(
+    params=[_parquet_path, _parquet_uri, _ignite], ids=["parquet", "parquet-uri", "ignite"]
+)
 def any_store(request, tmp_path):
     return request.param(tmp_path)
 
@@ -62,10 +64,19 @@ def test_begin_registers_an_incomplete_run(any_store):
 def test_rows_round_trip_with_the_schema(any_store):
     run = _run_id()
     any_store.begin(run, {"run": run, "complete": False})
-    any_store.write_partition(run, 1, 0, _rows(1, 0, 3).to_arrow(run, 1, 0), attempt=0, spark_stage=4)
-    any_store.write_partition(run, 1, 1, _rows(1, 1, 2).to_arrow(run, 1, 1), attempt=0, spark_stage=4)
-    any_store.write_partition(run, 2, 0, _rows(2, 0, 1, full=False, output=True).to_arrow(run, 2, 0))
-    tables = {s: pa.table(t) if isinstance(t, pa.Table) else t.to_table() for s, t in any_store.tables(run).items()}
+    any_store.write_partition(
+        run, 1, 0, _rows(1, 0, 3).to_arrow(run, 1, 0), attempt=0, spark_stage=4
+    )
+    any_store.write_partition(
+        run, 1, 1, _rows(1, 1, 2).to_arrow(run, 1, 1), attempt=0, spark_stage=4
+    )
+    any_store.write_partition(
+        run, 2, 0, _rows(2, 0, 1, full=False, output=True).to_arrow(run, 2, 0)
+    )
+    tables = {
+        s: pa.table(t) if isinstance(t, pa.Table) else t.to_table()
+        for s, t in any_store.tables(run).items()
+    }
     assert sorted(tables) == [1, 2]
     assert tables[1].schema.remove_metadata().equals(SCHEMA)
     first = tables[1].to_pandas().sort_values("out_id")
@@ -75,7 +86,11 @@ def test_rows_round_trip_with_the_schema(any_store):
     output = tables[2].to_pandas()
     assert output.in_ids.isna().all() and output.key.tolist() == ["key"]
     parts = any_store.partitions(run)
-    assert parts[["stage", "partition", "rows", "spark_stage"]].values.tolist() == [[1, 0, 3, 4], [1, 1, 2, 4], [2, 0, 1, -1]]
+    assert parts[["stage", "partition", "rows", "spark_stage"]].values.tolist() == [
+        [1, 0, 3, 4],
+        [1, 1, 2, 4],
+        [2, 0, 1, -1],
+    ]
 
 
 def test_rewriting_a_partition_replaces_its_rows(any_store):

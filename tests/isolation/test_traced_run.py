@@ -55,22 +55,37 @@ def _full_run(spark, store, build, path):
     return StoredRun.open(store, ctx.run_id)
 
 
-@pytest.mark.parametrize("build,data", [
-    (lambda ctx, p: _program("movie_ratings").pipeline(ctx, p), "movie_ratings"),
-    (lambda ctx, p: _program("weather").pipeline(ctx, p), "weather"),
-    (_two_shuffles, "movie_ratings"),
-    (_joined, "college_student"),
-], ids=["flatMap-reduceByKey", "flatMap-groupByKey-map", "two-shuffles", "join-parallelize"])
+@pytest.mark.parametrize(
+    "build,data",
+    [
+        (lambda ctx, p: _program("movie_ratings").pipeline(ctx, p), "movie_ratings"),
+        (lambda ctx, p: _program("weather").pipeline(ctx, p), "weather"),
+        (_two_shuffles, "movie_ratings"),
+        (_joined, "college_student"),
+    ],
+    ids=["flatMap-reduceByKey", "flatMap-groupByKey-map", "two-shuffles", "join-parallelize"],
+)
 def test_on_the_fly_propagation_equals_post_mortem(spark, store, datasets, build, data):
     run = _full_run(spark, store, build, datasets[data])
     stored = [run.tables[s].to_table().to_pandas() for s in sorted(run.tables)]
     recomputed = propagate(stored)
     for original, again in zip(stored, recomputed):
         assert again.out_id.tolist() == original.out_id.tolist()
-        assert again.most_impactful_source.tolist() == original.most_impactful_source.tolist()
-        assert again.total_latency_ms.to_numpy() == pytest.approx(original.total_latency_ms.to_numpy(), abs=1e-6)
+        # Two sources whose paths tie to within float rounding (ns read as ms) may lead in
+        # either order; a tie shows as remediated == total, since removing one leaves the other.
+        differs = (
+            again.most_impactful_source.to_numpy() != original.most_impactful_source.to_numpy()
+        )
+        for table in (again, original):
+            assert table.remediated_latency_ms.to_numpy()[differs] == pytest.approx(
+                table.total_latency_ms.to_numpy()[differs], abs=1e-3
+            )
+        assert again.total_latency_ms.to_numpy() == pytest.approx(
+            original.total_latency_ms.to_numpy(), abs=1e-6
+        )
         assert again.remediated_latency_ms.to_numpy() == pytest.approx(
-            original.remediated_latency_ms.to_numpy(), abs=1e-6)
+            original.remediated_latency_ms.to_numpy(), abs=1e-6
+        )
 
 
 def test_every_partition_written_once(spark, store, datasets):
@@ -81,7 +96,9 @@ def test_every_partition_written_once(spark, store, datasets):
     written = store.partitions(ctx.run_id)
     assert not written.duplicated(["stage", "partition"]).any()
     for stage, info in ctx.meta["stages"].items():
-        assert sorted(written[written.stage == int(stage)].partition) == list(range(info["partitions"]))
+        assert sorted(written[written.stage == int(stage)].partition) == list(
+            range(info["partitions"])
+        )
 
 
 def test_second_action_reuses_the_first_ones_records(spark, store, datasets):
@@ -121,8 +138,10 @@ def test_outputs_show_their_slowest_input(spark, store, datasets):
     assert frame.latency_ms.is_monotonic_decreasing
     assert all(loc.startswith(datasets["movie_ratings"] + "@") for loc in frame.location)
     data = open(datasets["movie_ratings"], "rb").read()
-    for location, excerpt in zip(frame.location, frame.excerpt):  # each excerpt is the line it locates
-        line = data[int(location.rsplit("@", 1)[1]):].split(b"\n", 1)[0].decode()
+    for location, excerpt in zip(
+        frame.location, frame.excerpt
+    ):  # each excerpt is the line it locates
+        line = data[int(location.rsplit("@", 1)[1]) :].split(b"\n", 1)[0].decode()
         assert excerpt and line.startswith(excerpt.rstrip("…"))
 
 
@@ -161,5 +180,7 @@ def test_remaining_operators_match_pyspark(spark, store, tmp_path):
         assert traced.count() == plain.count() == 1
         assert _normal(traced.collect()) == _normal(plain.collect())
         traced.mapValues(sorted).saveAsTextFile(str(tmp_path / "out"))
-    saved = sorted(line for part in (tmp_path / "out").glob("part-*") for line in part.read_text().splitlines())
+    saved = sorted(
+        line for part in (tmp_path / "out").glob("part-*") for line in part.read_text().splitlines()
+    )
     assert saved == ["('a', ['w', 'x', 'y'])"]

@@ -23,14 +23,21 @@ from perfx.logs.loader import load_log
 
 PUBLIC = Path(__file__).resolve().parents[1] / "data" / "public"
 SPARK = PUBLIC / "qubole__sparklens" / "local-1532512550423"
-JHIST = PUBLIC / "linkedin__dr-elephant" / (
-    "job_1526555215992_0001-1526555642677-user-QuasiMonteCarlo-1526555658299-1-1-SUCCEEDED-default-1526555648931.jhist")
+JHIST = (
+    PUBLIC
+    / "linkedin__dr-elephant"
+    / (
+        "job_1526555215992_0001-1526555642677-user-QuasiMonteCarlo-1526555658299-1-1-SUCCEEDED-default-1526555648931.jhist"
+    )
+)
 GARBAGE = hashlib.sha256(b"perfx").digest() * 8
 """Bytes that are no stream of any codec, the same in every run."""
 
 ARCHIVERS = {  # each half a stream of its own, as pbzip2 and pixz write them
     "bz2": lambda data: bz2.compress(data[: len(data) // 2]) + bz2.compress(data[len(data) // 2 :]),
-    "xz": lambda data: lzma.compress(data[: len(data) // 2]) + lzma.compress(data[len(data) // 2 :]),
+    "xz": lambda data: (
+        lzma.compress(data[: len(data) // 2]) + lzma.compress(data[len(data) // 2 :])
+    ),
 }
 
 
@@ -52,7 +59,9 @@ def test_archived_job_history_loads_like_the_plain_one(tmp_path, suffix) -> None
     plain, packed = load_log(JHIST), load_log(path)
     assert packed.skipped == []
     pd.testing.assert_frame_equal(packed.tasks, plain.tasks)
-    pd.testing.assert_frame_equal(packed.jobs.drop(columns="source"), plain.jobs.drop(columns="source"))
+    pd.testing.assert_frame_equal(
+        packed.jobs.drop(columns="source"), plain.jobs.drop(columns="source")
+    )
 
 
 @pytest.mark.parametrize("suffix, codec", [("bz2", "bzip2"), ("xz", "xz")])
@@ -61,13 +70,17 @@ def test_archive_cut_short_keeps_the_first_stream(tmp_path, suffix, codec) -> No
     path = tmp_path / f"app.{suffix}"
     path.write_bytes(packed[:-100])  # inside the second stream
     log = load_log(path)
-    assert [s.reason for s in log.skipped][-1] == f"compressed stream broken off: {codec}: stream ends inside a stream"
+    assert [s.reason for s in log.skipped][
+        -1
+    ] == f"compressed stream broken off: {codec}: stream ends inside a stream"
     assert log.apps["app_id"].tolist() == ["local-1532512550423"]  # from the first stream
     assert log.apps["completed"].tolist() == ["F"]  # its end was in the second
 
 
 def _zstd_cut_in_its_first_block() -> bytes:
-    packed = zstandard.ZstdCompressor(write_content_size=False).compress(SPARK.read_bytes())  # one block
+    packed = zstandard.ZstdCompressor(write_content_size=False).compress(
+        SPARK.read_bytes()
+    )  # one block
     return packed[: len(packed) // 2]
 
 
@@ -90,7 +103,9 @@ def test_a_stream_broken_before_its_first_event_is_not_a_log(tmp_path, codec) ->
     shutil.copy(SPARK, tmp_path)  # in a folder, it is passed over and said why
     log = load_log(tmp_path)
     assert len(log.apps) == 1 and log.apps["app_id"].tolist() == ["local-1532512550423"]
-    assert [(s.path, s.reason.split(" (")[0]) for s in log.skipped] == [(str(path), reason.split(" (")[0])]
+    assert [(s.path, s.reason.split(" (")[0]) for s in log.skipped] == [
+        (str(path), reason.split(" (")[0])
+    ]
 
 
 def test_cli_logs_on_a_broken_stream_alone_is_a_one_line_error(tmp_path, capsys) -> None:
@@ -101,5 +116,7 @@ def test_cli_logs_on_a_broken_stream_alone_is_a_one_line_error(tmp_path, capsys)
     assert exit_info.value.code == 1
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.startswith(f"perfx: {path}: not an event log: its lz4 stream breaks before the first event")
+    assert captured.err.startswith(
+        f"perfx: {path}: not an event log: its lz4 stream breaks before the first event"
+    )
     assert captured.err.count("\n") == 1

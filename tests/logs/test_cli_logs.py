@@ -41,7 +41,10 @@ def test_summary_text_is_exact() -> None:
 def test_summary_json_is_exact() -> None:
     assert json.loads(run("logs", str(SMALL), "--format", "json")) == {
         "sources": [str(SMALL)],
-        "apps": 1, "jobs": 1, "stages": 1, "tasks": 8,
+        "apps": 1,
+        "jobs": 1,
+        "stages": 1,
+        "tasks": 8,
         "spark_versions": ["unknown (< 1.3)"],
         "skipped": {"count": 0, "by_reason": {}, "lines": []},
     }
@@ -50,7 +53,9 @@ def test_summary_json_is_exact() -> None:
 def test_summary_lists_skipped_lines() -> None:
     data = json.loads(run("logs", str(MALFORMED), "--format", "json"))
     assert data["skipped"]["count"] == 1
-    assert data["skipped"]["lines"][0]["line"] == 4 and data["skipped"]["lines"][0]["path"] == str(MALFORMED)
+    assert data["skipped"]["lines"][0]["line"] == 4 and data["skipped"]["lines"][0]["path"] == str(
+        MALFORMED
+    )
     assert data["spark_versions"] == ["3.1.1"] and data["tasks"] == 217
     text = run("logs", str(MALFORMED))
     assert "Skipped" in text and "malformed JSON" in text
@@ -63,7 +68,9 @@ def test_table_dumps(tmp_path) -> None:
     rows = json.loads(run("logs", str(SMALL), "--entity", "job", "--format", "json"))
     assert [r["id"] for r in rows] == ["local-1426533911241/0"] and rows[0]["status"] == "SUCCEEDED"
     out = tmp_path / "stages.parquet"
-    assert run("logs", str(SMALL), "--entity", "stage", "--format", "parquet", "--out", str(out)) == ""
+    assert (
+        run("logs", str(SMALL), "--entity", "stage", "--format", "parquet", "--out", str(out)) == ""
+    )
     assert pd.read_parquet(out)["id"].tolist() == ["local-1426533911241/0/0"]
 
 
@@ -71,20 +78,33 @@ def test_features_lists_kind_unit_role() -> None:
     data = json.loads(run("features", "--log", str(SMALL), "--format", "json"))
     by_name = {f["name"]: f for f in data["features"]}
     assert by_name["executor_cpu_time"] == {
-        "name": "executor_cpu_time", "kind": "numeric", "unit": "ms", "role": "feature",
-        "description": "JVM CPU time of the task (ns in the log).", "aliases": ["cpu_time"],
-        "inputs": [], "accounts_for": ["cost"], "context": False,
+        "name": "executor_cpu_time",
+        "kind": "numeric",
+        "unit": "ms",
+        "role": "feature",
+        "description": "JVM CPU time of the task (ns in the log).",
+        "aliases": ["cpu_time"],
+        "inputs": [],
+        "accounts_for": ["cost"],
+        "context": False,
     }
     assert by_name["duration"]["role"] == "outcome" and by_name["task_id"]["role"] == "identity"
-    stage = json.loads(run("features", "--log", str(SMALL), "--entity", "stage", "--format", "json"))
-    assert {"num_tasks", "executor_run_time_sum", "duration_skew"} <= {f["name"] for f in stage["features"]}
+    stage = json.loads(
+        run("features", "--log", str(SMALL), "--entity", "stage", "--format", "json")
+    )
+    assert {"num_tasks", "executor_run_time_sum", "duration_skew"} <= {
+        f["name"] for f in stage["features"]
+    }
     assert "executor_cpu_time" in run("features", "--log", str(SMALL))
 
 
-@pytest.mark.parametrize("args, message", [
-    (["logs", "job_1.jhist"], "no such file or directory"),
-    (["logs", str(DATA / "spark-events" / "README.md")], "no Spark event log"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["logs", "job_1.jhist"], "no such file or directory"),
+        (["logs", str(DATA / "spark-events" / "README.md")], "no Spark event log"),
+    ],
+)
 def test_unreadable_inputs_are_one_line_errors(args, message, capsys) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(args)
@@ -96,5 +116,7 @@ def test_unreadable_inputs_are_one_line_errors(args, message, capsys) -> None:
 def test_usage_errors() -> None:
     result = CliRunner().invoke(cli, ["logs", str(SMALL), "--format", "csv"])
     assert result.exit_code == 2 and "--format csv needs --entity" in result.output
-    result = CliRunner().invoke(cli, ["logs", str(SMALL), "--entity", "task", "--format", "parquet"])
+    result = CliRunner().invoke(
+        cli, ["logs", str(SMALL), "--entity", "task", "--format", "parquet"]
+    )
     assert result.exit_code == 2 and "--out" in result.output

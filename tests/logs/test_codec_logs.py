@@ -17,9 +17,23 @@ from .write_codec_logs import configs
 WRITER = Path(__file__).with_name("write_codec_logs.py")
 
 RUN_INDEPENDENT = [
-    "stage_id", "stage_attempt_id", "job_id", "task_index", "partition_id", "attempt", "task_type", "status",
-    "end_reason", "speculative", "input_records", "output_records", "shuffle_read_records",
-    "shuffle_write_records", "shuffle_write_bytes", "shuffle_read_bytes", "records_in",
+    "stage_id",
+    "stage_attempt_id",
+    "job_id",
+    "task_index",
+    "partition_id",
+    "attempt",
+    "task_type",
+    "status",
+    "end_reason",
+    "speculative",
+    "input_records",
+    "output_records",
+    "shuffle_read_records",
+    "shuffle_write_records",
+    "shuffle_write_bytes",
+    "shuffle_read_bytes",
+    "records_in",
 ]
 """Task columns that depend on the job, not on timing: equal in every run of it."""
 
@@ -27,7 +41,9 @@ RUN_INDEPENDENT = [
 @pytest.fixture(scope="module")
 def codec_logs(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("codec-logs")
-    subprocess.run([sys.executable, str(WRITER), str(out)], check=True, timeout=240, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(WRITER), str(out)], check=True, timeout=240, capture_output=True
+    )
     return out
 
 
@@ -49,11 +65,18 @@ def test_every_codec_loads_to_the_same_tables(codec_logs: Path) -> None:
     assert len(reference.tasks) == 4 + 3 and len(reference.stages) == 2 and len(reference.jobs) == 1
 
     def canonical(log) -> pd.DataFrame:
-        return log.tasks[RUN_INDEPENDENT].sort_values(["stage_id", "task_index"]).reset_index(drop=True)
+        return (
+            log.tasks[RUN_INDEPENDENT]
+            .sort_values(["stage_id", "task_index"])
+            .reset_index(drop=True)
+        )
 
     for name, log in logs.items():
         assert list(log.tasks.columns) == list(reference.tasks.columns), name
         assert log.tasks.dtypes.equals(reference.tasks.dtypes), name
         pd.testing.assert_frame_equal(canonical(log), canonical(reference), obj=name)
         for entity in ("stage", "job", "app"):
-            assert list(log.table(entity).columns) == list(reference.table(entity).columns), (name, entity)
+            assert list(log.table(entity).columns) == list(reference.table(entity).columns), (
+                name,
+                entity,
+            )

@@ -26,7 +26,9 @@ WHOLE = NVIDIA / "db_subExecution_id.zstd"
 def test_a_rolled_folder_is_one_application_read_in_time_order() -> None:
     rolled, whole = load_log(ROLLED), load_log(WHOLE)
     assert rolled.skipped == []
-    assert rolled.sources == [str(ROLLED)] and rolled.apps["app_id"].tolist() == ["app-20240213185822-0000"]
+    assert rolled.sources == [str(ROLLED)] and rolled.apps["app_id"].tolist() == [
+        "app-20240213185822-0000"
+    ]
     pd.testing.assert_frame_equal(rolled.tasks, whole.tasks)  # the same rows in the same order
     for entity in ("stage", "job"):
         pd.testing.assert_frame_equal(rolled.table(entity), whole.table(entity))
@@ -44,11 +46,14 @@ def test_a_rolled_folder_among_other_logs_is_found_by_the_walk(tmp_path) -> None
     assert len(log.tasks) == 137 + 155
 
 
-@pytest.mark.parametrize("name, version", [
-    ("db_subExecution_id.zstd", "Databricks 11.3 (Spark 3.3.0)"),
-    ("xgboost_eventlog.zstd", "Databricks 10.4 (Spark 3.2.1)"),
-    ("nds_q88_photon_db_13_3.zstd", "Databricks 13.3 (Spark 3.4.1)"),
-])
+@pytest.mark.parametrize(
+    "name, version",
+    [
+        ("db_subExecution_id.zstd", "Databricks 11.3 (Spark 3.3.0)"),
+        ("xgboost_eventlog.zstd", "Databricks 10.4 (Spark 3.2.1)"),
+        ("nds_q88_photon_db_13_3.zstd", "Databricks 13.3 (Spark 3.4.1)"),
+    ],
+)
 def test_version_of_a_databricks_runtime(name: str, version: str) -> None:
     log = load_log(NVIDIA / name)
     assert log.apps["spark_version"].tolist() == [version]
@@ -59,7 +64,9 @@ def test_without_databricks_log_start_the_runtime_names_its_spark(tmp_path) -> N
     with WHOLE.open("rb") as f:
         lines = zstandard.ZstdDecompressor().stream_reader(f).read().splitlines(keepends=True)
     path = tmp_path / "eventlog"
-    path.write_bytes(b"".join(line for line in lines if b'"DBCEventLoggingListenerMetadata"' not in line))
+    path.write_bytes(
+        b"".join(line for line in lines if b'"DBCEventLoggingListenerMetadata"' not in line)
+    )
     assert load_log(path).apps["spark_version"].tolist() == ["Databricks 11.3 (Spark 3.3)"]
 
 

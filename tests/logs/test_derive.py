@@ -6,17 +6,29 @@ import numpy as np
 import pandas as pd
 
 from perfx.logs.aggregate import task_aggregates
-from perfx.logs.derive import add_host_load, add_task_features, mean_overlapping, overlapping, running_at_start
+from perfx.logs.derive import (
+    add_host_load,
+    add_task_features,
+    mean_overlapping,
+    overlapping,
+    running_at_start,
+)
 from perfx.logs.loader import load_log
 from tests.conftest import DATA
 
 
 def brute_overlap(group, start, end):
     n = len(start)
-    return np.array([
-        sum(1 for j in range(n) if j != i and group[j] == group[i] and start[j] < end[i] and start[i] < end[j])
-        for i in range(n)
-    ])
+    return np.array(
+        [
+            sum(
+                1
+                for j in range(n)
+                if j != i and group[j] == group[i] and start[j] < end[i] and start[i] < end[j]
+            )
+            for i in range(n)
+        ]
+    )
 
 
 def test_overlap_matches_brute_force() -> None:
@@ -40,16 +52,26 @@ def schedule() -> pd.DataFrame:
     """Two executors with one slot each running a stage of six tasks: three waves."""
     launch = [0, 0, 10, 10, 20, 20]
     finish = [10, 10, 20, 20, 30, 25]
-    return pd.DataFrame({
-        "app_key": "a", "stage_key": "a/0/0", "task_id": range(6), "executor_id": ["1", "2"] * 3,
-        "host": ["h1", "h1", "h1", "h1", "h2", "h2"],
-        "launch_time": launch, "finish_time": np.array(finish, dtype=float),
-        "duration": np.subtract(finish, launch).astype(float),
-        "input_records": [100.0, 100, 100, 100, 0, 0], "shuffle_read_records": [0.0, 0, 0, 0, 50, 0],
-        "input_bytes": [2 ** 20, 2 ** 20, 0, 0, 0, 0], "shuffle_read_bytes": 0.0,
-        "gc_time": [1.0, 2, 0, 0, 0, 0], "executor_run_time": [10.0, 10, 10, 10, 10, 0],
-        "shuffle_fetch_wait_time": 3.0, "shuffle_write_time": 0.5,
-    })
+    return pd.DataFrame(
+        {
+            "app_key": "a",
+            "stage_key": "a/0/0",
+            "task_id": range(6),
+            "executor_id": ["1", "2"] * 3,
+            "host": ["h1", "h1", "h1", "h1", "h2", "h2"],
+            "launch_time": launch,
+            "finish_time": np.array(finish, dtype=float),
+            "duration": np.subtract(finish, launch).astype(float),
+            "input_records": [100.0, 100, 100, 100, 0, 0],
+            "shuffle_read_records": [0.0, 0, 0, 0, 50, 0],
+            "input_bytes": [2**20, 2**20, 0, 0, 0, 0],
+            "shuffle_read_bytes": 0.0,
+            "gc_time": [1.0, 2, 0, 0, 0, 0],
+            "executor_run_time": [10.0, 10, 10, 10, 10, 0],
+            "shuffle_fetch_wait_time": 3.0,
+            "shuffle_write_time": 0.5,
+        }
+    )
 
 
 def test_derived_features_on_a_known_schedule() -> None:
@@ -62,7 +84,9 @@ def test_derived_features_on_a_known_schedule() -> None:
     assert tasks["time_per_record"].iloc[0] == 0.1 and np.isnan(tasks["time_per_record"].iloc[5])
     assert tasks["time_per_mb"].iloc[0] == 10.0
     assert tasks["gc_fraction"].iloc[1] == 0.2 and np.isnan(tasks["gc_fraction"].iloc[5])
-    assert (tasks["blocked_network_time"] == 3.0).all() and (tasks["blocked_disk_time"] == 0.5).all()
+    assert (tasks["blocked_network_time"] == 3.0).all() and (
+        tasks["blocked_disk_time"] == 0.5
+    ).all()
 
 
 def test_aggregates_count_sum_mean_max_skew() -> None:
@@ -91,22 +115,31 @@ def reference_aggregates(tasks: pd.DataFrame, key: str) -> pd.DataFrame:
     summed = [c for c in SUMMED if c in tasks]
     spread = [c for c in SPREAD if c in tasks]
     maxima, medians = groups[spread].max(), groups[spread].median()
-    return pd.concat([
-        groups.size().rename("task_count").to_frame(), groups[summed].sum(min_count=1).add_suffix("_sum"),
-        groups[spread].mean().add_suffix("_mean"), maxima.add_suffix("_max"),
-        (maxima / medians.where(medians > 0)).add_suffix("_skew"),
-    ], axis=1)
+    return pd.concat(
+        [
+            groups.size().rename("task_count").to_frame(),
+            groups[summed].sum(min_count=1).add_suffix("_sum"),
+            groups[spread].mean().add_suffix("_mean"),
+            maxima.add_suffix("_max"),
+            (maxima / medians.where(medians > 0)).add_suffix("_skew"),
+        ],
+        axis=1,
+    )
 
 
 def test_aggregates_equal_pandas_groupby_on_real_logs() -> None:
     """Including tasks without metrics (missing values) and several stages and jobs."""
-    for path in (DATA / "spark-events" / "application_1628109047826_1317105",
-                 DATA / "spark-rapids-tools-events" / "tasks_executors_fail_compressed_eventlog.zstd"):
+    for path in (
+        DATA / "spark-events" / "application_1628109047826_1317105",
+        DATA / "spark-rapids-tools-events" / "tasks_executors_fail_compressed_eventlog.zstd",
+    ):
         tasks = load_log(path).tasks
         for key in ("stage_key", "app_key"):
             ours = task_aggregates(tasks, key)
             expected = reference_aggregates(tasks, key).loc[ours.index]
-            pd.testing.assert_frame_equal(ours, expected, check_names=False, check_dtype=False, rtol=1e-12)
+            pd.testing.assert_frame_equal(
+                ours, expected, check_names=False, check_dtype=False, rtol=1e-12
+            )
 
 
 def brute_mean_overlap(group, start, end):
@@ -114,7 +147,9 @@ def brute_mean_overlap(group, start, end):
     for i in range(len(start)):
         if end[i] > start[i]:
             others = (group == group[i]) & (np.arange(len(start)) != i)
-            shared = np.clip(np.minimum(end[others], end[i]) - np.maximum(start[others], start[i]), 0, None)
+            shared = np.clip(
+                np.minimum(end[others], end[i]) - np.maximum(start[others], start[i]), 0, None
+            )
             out[i] = shared.sum() / (end[i] - start[i])
     return out
 
@@ -126,14 +161,23 @@ def test_mean_overlap_matches_brute_force() -> None:
         group = rng.integers(0, 3, n)
         start = rng.uniform(0, 50, n)
         end = start + rng.integers(0, 15, n) * rng.uniform(0.5, 1.5, n)  # includes empty intervals
-        assert np.allclose(mean_overlapping(group, start, end), brute_mean_overlap(group, start, end), equal_nan=True)
+        assert np.allclose(
+            mean_overlapping(group, start, end),
+            brute_mean_overlap(group, start, end),
+            equal_nan=True,
+        )
 
 
 def test_host_load_tells_a_task_that_ran_alone_at_the_end() -> None:
     # Two map slots on one host: tasks 0 and 1 share it throughout, task 2 runs beside task 3
     # for half its run and alone for the rest; the overlap count cannot tell 2 from 0.
-    tasks = pd.DataFrame({"host": ["h"] * 4 + ["other"], "launch_time": [0, 0, 10, 10, 0],
-                          "finish_time": [10.0, 10, 30, 20, 40]})
+    tasks = pd.DataFrame(
+        {
+            "host": ["h"] * 4 + ["other"],
+            "launch_time": [0, 0, 10, 10, 0],
+            "finish_time": [10.0, 10, 30, 20, 40],
+        }
+    )
     add_host_load(tasks)
     assert tasks["concurrent_tasks_host"].tolist() == [1, 1, 1, 1, 0]
     assert tasks["mean_concurrent_tasks_host"].tolist() == [1.0, 1.0, 0.5, 1.0, 0.0]
@@ -156,9 +200,16 @@ def test_mean_overlap_keeps_its_precision_on_epoch_milliseconds() -> None:
 
 
 def test_host_load_leaves_tasks_without_a_host_or_launch_out() -> None:
-    tasks = pd.DataFrame({"host": ["h", "h", None, None, "h"], "launch_time": [0.0, 0, 0, 0, np.nan],
-                          "finish_time": [10.0, 10, 10, 10, 10]})
+    tasks = pd.DataFrame(
+        {
+            "host": ["h", "h", None, None, "h"],
+            "launch_time": [0.0, 0, 0, 0, np.nan],
+            "finish_time": [10.0, 10, 10, 10, 10],
+        }
+    )
     add_host_load(tasks)
     assert tasks["concurrent_tasks_host"].tolist()[:2] == [1, 1]
     assert tasks["mean_concurrent_tasks_host"].tolist()[:2] == [1.0, 1.0]
-    assert tasks[["concurrent_tasks_host", "mean_concurrent_tasks_host"]].iloc[2:].isna().all().all()
+    assert (
+        tasks[["concurrent_tasks_host", "mean_concurrent_tasks_host"]].iloc[2:].isna().all().all()
+    )

@@ -23,7 +23,9 @@ NOT_LOGS = {"LICENSE", "NOTICE", "README.md"}
 
 def every_file() -> list[Path]:
     return sorted(
-        p for folder in FOLDERS for p in folder.rglob("*")
+        p
+        for folder in FOLDERS
+        for p in folder.rglob("*")
         if p.is_file() and "expectations" not in p.parts
     )
 
@@ -50,10 +52,20 @@ def test_logs_without_tasks_load_with_every_column() -> None:
 
 
 def test_derived_features_of_an_empty_task_table() -> None:
-    empty = pd.DataFrame({c: pd.Series(dtype=float if c.endswith(("time", "bytes", "records")) or c == "duration" else object)
-                          for c in TASK_COLUMNS})
+    empty = pd.DataFrame(
+        {
+            c: pd.Series(
+                dtype=float
+                if c.endswith(("time", "bytes", "records")) or c == "duration"
+                else object
+            )
+            for c in TASK_COLUMNS
+        }
+    )
     tasks = add_task_features(empty)
-    assert len(tasks) == 0 and {"wave", "concurrent_tasks_host", "first_task_on_executor"} <= set(tasks.columns)
+    assert len(tasks) == 0 and {"wave", "concurrent_tasks_host", "first_task_on_executor"} <= set(
+        tasks.columns
+    )
 
 
 OUSTERHOUT_FILE = DATA / "ousterhout-traces" / "04_15_14_disk" / "1a_disk_job_log"

@@ -28,27 +28,45 @@ def load_without_fast_path(path, monkeypatch):
 def test_fast_path_tables_equal_orjson_tables(path, monkeypatch) -> None:
     fast, slow = load_log(path), load_without_fast_path(path, monkeypatch)
     for entity in ("task", "stage", "job", "app"):
-        pd.testing.assert_frame_equal(fast.table(entity), slow.table(entity), check_exact=True, obj=entity)
+        pd.testing.assert_frame_equal(
+            fast.table(entity), slow.table(entity), check_exact=True, obj=entity
+        )
     assert fast.skipped == slow.skipped
 
 
 def task_end_lines(path=TEMPLATE) -> list[bytes]:
-    return [line for line in path.read_bytes().splitlines(keepends=True) if line.startswith(b'{"Event":"SparkListenerTaskEnd"')]
+    return [
+        line
+        for line in path.read_bytes().splitlines(keepends=True)
+        if line.startswith(b'{"Event":"SparkListenerTaskEnd"')
+    ]
 
 
 def test_usual_layouts_take_the_fast_path() -> None:
-    for name in ("app-20200706201101-0003", "application_1578436911597_0052", "local-1642039451826", "app-20180109111548-0000"):
+    for name in (
+        "app-20200706201101-0003",
+        "application_1578436911597_0052",
+        "local-1642039451826",
+        "app-20180109111548-0000",
+    ):
         lines = task_end_lines(DATA / "spark-events" / name)
-        successes = [line for line in lines if b'"Task End Reason":{"Reason":"Success"}' in line and b'"Updated Blocks":[]' in line]
+        successes = [
+            line
+            for line in lines
+            if b'"Task End Reason":{"Reason":"Success"}' in line and b'"Updated Blocks":[]' in line
+        ]
         assert successes and all(fastend.read(line) is not None for line in successes), name
 
 
-@pytest.mark.parametrize("change", [
-    (b'"Finish Time":', b'"Finish Time":1.5e3,"X":'),  # not an integer
-    (b'"Reason":"Success"', b'"Reason":"TaskKilled"'),
-    (b'"Failed":false', b'"Failed":true'),
-    (b'"Finish Time":', b'"Finish Time":0,"X":'),
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        (b'"Finish Time":', b'"Finish Time":1.5e3,"X":'),  # not an integer
+        (b'"Reason":"Success"', b'"Reason":"TaskKilled"'),
+        (b'"Failed":false', b'"Failed":true'),
+        (b'"Finish Time":', b'"Finish Time":0,"X":'),
+    ],
+)
 def test_other_lines_leave_the_fast_path(change) -> None:
     line = task_end_lines()[0]
     assert fastend.read(line) is not None
@@ -67,30 +85,30 @@ def test_truncated_line_leaves_the_fast_path() -> None:
 
 
 SPARK4_TASK_END = (
-    '{"Event":"SparkListenerTaskEnd","Stage ID":1,"Stage Attempt ID":0,"Task Type":"ResultTask","Task'
-    ' End Reason":{"Reason":"Success"},"Task Info":{"Task ID":6,"Index":2,"Attempt":0,"Partition ID":'
-    '2,"Launch Time":1795320088534,"Executor ID":"driver","Host":"192.0.2.2","Locality":"NODE_LOCAL",'
-    '"Speculative":false,"Getting Result Time":0,"Finish Time":1795320088647,"Failed":false,"Killed":'
-    'false,"Accumulables":[{"ID":3,"Name":"internal.metrics.executorRunTime","Update":62,"Value":230,'
-    '"Internal":true,"Count Failed Values":true}]},"Task Executor Metrics":{"JVMHeapMemory":0,"JVMOff'
-    'HeapMemory":0,"OnHeapExecutionMemory":0,"OffHeapExecutionMemory":0,"OnHeapStorageMemory":0,"OffH'
-    'eapStorageMemory":0,"OnHeapUnifiedMemory":0,"OffHeapUnifiedMemory":0,"DirectPoolMemory":0,"Mappe'
-    'dPoolMemory":0,"ProcessTreeJVMVMemory":0,"ProcessTreeJVMRSSMemory":0,"ProcessTreePythonVMemory":'
-    '0,"ProcessTreePythonRSSMemory":0,"ProcessTreeOtherVMemory":0,"ProcessTreeOtherRSSMemory":0,"Mino'
-    'rGCCount":0,"MinorGCTime":0,"MajorGCCount":0,"MajorGCTime":0,"TotalGCTime":0,"ConcurrentGCCount"'
-    ':0,"ConcurrentGCTime":0},"Task Metrics":{"Executor Deserialize Time":4,"Executor Deserialize CPU'
-    ' Time":2698857,"Executor Run Time":62,"Executor CPU Time":11850947,"Peak Execution Memory":0,"Pe'
-    'ak On Heap Execution Memory":0,"Peak Off Heap Execution Memory":0,"Result Size":2811,"JVM GC Tim'
-    'e":17,"Result Serialization Time":20,"Memory Bytes Spilled":0,"Disk Bytes Spilled":0,"Shuffle Re'
-    'ad Metrics":{"Remote Blocks Fetched":0,"Local Blocks Fetched":4,"Fetch Wait Time":0,"Remote Byte'
-    's Read":0,"Remote Bytes Read To Disk":0,"Local Bytes Read":1241,"Total Records Read":12,"Remote '
-    'Requests Duration":0,"Push Based Shuffle":{"Corrupt Merged Block Chunks":0,"Merged Fetch Fallbac'
-    'k Count":0,"Merged Remote Blocks Fetched":0,"Merged Local Blocks Fetched":0,"Merged Remote Chunk'
-    's Fetched":0,"Merged Local Chunks Fetched":0,"Merged Remote Bytes Read":0,"Merged Local Bytes Re'
-    'ad":0,"Merged Remote Requests Duration":0}},"Shuffle Write Metrics":{"Shuffle Bytes Written":0,"'
-    'Shuffle Write Time":0,"Shuffle Records Written":0},"Input Metrics":{"Bytes Read":0,"Records Read'
-    '":0},"Output Metrics":{"Bytes Written":0,"Records Written":0},"Updated Blocks":[]}}'
-).encode() + b"\n"
+    b'{"Event":"SparkListenerTaskEnd","Stage ID":1,"Stage Attempt ID":0,"Task Type":"ResultTask","Task'
+    b' End Reason":{"Reason":"Success"},"Task Info":{"Task ID":6,"Index":2,"Attempt":0,"Partition ID":'
+    b'2,"Launch Time":1795320088534,"Executor ID":"driver","Host":"192.0.2.2","Locality":"NODE_LOCAL",'
+    b'"Speculative":false,"Getting Result Time":0,"Finish Time":1795320088647,"Failed":false,"Killed":'
+    b'false,"Accumulables":[{"ID":3,"Name":"internal.metrics.executorRunTime","Update":62,"Value":230,'
+    b'"Internal":true,"Count Failed Values":true}]},"Task Executor Metrics":{"JVMHeapMemory":0,"JVMOff'
+    b'HeapMemory":0,"OnHeapExecutionMemory":0,"OffHeapExecutionMemory":0,"OnHeapStorageMemory":0,"OffH'
+    b'eapStorageMemory":0,"OnHeapUnifiedMemory":0,"OffHeapUnifiedMemory":0,"DirectPoolMemory":0,"Mappe'
+    b'dPoolMemory":0,"ProcessTreeJVMVMemory":0,"ProcessTreeJVMRSSMemory":0,"ProcessTreePythonVMemory":'
+    b'0,"ProcessTreePythonRSSMemory":0,"ProcessTreeOtherVMemory":0,"ProcessTreeOtherRSSMemory":0,"Mino'
+    b'rGCCount":0,"MinorGCTime":0,"MajorGCCount":0,"MajorGCTime":0,"TotalGCTime":0,"ConcurrentGCCount"'
+    b':0,"ConcurrentGCTime":0},"Task Metrics":{"Executor Deserialize Time":4,"Executor Deserialize CPU'
+    b' Time":2698857,"Executor Run Time":62,"Executor CPU Time":11850947,"Peak Execution Memory":0,"Pe'
+    b'ak On Heap Execution Memory":0,"Peak Off Heap Execution Memory":0,"Result Size":2811,"JVM GC Tim'
+    b'e":17,"Result Serialization Time":20,"Memory Bytes Spilled":0,"Disk Bytes Spilled":0,"Shuffle Re'
+    b'ad Metrics":{"Remote Blocks Fetched":0,"Local Blocks Fetched":4,"Fetch Wait Time":0,"Remote Byte'
+    b's Read":0,"Remote Bytes Read To Disk":0,"Local Bytes Read":1241,"Total Records Read":12,"Remote '
+    b'Requests Duration":0,"Push Based Shuffle":{"Corrupt Merged Block Chunks":0,"Merged Fetch Fallbac'
+    b'k Count":0,"Merged Remote Blocks Fetched":0,"Merged Local Blocks Fetched":0,"Merged Remote Chunk'
+    b's Fetched":0,"Merged Local Chunks Fetched":0,"Merged Remote Bytes Read":0,"Merged Local Bytes Re'
+    b'ad":0,"Merged Remote Requests Duration":0}},"Shuffle Write Metrics":{"Shuffle Bytes Written":0,"'
+    b'Shuffle Write Time":0,"Shuffle Records Written":0},"Input Metrics":{"Bytes Read":0,"Records Read'
+    b'":0},"Output Metrics":{"Bytes Written":0,"Records Written":0},"Updated Blocks":[]}}'
+) + b"\n"
 """A TaskEnd as pyspark 4.0 writes it (accumulables shortened): ``Partition ID``, the peak
 on/off-heap memory metrics, ``Remote Requests Duration`` and ``Push Based Shuffle``."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
-from functools import lru_cache
+from functools import cache
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
@@ -27,11 +27,19 @@ NS = 1e6
 
 # REST task field -> (perfx task column, REST units per perfx unit)
 TASK_FIELDS = {
-    "taskId": ("task_id", 1), "index": ("task_index", 1), "attempt": ("attempt", 1),
-    "partitionId": ("partition_id", 1), "launchTime": ("launch_time", 1), "duration": ("duration", 1),
-    "executorId": ("executor_id", 1), "host": ("host", 1), "status": ("status", 1),
-    "taskLocality": ("locality", 1), "speculative": ("speculative", 1),
-    "schedulerDelay": ("scheduler_delay", 1), "gettingResultTime": ("getting_result_time", 1),
+    "taskId": ("task_id", 1),
+    "index": ("task_index", 1),
+    "attempt": ("attempt", 1),
+    "partitionId": ("partition_id", 1),
+    "launchTime": ("launch_time", 1),
+    "duration": ("duration", 1),
+    "executorId": ("executor_id", 1),
+    "host": ("host", 1),
+    "status": ("status", 1),
+    "taskLocality": ("locality", 1),
+    "speculative": ("speculative", 1),
+    "schedulerDelay": ("scheduler_delay", 1),
+    "gettingResultTime": ("getting_result_time", 1),
     "taskMetrics.executorDeserializeTime": ("deserialize_time", 1),
     "taskMetrics.executorDeserializeCpuTime": ("deserialize_cpu_time", NS),
     "taskMetrics.executorRunTime": ("executor_run_time", 1),
@@ -50,7 +58,10 @@ TASK_FIELDS = {
     "taskMetrics.shuffleReadMetrics.localBlocksFetched": ("shuffle_local_blocks_fetched", 1),
     "taskMetrics.shuffleReadMetrics.fetchWaitTime": ("shuffle_fetch_wait_time", 1),
     "taskMetrics.shuffleReadMetrics.remoteBytesRead": ("shuffle_remote_bytes_read", 1),
-    "taskMetrics.shuffleReadMetrics.remoteBytesReadToDisk": ("shuffle_remote_bytes_read_to_disk", 1),
+    "taskMetrics.shuffleReadMetrics.remoteBytesReadToDisk": (
+        "shuffle_remote_bytes_read_to_disk",
+        1,
+    ),
     "taskMetrics.shuffleReadMetrics.localBytesRead": ("shuffle_local_bytes_read", 1),
     "taskMetrics.shuffleReadMetrics.recordsRead": ("shuffle_read_records", 1),
     "taskMetrics.shuffleReadMetrics.remoteReqsDuration": ("shuffle_remote_reqs_duration", 1),
@@ -61,16 +72,25 @@ TASK_FIELDS = {
 
 # REST taskSummary field -> (perfx task column, scale)
 SUMMARY_FIELDS = {
-    "duration": ("duration", 1), "executorRunTime": ("executor_run_time", 1),
-    "executorCpuTime": ("executor_cpu_time", NS), "executorDeserializeTime": ("deserialize_time", 1),
-    "executorDeserializeCpuTime": ("deserialize_cpu_time", NS), "resultSize": ("result_size", 1),
-    "jvmGcTime": ("gc_time", 1), "resultSerializationTime": ("result_serialization_time", 1),
-    "gettingResultTime": ("getting_result_time", 1), "schedulerDelay": ("scheduler_delay", 1),
-    "peakExecutionMemory": ("peak_execution_memory", 1), "memoryBytesSpilled": ("memory_bytes_spilled", 1),
+    "duration": ("duration", 1),
+    "executorRunTime": ("executor_run_time", 1),
+    "executorCpuTime": ("executor_cpu_time", NS),
+    "executorDeserializeTime": ("deserialize_time", 1),
+    "executorDeserializeCpuTime": ("deserialize_cpu_time", NS),
+    "resultSize": ("result_size", 1),
+    "jvmGcTime": ("gc_time", 1),
+    "resultSerializationTime": ("result_serialization_time", 1),
+    "gettingResultTime": ("getting_result_time", 1),
+    "schedulerDelay": ("scheduler_delay", 1),
+    "peakExecutionMemory": ("peak_execution_memory", 1),
+    "memoryBytesSpilled": ("memory_bytes_spilled", 1),
     "diskBytesSpilled": ("disk_bytes_spilled", 1),
-    "inputMetrics.bytesRead": ("input_bytes", 1), "inputMetrics.recordsRead": ("input_records", 1),
-    "outputMetrics.bytesWritten": ("output_bytes", 1), "outputMetrics.recordsWritten": ("output_records", 1),
-    "shuffleReadMetrics.readBytes": ("shuffle_read_bytes", 1), "shuffleReadMetrics.readRecords": ("shuffle_read_records", 1),
+    "inputMetrics.bytesRead": ("input_bytes", 1),
+    "inputMetrics.recordsRead": ("input_records", 1),
+    "outputMetrics.bytesWritten": ("output_bytes", 1),
+    "outputMetrics.recordsWritten": ("output_records", 1),
+    "shuffleReadMetrics.readBytes": ("shuffle_read_bytes", 1),
+    "shuffleReadMetrics.readRecords": ("shuffle_read_records", 1),
     "shuffleReadMetrics.remoteBlocksFetched": ("shuffle_remote_blocks_fetched", 1),
     "shuffleReadMetrics.localBlocksFetched": ("shuffle_local_blocks_fetched", 1),
     "shuffleReadMetrics.totalBlocksFetched": ("total_blocks_fetched", 1),
@@ -85,56 +105,91 @@ SUMMARY_FIELDS = {
 
 # REST stage field -> (perfx stage column, scale)
 STAGE_FIELDS = {
-    "stageId": ("stage_id", 1), "attemptId": ("stage_attempt_id", 1), "status": ("status", 1),
-    "name": ("name", 1), "numTasks": ("num_tasks", 1), "numActiveTasks": ("num_active_tasks", 1),
-    "numCompleteTasks": ("num_complete_tasks", 1), "numFailedTasks": ("num_failed_tasks", 1),
-    "numKilledTasks": ("num_killed_tasks", 1), "numCompletedIndices": ("num_completed_indices", 1),
-    "submissionTime": ("submission_time", 1), "firstTaskLaunchedTime": ("first_task_launched_time", 1),
-    "completionTime": ("completion_time", 1), "failureReason": ("failure_reason", 1), "details": ("details", 1),
-    "executorDeserializeTime": ("deserialize_time_sum", 1), "executorDeserializeCpuTime": ("deserialize_cpu_time_sum", NS),
-    "executorRunTime": ("executor_run_time_sum", 1), "executorCpuTime": ("executor_cpu_time_sum", NS),
-    "resultSize": ("result_size_sum", 1), "jvmGcTime": ("gc_time_sum", 1),
+    "stageId": ("stage_id", 1),
+    "attemptId": ("stage_attempt_id", 1),
+    "status": ("status", 1),
+    "name": ("name", 1),
+    "numTasks": ("num_tasks", 1),
+    "numActiveTasks": ("num_active_tasks", 1),
+    "numCompleteTasks": ("num_complete_tasks", 1),
+    "numFailedTasks": ("num_failed_tasks", 1),
+    "numKilledTasks": ("num_killed_tasks", 1),
+    "numCompletedIndices": ("num_completed_indices", 1),
+    "submissionTime": ("submission_time", 1),
+    "firstTaskLaunchedTime": ("first_task_launched_time", 1),
+    "completionTime": ("completion_time", 1),
+    "failureReason": ("failure_reason", 1),
+    "details": ("details", 1),
+    "executorDeserializeTime": ("deserialize_time_sum", 1),
+    "executorDeserializeCpuTime": ("deserialize_cpu_time_sum", NS),
+    "executorRunTime": ("executor_run_time_sum", 1),
+    "executorCpuTime": ("executor_cpu_time_sum", NS),
+    "resultSize": ("result_size_sum", 1),
+    "jvmGcTime": ("gc_time_sum", 1),
     "resultSerializationTime": ("result_serialization_time_sum", 1),
-    "memoryBytesSpilled": ("memory_bytes_spilled_sum", 1), "diskBytesSpilled": ("disk_bytes_spilled_sum", 1),
+    "memoryBytesSpilled": ("memory_bytes_spilled_sum", 1),
+    "diskBytesSpilled": ("disk_bytes_spilled_sum", 1),
     "peakExecutionMemory": ("peak_execution_memory_sum", 1),
-    "inputBytes": ("input_bytes_sum", 1), "inputRecords": ("input_records_sum", 1),
-    "outputBytes": ("output_bytes_sum", 1), "outputRecords": ("output_records_sum", 1),
+    "inputBytes": ("input_bytes_sum", 1),
+    "inputRecords": ("input_records_sum", 1),
+    "outputBytes": ("output_bytes_sum", 1),
+    "outputRecords": ("output_records_sum", 1),
     "shuffleRemoteBlocksFetched": ("shuffle_remote_blocks_fetched_sum", 1),
     "shuffleLocalBlocksFetched": ("shuffle_local_blocks_fetched_sum", 1),
     "shuffleFetchWaitTime": ("shuffle_fetch_wait_time_sum", 1),
     "shuffleRemoteBytesRead": ("shuffle_remote_bytes_read_sum", 1),
     "shuffleRemoteBytesReadToDisk": ("shuffle_remote_bytes_read_to_disk_sum", 1),
-    "shuffleLocalBytesRead": ("shuffle_local_bytes_read_sum", 1), "shuffleReadBytes": ("shuffle_read_bytes_sum", 1),
+    "shuffleLocalBytesRead": ("shuffle_local_bytes_read_sum", 1),
+    "shuffleReadBytes": ("shuffle_read_bytes_sum", 1),
     "shuffleReadRecords": ("shuffle_read_records_sum", 1),
     "shuffleRemoteReqsDuration": ("shuffle_remote_reqs_duration_sum", 1),
-    "shuffleWriteBytes": ("shuffle_write_bytes_sum", 1), "shuffleWriteTime": ("shuffle_write_time_sum", NS),
+    "shuffleWriteBytes": ("shuffle_write_bytes_sum", 1),
+    "shuffleWriteTime": ("shuffle_write_time_sum", NS),
     "shuffleWriteRecords": ("shuffle_write_records_sum", 1),
 }
 
 # REST job field -> (perfx job column, scale)
 JOB_FIELDS = {
-    "jobId": ("job_id", 1), "name": ("name", 1), "status": ("status", 1), "stageIds": ("stage_ids", 1),
-    "submissionTime": ("submission_time", 1), "completionTime": ("completion_time", 1),
-    "numTasks": ("num_tasks", 1), "numActiveTasks": ("num_active_tasks", 1),
-    "numCompletedTasks": ("num_completed_tasks", 1), "numSkippedTasks": ("num_skipped_tasks", 1),
-    "numFailedTasks": ("num_failed_tasks", 1), "numKilledTasks": ("num_killed_tasks", 1),
-    "numCompletedIndices": ("num_completed_indices", 1), "numActiveStages": ("num_active_stages", 1),
-    "numCompletedStages": ("num_completed_stages", 1), "numSkippedStages": ("num_skipped_stages", 1),
+    "jobId": ("job_id", 1),
+    "name": ("name", 1),
+    "status": ("status", 1),
+    "stageIds": ("stage_ids", 1),
+    "submissionTime": ("submission_time", 1),
+    "completionTime": ("completion_time", 1),
+    "numTasks": ("num_tasks", 1),
+    "numActiveTasks": ("num_active_tasks", 1),
+    "numCompletedTasks": ("num_completed_tasks", 1),
+    "numSkippedTasks": ("num_skipped_tasks", 1),
+    "numFailedTasks": ("num_failed_tasks", 1),
+    "numKilledTasks": ("num_killed_tasks", 1),
+    "numCompletedIndices": ("num_completed_indices", 1),
+    "numActiveStages": ("num_active_stages", 1),
+    "numCompletedStages": ("num_completed_stages", 1),
+    "numSkippedStages": ("num_skipped_stages", 1),
     "numFailedStages": ("num_failed_stages", 1),
 }
 
 # REST executor field -> (logs.history.executor_totals column, scale)
 EXECUTOR_FIELDS = {
-    "activeTasks": ("active_tasks", 1), "completedTasks": ("completed_tasks", 1), "failedTasks": ("failed_tasks", 1),
-    "totalTasks": ("total_tasks", 1), "totalDuration": ("total_duration", 1), "totalGCTime": ("total_gc_time", 1),
-    "totalInputBytes": ("total_input_bytes", 1), "totalShuffleRead": ("total_shuffle_read", 1),
+    "activeTasks": ("active_tasks", 1),
+    "completedTasks": ("completed_tasks", 1),
+    "failedTasks": ("failed_tasks", 1),
+    "totalTasks": ("total_tasks", 1),
+    "totalDuration": ("total_duration", 1),
+    "totalGCTime": ("total_gc_time", 1),
+    "totalInputBytes": ("total_input_bytes", 1),
+    "totalShuffleRead": ("total_shuffle_read", 1),
     "totalShuffleWrite": ("total_shuffle_write", 1),
 }
 
 # REST application attempt field -> (perfx app column, scale)
 APP_FIELDS = {
-    "startTime": ("start_time", 1), "endTime": ("end_time", 1), "duration": ("duration", 1),
-    "sparkUser": ("user", 1), "completed": ("completed", 1), "appSparkVersion": ("spark_version", 1),
+    "startTime": ("start_time", 1),
+    "endTime": ("end_time", 1),
+    "duration": ("duration", 1),
+    "sparkUser": ("user", 1),
+    "completed": ("completed", 1),
+    "appSparkVersion": ("spark_version", 1),
 }
 
 
@@ -147,7 +202,11 @@ def readme_cases() -> list[tuple[str, list[str], str]]:
             continue
         logs = re.findall(r"`([^`]+)`", cells[1])
         if "every top-level log" in cells[1]:
-            logs = sorted(p.name for p in EVENTS.iterdir() if p.is_file() and p.name.startswith(("app", "local")))
+            logs = sorted(
+                p.name
+                for p in EVENTS.iterdir()
+                if p.is_file() and p.name.startswith(("app", "local"))
+            )
         cases.append((cells[0].strip("`"), logs, re.findall(r"`([^`]+)`", cells[2])[0]))
     return cases
 
@@ -155,7 +214,7 @@ def readme_cases() -> list[tuple[str, list[str], str]]:
 CASES = readme_cases()
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(logs: tuple[str, ...]):
     return load_log([EVENTS / name for name in logs])
 
@@ -184,7 +243,9 @@ def ours(value, scale: float, expected):
     if isinstance(expected, str) and re.match(r"\d{4}-\d\d-\d\dT", expected):
         return value
     if isinstance(expected, (int, float)):
-        number = 0.0 if value is None or (isinstance(value, float) and np.isnan(value)) else float(value)
+        number = (
+            0.0 if value is None or (isinstance(value, float) and np.isnan(value)) else float(value)
+        )
         return number * scale
     return "" if value is None else str(value)
 
@@ -256,7 +317,11 @@ def select_tasks(tasks: pd.DataFrame, query: dict[str, list[str]]) -> list[int]:
 
 
 def check_stage_tasks(log, app_key, stage, attempt, query, expected) -> list[str]:
-    tasks = log.tasks[(log.tasks["app_key"] == app_key) & (log.tasks["stage_id"] == stage) & (log.tasks["stage_attempt_id"] == attempt)]
+    tasks = log.tasks[
+        (log.tasks["app_key"] == app_key)
+        & (log.tasks["stage_id"] == stage)
+        & (log.tasks["stage_attempt_id"] == attempt)
+    ]
     problems = check_tasks(log, app_key, expected)
     chosen = select_tasks(tasks, query)
     if chosen != [t["taskId"] for t in expected]:
@@ -266,12 +331,19 @@ def check_stage_tasks(log, app_key, stage, attempt, query, expected) -> list[str
 
 def check_summary(log, app_key, stage, attempt, expected) -> list[str]:
     tasks = log.tasks[log.tasks["stage_key"] == f"{app_key}/{stage}/{attempt}"]
-    tasks = tasks.assign(total_blocks_fetched=tasks["shuffle_remote_blocks_fetched"] + tasks["shuffle_local_blocks_fetched"])
+    tasks = tasks.assign(
+        total_blocks_fetched=tasks["shuffle_remote_blocks_fetched"]
+        + tasks["shuffle_local_blocks_fetched"]
+    )
     flat = flatten(expected)
     quantiles = flat["quantiles"]
     columns = {field: fields for field, fields in SUMMARY_FIELDS.items() if field in flat}
     summary = task_summary(tasks, [c for c, _ in columns.values()], quantiles)
-    problems = [f"summary field {f} not compared" for f in flat if f not in SUMMARY_FIELDS and f != "quantiles" and "PushReadMetrics" not in f]
+    problems = [
+        f"summary field {f} not compared"
+        for f in flat
+        if f not in SUMMARY_FIELDS and f != "quantiles" and "PushReadMetrics" not in f
+    ]
     for field, (column, scale) in columns.items():
         mine = [v * scale for v in summary[column]]
         if not np.allclose(mine, flat[field], rtol=1e-9, atol=1e-6):
@@ -288,14 +360,21 @@ def check_stages(log, app_key, rest, query, expected) -> list[str]:
         selected = stages
         if "status" in query:
             selected = stages[stages["status"].str.lower().isin(query["status"])]
-        if sorted(zip(selected["stage_id"], selected["stage_attempt_id"])) != sorted((s["stageId"], s["attemptId"]) for s in items):
+        if sorted(zip(selected["stage_id"], selected["stage_attempt_id"])) != sorted(
+            (s["stageId"], s["attemptId"]) for s in items
+        ):
             problems.append("stage list selects other stage attempts")
     for item in items:
-        row = stages[(stages["stage_id"] == item["stageId"]) & (stages["stage_attempt_id"] == item["attemptId"])]
+        row = stages[
+            (stages["stage_id"] == item["stageId"])
+            & (stages["stage_attempt_id"] == item["attemptId"])
+        ]
         if len(row) != 1:
             problems.append(f"stage {item['stageId']}.{item['attemptId']} missing")
             continue
-        problems += compare(f"stage {item['stageId']}.{item['attemptId']}", item, row.iloc[0], STAGE_FIELDS)
+        problems += compare(
+            f"stage {item['stageId']}.{item['attemptId']}", item, row.iloc[0], STAGE_FIELDS
+        )
         if "tasks" in item:
             problems += check_tasks(log, app_key, list(item["tasks"].values()))
     return problems
@@ -326,9 +405,16 @@ def check_executors(log, app_key, expected) -> list[str]:
     events do not carry."""
     totals = executor_totals(log.tasks, log.apps)
     totals = totals[totals["app_key"] == app_key].set_index("executor_id")
-    problems = [f"executor {e} ran tasks but is not in REST" for e in set(totals.index) - {e["id"] for e in expected}]
+    problems = [
+        f"executor {e} ran tasks but is not in REST"
+        for e in set(totals.index) - {e["id"] for e in expected}
+    ]
     for executor in expected:
-        row = totals.loc[executor["id"]] if executor["id"] in totals.index else pd.Series(0, index=totals.columns)
+        row = (
+            totals.loc[executor["id"]]
+            if executor["id"] in totals.index
+            else pd.Series(0, index=totals.columns)
+        )
         if executor["id"] == "driver":
             executor = {k: v for k, v in executor.items() if k != "totalGCTime"}
         problems += compare(f"executor {executor['id']}", executor, row, EXECUTOR_FIELDS)
@@ -341,18 +427,24 @@ def check_apps(log, expected) -> list[str]:
     for app in items:
         for attempt in app["attempts"]:
             attempt_id = attempt.get("attemptId", "")
-            row = log.apps[(log.apps["app_id"] == app["id"]) & (log.apps["app_attempt_id"] == attempt_id)]
+            row = log.apps[
+                (log.apps["app_id"] == app["id"]) & (log.apps["app_attempt_id"] == attempt_id)
+            ]
             if len(row) != 1:
                 problems.append(f"app {app['id']} attempt {attempt_id!r} missing")
                 continue
             row = row.iloc[0]
             if row["name"] != app["name"]:
-                problems.append(f"app {app['id']} name: REST {app['name']!r}, perfx {row['name']!r}")
+                problems.append(
+                    f"app {app['id']} name: REST {app['name']!r}, perfx {row['name']!r}"
+                )
             problems += compare(f"app {app['id']}/{attempt_id}", attempt, row, APP_FIELDS)
     return problems
 
 
-@pytest.mark.parametrize("expectation, logs, url", CASES, ids=[c[0].removesuffix("_expectation.json") for c in CASES])
+@pytest.mark.parametrize(
+    "expectation, logs, url", CASES, ids=[c[0].removesuffix("_expectation.json") for c in CASES]
+)
 def test_matches_history_server(expectation: str, logs: list[str], url: str) -> None:
     expected = json.loads((EXPECTATIONS / expectation).read_text())
     log = load(tuple(logs))

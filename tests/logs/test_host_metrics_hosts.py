@@ -13,14 +13,25 @@ from perfx.cli import main
 from perfx.logs.errors import LogError
 from perfx.logs.loader import load_log
 
-LOG = Path(__file__).resolve().parents[1] / "data" / "public" / "groupon__sparklint" / "spark_event_log_example"
+LOG = (
+    Path(__file__).resolve().parents[1]
+    / "data"
+    / "public"
+    / "groupon__sparklint"
+    / "spark_event_log_example"
+)
 
 
 def metrics_csv(tmp_path: Path, hosts: list[str]) -> Path:
     tasks = load_log(LOG).tasks
     start, end = tasks["launch_time"].min(), tasks["finish_time"].max()
-    frame = pd.DataFrame([{"host": h, "timestamp": t, "load_one": 1.0 + i}
-                          for i, h in enumerate(hosts) for t in (start, end)])
+    frame = pd.DataFrame(
+        [
+            {"host": h, "timestamp": t, "load_one": 1.0 + i}
+            for i, h in enumerate(hosts)
+            for t in (start, end)
+        ]
+    )
     path = tmp_path / "ganglia.csv"
     frame.to_csv(path, index=False)
     return path
@@ -32,7 +43,8 @@ def test_metrics_of_other_hosts_name_both_sides(tmp_path) -> None:
         load_log(LOG, host_metrics=path)
     assert str(raised.value) == (
         "host metrics match none of the log's hosts: the metrics have 10.0.0.1, 10.0.0.10, 10.0.0.11 and 9 more, "
-        "the log worker121.datacenter, worker194.datacenter")
+        "the log worker121.datacenter, worker194.datacenter"
+    )
 
 
 def test_cli_says_so_in_one_line(tmp_path, capsys) -> None:
@@ -41,8 +53,10 @@ def test_cli_says_so_in_one_line(tmp_path, capsys) -> None:
         main(["logs", str(LOG), "--host-metrics", str(path)])
     assert exit_info.value.code == 1
     err = capsys.readouterr().err
-    assert err == ("perfx: host metrics match none of the log's hosts: the metrics have worker121, worker194, "
-                   "the log worker121.datacenter, worker194.datacenter\n")
+    assert err == (
+        "perfx: host metrics match none of the log's hosts: the metrics have worker121, worker194, "
+        "the log worker121.datacenter, worker194.datacenter\n"
+    )
 
 
 def test_metrics_of_some_hosts_join(tmp_path) -> None:

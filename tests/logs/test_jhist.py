@@ -24,8 +24,14 @@ from tests.conftest import DATA
 from tests.logs.test_reader import lz4_stream
 
 JHIST = DATA / "hadoop-jhist"
-SLEEP = JHIST / "job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-SUCCEEDED-default.jhist"
-TERAGEN = JHIST / "job_1416424547277_0002-1416424775281-root-TeraGen-1416424785433-2-0-SUCCEEDED-default-1416424779349.jhist"
+SLEEP = (
+    JHIST
+    / "job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-SUCCEEDED-default.jhist"
+)
+TERAGEN = (
+    JHIST
+    / "job_1416424547277_0002-1416424775281-root-TeraGen-1416424785433-2-0-SUCCEEDED-default-1416424779349.jhist"
+)
 FAILED = JHIST / "job_2.4.0-FAILED.jhist"
 SPARK_LOG = DATA / "spark-events" / "local-1426533911241"
 
@@ -59,7 +65,11 @@ def test_sleep_job_counts_as_hadoop_tests_assert() -> None:
     assert (job["num_map_tasks"], job["num_reduce_tasks"]) == (10, 1)  # JOB_INITED
     assert (job["finished_maps"], job["finished_reduces"]) == (10, 1)  # JOB_FINISHED, not the tasks
     assert job["task_count"] == 12 and job["am_attempts"] == 1
-    assert (job["submit_time"], job["launch_time"], job["finish_time"]) == (1329348443227, 1329348448308, 1329348468601)
+    assert (job["submit_time"], job["launch_time"], job["finish_time"]) == (
+        1329348443227,
+        1329348448308,
+        1329348468601,
+    )
     assert job["duration"] == 1329348468601 - 1329348443227
 
 
@@ -86,40 +96,68 @@ def test_task_times_and_host_are_the_successful_attempts(path: Path) -> None:
         assert row["attempt_id"] == end["attemptId"] == start["attemptId"]
         assert (row["launch_time"], row["finish_time"]) == (start["startTime"], end["finishTime"])
         assert row["duration"] == end["finishTime"] - start["startTime"]
-        assert (row["host"], row["tracker_name"], row["rack"]) == (end["hostname"], start["trackerName"], end["rackname"])
+        assert (row["host"], row["tracker_name"], row["rack"]) == (
+            end["hostname"],
+            start["trackerName"],
+            end["rackname"],
+        )
         assert row["failed_attempts"] == 0 and row["killed_attempts"] == 0
 
 
 def test_counters_of_one_task_match_the_raw_file() -> None:
-    (end,) = [b for k, b in raw_events(SLEEP) if k == "MAP_ATTEMPT_FINISHED" and b["taskid"].endswith("m_000005")]
+    (end,) = [
+        b
+        for k, b in raw_events(SLEEP)
+        if k == "MAP_ATTEMPT_FINISHED" and b["taskid"].endswith("m_000005")
+    ]
     row = by_id(load_log(SLEEP).tasks).loc["task_1329348432655_0001_m_000005"]
     counts = {c["name"]: c["value"] for g in end["counters"]["groups"] for c in g["counts"]}
     assert len(counts) > 20
     for name, value in counts.items():
         column = "gc_time" if name == "GC_TIME_MILLIS" else name.lower()
         assert row[column] == value, name
-    assert row["input_size"] == counts["BYTES_READ"] == 0  # the input format's bytes: a sleep job reads none
+    assert (
+        row["input_size"] == counts["BYTES_READ"] == 0
+    )  # the input format's bytes: a sleep job reads none
     assert row["map_finished"] == end["mapFinishTime"]
     reduce = by_id(load_log(SLEEP).tasks).loc["task_1329348432655_0001_r_000000"]
-    assert reduce["input_size"] == reduce["reduce_shuffle_bytes"] and np.isnan(reduce["map_input_records"])
+    assert reduce["input_size"] == reduce["reduce_shuffle_bytes"] and np.isnan(
+        reduce["map_input_records"]
+    )
 
 
 def test_counter_features_have_units_roles_and_hadoop_names() -> None:
     log = load_log([SLEEP, TERAGEN])
     task = {s.name: s for s in log.registry.specs("task")}
-    assert (task["gc_time"].unit, task["gc_time"].role, task["gc_time"].aliases) == ("ms", "feature", ("gc_time_millis",))
+    assert (task["gc_time"].unit, task["gc_time"].role, task["gc_time"].aliases) == (
+        "ms",
+        "feature",
+        ("gc_time_millis",),
+    )
     assert log.registry.resolve("task", "GC_TIME_MILLIS") is task["gc_time"]
-    assert (task["hdfs_bytes_read"].unit, task["cpu_milliseconds"].unit, task["spilled_records"].unit) == ("bytes", "ms", "count")
-    assert task["shuffle_errors_connection"].source == "Shuffle Errors/CONNECTION"  # other groups are prefixed
+    assert (
+        task["hdfs_bytes_read"].unit,
+        task["cpu_milliseconds"].unit,
+        task["spilled_records"].unit,
+    ) == ("bytes", "ms", "count")
+    assert (
+        task["shuffle_errors_connection"].source == "Shuffle Errors/CONNECTION"
+    )  # other groups are prefixed
     assert "tera_gen_counters_checksum" in log.tasks
-    assert {task[n].role for n in ("duration", "finish_time", "status", "shuffle_finished")} == {"outcome"}
+    assert {task[n].role for n in ("duration", "finish_time", "status", "shuffle_finished")} == {
+        "outcome"
+    }
     assert {task[n].role for n in ("id", "job_id", "launch_time", "attempt_id")} == {"identity"}
     assert log.registry.resolve("task", "inputsize").name == "input_size"
     job = {s.name: s for s in log.registry.specs("job")}
     assert job["millis_maps"].role == "outcome" and job["mb_millis_maps"].unit == "none"
     assert job["total_launched_maps"].role == "feature" and job["duration_skew"].role == "outcome"
     teragen = by_id(log.jobs).loc["job_1416424547277_0002"]
-    assert (teragen["hdfs_bytes_written"], teragen["millis_maps"], teragen["gc_time"]) == (10000, 5956, 70)
+    assert (teragen["hdfs_bytes_written"], teragen["millis_maps"], teragen["gc_time"]) == (
+        10000,
+        5956,
+        70,
+    )
 
 
 def test_teragen_has_two_maps_and_no_reduce() -> None:
@@ -128,9 +166,16 @@ def test_teragen_has_two_maps_and_no_reduce() -> None:
     assert log.tasks["task_type"].tolist() == ["MAP", "MAP"]
     (job,) = log.jobs.to_dict(orient="records")
     assert (job["num_map_tasks"], job["num_reduce_tasks"], job["finished_reduces"]) == (2, 0, 0)
-    assert (job["name"], job["user"], job["queue"], job["status"]) == ("TeraGen", "root", "default", "SUCCEEDED")
+    assert (job["name"], job["user"], job["queue"], job["status"]) == (
+        "TeraGen",
+        "root",
+        "default",
+        "SUCCEEDED",
+    )
     assert job["launch_time"] == name_summary(TERAGEN.name)["launch_time"] == 1416424779349
-    assert log.tasks["locality"].tolist() == ["OFF_SWITCH"] * 2 and log.tasks["speculative"].tolist() == ["F", "F"]
+    assert log.tasks["locality"].tolist() == ["OFF_SWITCH"] * 2 and log.tasks[
+        "speculative"
+    ].tolist() == ["F", "F"]
 
 
 def test_failed_job_2_4_0() -> None:
@@ -139,16 +184,30 @@ def test_failed_job_2_4_0() -> None:
     log = load_log(FAILED)
     assert log.skipped == []
     (job,) = log.jobs.to_dict(orient="records")
-    assert (job["id"], job["name"], job["queue"], job["status"]) == ("job_1400204860297_0001", "Fail job", "unfunded", "FAILED")
-    assert (job["finished_maps"], job["finished_reduces"]) == (0, 0) and np.isnan(job["failed_maps"])
+    assert (job["id"], job["name"], job["queue"], job["status"]) == (
+        "job_1400204860297_0001",
+        "Fail job",
+        "unfunded",
+        "FAILED",
+    )
+    assert (job["finished_maps"], job["finished_reduces"]) == (0, 0) and np.isnan(
+        job["failed_maps"]
+    )
     assert job["failure_reason"].startswith("Task failed task_1400204860297_0001_m_000000")
     tasks = by_id(log.tasks)
     failed = tasks.loc["task_1400204860297_0001_m_000000"]
     assert (failed["status"], failed["failed_attempts"], failed["attempt_id"]) == (
-        "FAILED", 4, "attempt_1400204860297_0001_m_000000_3")  # TASK_FAILED's failedDueToAttempt
+        "FAILED",
+        4,
+        "attempt_1400204860297_0001_m_000000_3",
+    )  # TASK_FAILED's failedDueToAttempt
     assert failed["failure"] == "Error: java.lang.RuntimeException: Intentional map failure"
-    assert failed["duration"] == 1400205004187 - 1400205000985 and failed["locality"] == "NODE_LOCAL"
-    assert failed["spilled_records"] == 0 and "hdfs_bytes_read" not in tasks  # the few counters it logged
+    assert (
+        failed["duration"] == 1400205004187 - 1400205000985 and failed["locality"] == "NODE_LOCAL"
+    )
+    assert (
+        failed["spilled_records"] == 0 and "hdfs_bytes_read" not in tasks
+    )  # the few counters it logged
     for task_id in ("task_1400204860297_0001_m_000001", "task_1400204860297_0001_r_000000"):
         killed = tasks.loc[task_id]
         assert (killed["status"], killed["attempt_id"], killed["host"]) == ("KILLED", "", "")
@@ -175,16 +234,27 @@ def test_failed_attempts_without_counters_load(tmp_path) -> None:
     log = load_log(path)
     assert log.skipped == []
     failed = by_id(log.tasks).loc["task_1400204860297_0001_m_000000"]
-    assert failed["status"] == "FAILED" and failed["failed_attempts"] == 4 and "spilled_records" not in log.tasks
+    assert (
+        failed["status"] == "FAILED"
+        and failed["failed_attempts"] == 4
+        and "spilled_records" not in log.tasks
+    )
 
 
 def test_a_directory_of_histories_loads_every_job() -> None:
     log = load_log(JHIST)
-    assert sorted(log.jobs["id"]) == ["job_1329348432655_0001", "job_1400204860297_0001", "job_1416424547277_0002"]
+    assert sorted(log.jobs["id"]) == [
+        "job_1329348432655_0001",
+        "job_1400204860297_0001",
+        "job_1416424547277_0002",
+    ]
     assert len(log.tasks) == 12 + 2 + 3 and log.tasks["id"].is_unique
     assert sorted(Path(s.path).name for s in log.skipped) == ["LICENSE", "NOTICE", "README.md"]
     assert log.jobs.set_index("id")["task_count"].to_dict() == {
-        "job_1329348432655_0001": 12, "job_1416424547277_0002": 2, "job_1400204860297_0001": 3}
+        "job_1329348432655_0001": 12,
+        "job_1416424547277_0002": 2,
+        "job_1400204860297_0001": 3,
+    }
 
 
 def test_histories_among_spark_logs_load_both(tmp_path) -> None:
@@ -195,9 +265,16 @@ def test_histories_among_spark_logs_load_both(tmp_path) -> None:
     assert len(log.apps) == 1 and len(log.jobs) == 2 and len(log.tasks) == 8 + 12
     assert set(log.tasks["job_id"]) == {"0", "job_1329348432655_0001"}
     assert log.tasks["stage_key"].notna().all()  # MapReduce tasks are grouped beside Spark stages
-    assert set(log.tasks["stage_key"]) >= {"job_1329348432655_0001/MAP", "job_1329348432655_0001/REDUCE"}
-    assert log.registry.resolve("task", "executor_cpu_time") and log.registry.resolve("task", "hdfs_bytes_read")
-    assert len(load_log([tmp_path, tmp_path / SLEEP.name]).jobs) == 2  # the same file twice is read once
+    assert set(log.tasks["stage_key"]) >= {
+        "job_1329348432655_0001/MAP",
+        "job_1329348432655_0001/REDUCE",
+    }
+    assert log.registry.resolve("task", "executor_cpu_time") and log.registry.resolve(
+        "task", "hdfs_bytes_read"
+    )
+    assert (
+        len(load_log([tmp_path, tmp_path / SLEEP.name]).jobs) == 2
+    )  # the same file twice is read once
 
 
 def test_truncated_history_counts_the_cut_line(tmp_path) -> None:
@@ -222,16 +299,24 @@ def test_truncated_history_counts_the_cut_line(tmp_path) -> None:
 def test_bad_lines_are_skipped_with_their_reason(tmp_path) -> None:
     lines = TERAGEN.read_text().splitlines(keepends=True)
     lines.insert(5, '{"type":"JOB_FROZEN","event":{"x":{}}}\n')
-    lines.insert(5, '{"type":"TASK_STARTED","event":{"org.apache.hadoop.mapreduce.jobhistory.TaskStarted":{}}}\n')
+    lines.insert(
+        5,
+        '{"type":"TASK_STARTED","event":{"org.apache.hadoop.mapreduce.jobhistory.TaskStarted":{}}}\n',
+    )
     lines.insert(5, "{not json}\n")
     path = tmp_path / "teragen.jhist"
     path.write_text("".join(lines))
     log = load_log(path)
     assert [(s.line, s.reason.split(":")[0]) for s in log.skipped] == [
-        (6, "malformed JSON"), (7, "TASK_STARTED without usable 'startTime'"), (8, "unknown event 'JOB_FROZEN'")]
+        (6, "malformed JSON"),
+        (7, "TASK_STARTED without usable 'startTime'"),
+        (8, "unknown event 'JOB_FROZEN'"),
+    ]
     assert len(log.tasks) == 2
     shutil.copy(TERAGEN, tmp_path / "copy.jhist")
-    assert [s.reason for s in load_log(tmp_path).skipped][-1].startswith("duplicate of job job_1416424547277_0002")
+    assert [s.reason for s in load_log(tmp_path).skipped][-1].startswith(
+        "duplicate of job job_1416424547277_0002"
+    )
 
 
 def test_a_jobs_maps_and_its_reduces_are_separate_stages() -> None:
@@ -242,18 +327,29 @@ def test_a_jobs_maps_and_its_reduces_are_separate_stages() -> None:
     job = "job_1329348432655_0001"
     assert log.tasks["stage_key"].value_counts().to_dict() == {f"{job}/MAP": 10, f"{job}/REDUCE": 2}
     stage_key = log.registry.resolve("task", "stage_key")
-    assert (stage_key.kind, stage_key.role) == ("nominal", "identity") and "Spark stage" in stage_key.description
+    assert (stage_key.kind, stage_key.role) == (
+        "nominal",
+        "identity",
+    ) and "Spark stage" in stage_key.description
     answer = perfx.explain(log, "WHY TASK task_1329348432655_0001_m_000000 SLOWER")
     assert answer.pair == ("task_1329348432655_0001_m_000000", "task_1329348432655_0001_m_000007")
     assert "the task of the same stage closest to the median duration" in answer.notes[0]
-    with pytest.raises(ExplainError, match="no task of the same stage as task task_1329348432655_0001_m_000009 "):
-        perfx.explain(log, "WHY TASK task_1329348432655_0001_m_000009 SLOWER")  # the fastest map: no map to compare
+    with pytest.raises(
+        ExplainError, match="no task of the same stage as task task_1329348432655_0001_m_000009 "
+    ):
+        perfx.explain(
+            log, "WHY TASK task_1329348432655_0001_m_000009 SLOWER"
+        )  # the fastest map: no map to compare
 
 
 def without_job_events(text: str) -> str:
     """A job history whose job events (hence its job id) are gone: only its name can say
     which job it is."""
-    return "".join(line for line in text.splitlines(keepends=True) if not line.lstrip().startswith('{"type":"JOB_'))
+    return "".join(
+        line
+        for line in text.splitlines(keepends=True)
+        if not line.lstrip().startswith('{"type":"JOB_')
+    )
 
 
 def test_the_complete_copy_of_a_job_is_kept_whatever_the_order(tmp_path) -> None:
@@ -263,13 +359,20 @@ def test_the_complete_copy_of_a_job_is_kept_whatever_the_order(tmp_path) -> None
     data = SLEEP.read_bytes()
     staging, done = tmp_path / "0-staging", tmp_path / "done"
     staging.mkdir(), done.mkdir()
-    (staging / "job_1329348432655_0001_1.jhist").write_bytes(data[: data.rindex(b'"totalCounters"')])
+    (staging / "job_1329348432655_0001_1.jhist").write_bytes(
+        data[: data.rindex(b'"totalCounters"')]
+    )
     shutil.copy(SLEEP, done / SLEEP.name)
     log = load_log(tmp_path)
     (job,) = log.jobs.to_dict(orient="records")
-    assert job["status"] == "SUCCEEDED" and job["hdfs_bytes_read"] == 480 and job["source"] == str(done / SLEEP.name)
+    assert (
+        job["status"] == "SUCCEEDED"
+        and job["hdfs_bytes_read"] == 480
+        and job["source"] == str(done / SLEEP.name)
+    )
     assert [(Path(s.path).parent.name, s.line, s.reason) for s in log.skipped] == [
-        ("0-staging", 0, f"duplicate of job job_1329348432655_0001, read from {done / SLEEP.name}")]
+        ("0-staging", 0, f"duplicate of job job_1329348432655_0001, read from {done / SLEEP.name}")
+    ]
     assert len(log.tasks) == 12
     # a copy with fewer tasks loses even when it ends: the one with more tasks is kept
     (staging / "job_1329348432655_0001_1.jhist").unlink()
@@ -288,17 +391,28 @@ def test_a_staging_copy_is_known_by_its_name(tmp_path) -> None:
     assert load_log(staging).jobs["id"].tolist() == ["job_1329348432655_0001"]
     shutil.copy(SLEEP, tmp_path / SLEEP.name)
     log = load_log(tmp_path)
-    assert log.jobs["id"].tolist() == ["job_1329348432655_0001"] and log.jobs["status"].tolist() == ["SUCCEEDED"]
+    assert log.jobs["id"].tolist() == ["job_1329348432655_0001"] and log.jobs[
+        "status"
+    ].tolist() == ["SUCCEEDED"]
     assert [(Path(s.path).name, s.reason.split(",")[0]) for s in log.skipped] == [
-        (staging.name, "duplicate of job job_1329348432655_0001")]
+        (staging.name, "duplicate of job job_1329348432655_0001")
+    ]
 
 
 def test_name_summary_reads_queues_with_dots() -> None:
     """Fair Scheduler queues are ``root.<...>``: a dotted queue, with and without a launch time."""
     name = "job_1_0001-10-alice-wordcount-20-3-1-SUCCEEDED-root.users.alice"
     assert name_summary(name + "-5.jhist") == {
-        "id": "job_1_0001", "submit_time": 10, "user": "alice", "name": "wordcount", "finish_time": 20,
-        "status": "SUCCEEDED", "queue": "root.users.alice", "finished_maps": 3, "finished_reduces": 1, "launch_time": 5,
+        "id": "job_1_0001",
+        "submit_time": 10,
+        "user": "alice",
+        "name": "wordcount",
+        "finish_time": 20,
+        "status": "SUCCEEDED",
+        "queue": "root.users.alice",
+        "finished_maps": 3,
+        "finished_reduces": 1,
+        "launch_time": 5,
     }
     assert name_summary(name + ".jhist")["queue"] == "root.users.alice"
     assert "launch_time" not in name_summary(name + ".jhist")
@@ -349,33 +463,61 @@ def _break_job_counters(kind: str, body: dict) -> None:
         body["totalCounters"]["groups"][0]["counts"][0]["value"] = "many"
 
 
-@pytest.mark.parametrize("change,kind", [
-    (_break_counters, "TASK_FINISHED"), (_drop_finish, "TASK_FINISHED"),
-    (_drop_map_finish, "MAP_ATTEMPT_FINISHED"), (_break_attempt_counters, "MAP_ATTEMPT_FINISHED"),
-    (_break_job_counters, "JOB_FINISHED"),
-], ids=["task-counters", "new-task-without-finish", "attempt-without-map-finish", "attempt-counters", "job-counters"])
+@pytest.mark.parametrize(
+    "change,kind",
+    [
+        (_break_counters, "TASK_FINISHED"),
+        (_drop_finish, "TASK_FINISHED"),
+        (_drop_map_finish, "MAP_ATTEMPT_FINISHED"),
+        (_break_attempt_counters, "MAP_ATTEMPT_FINISHED"),
+        (_break_job_counters, "JOB_FINISHED"),
+    ],
+    ids=[
+        "task-counters",
+        "new-task-without-finish",
+        "attempt-without-map-finish",
+        "attempt-counters",
+        "job-counters",
+    ],
+)
 def test_a_skipped_event_changes_nothing(tmp_path, change, kind) -> None:
     """An event that cannot be used is skipped whole: the tables are those of the file
     without that line (no status or finish time set, no task created, no counter name kept)."""
     broken = _rewrite(SLEEP, change)
-    bad = [n for n, (old, new) in enumerate(zip(SLEEP.read_text().splitlines(), broken.splitlines()), 1) if old != new]
+    bad = [
+        n
+        for n, (old, new) in enumerate(zip(SLEEP.read_text().splitlines(), broken.splitlines()), 1)
+        if old != new
+    ]
     assert len(bad) == 1
     (tmp_path / "broken.jhist").write_text(broken)
     without = broken.splitlines(keepends=True)
     without[bad[0] - 1] = "\n"
     (tmp_path / "without").mkdir()
     (tmp_path / "without" / "broken.jhist").write_text("".join(without))
-    log, expected = load_log(tmp_path / "broken.jhist"), load_log(tmp_path / "without" / "broken.jhist")
+    log, expected = (
+        load_log(tmp_path / "broken.jhist"),
+        load_log(tmp_path / "without" / "broken.jhist"),
+    )
     assert [(s.line, s.reason.split(" without")[0]) for s in log.skipped] == [(bad[0], kind)]
     pd.testing.assert_frame_equal(log.tasks, expected.tasks)
-    pd.testing.assert_frame_equal(log.jobs.drop(columns="source"), expected.jobs.drop(columns="source"))
+    pd.testing.assert_frame_equal(
+        log.jobs.drop(columns="source"), expected.jobs.drop(columns="source")
+    )
     assert log.registry.specs("task") == expected.registry.specs("task")
 
 
-def _teragen_input(tmp_path: Path, drop_groups: tuple[str, ...], rename: dict[str, str | None]) -> list[float]:
+def _teragen_input(
+    tmp_path: Path, drop_groups: tuple[str, ...], rename: dict[str, str | None]
+) -> list[float]:
     """TeraGen's map input sizes once counter groups are dropped and counters renamed (None: dropped)."""
+
     def change(kind: str, body: dict) -> None:
-        groups = [g for g in (body.get("counters") or {"groups": []})["groups"] if g["name"] not in drop_groups]
+        groups = [
+            g
+            for g in (body.get("counters") or {"groups": []})["groups"]
+            if g["name"] not in drop_groups
+        ]
         for group in groups:
             renamed = [dict(c, name=rename.get(c["name"], c["name"])) for c in group["counts"]]
             group["counts"] = [c for c in renamed if c["name"] is not None]
@@ -390,30 +532,44 @@ def _teragen_input(tmp_path: Path, drop_groups: tuple[str, ...], rename: dict[st
 def test_map_input_size_prefers_the_input_formats_bytes(tmp_path) -> None:
     """TeraGen's maps generate their data: the input format read 0 bytes, HDFS 79 (the split
     metadata), local files 0. Without FileInputFormatCounter: HDFS, then S3A, then FILE."""
-    maps = {c["name"]: c["value"] for k, b in raw_events(TERAGEN) if k == "MAP_ATTEMPT_FINISHED"
-            for g in b["counters"]["groups"] for c in g["counts"]}
+    maps = {
+        c["name"]: c["value"]
+        for k, b in raw_events(TERAGEN)
+        if k == "MAP_ATTEMPT_FINISHED"
+        for g in b["counters"]["groups"]
+        for c in g["counts"]
+    }
     assert (maps["BYTES_READ"], maps["HDFS_BYTES_READ"], maps["FILE_BYTES_READ"]) == (0, 79, 0)
     assert load_log(TERAGEN).tasks["input_size"].tolist() == [0, 0]
     no_format = ("org.apache.hadoop.mapreduce.lib.input.FileInputFormatCounter",)
     assert _teragen_input(tmp_path, no_format, {}) == [79, 79]
     assert _teragen_input(tmp_path, no_format, {"HDFS_BYTES_READ": "S3A_BYTES_READ"}) == [79, 79]
-    assert _teragen_input(tmp_path, no_format, {"HDFS_BYTES_READ": None}) == [0, 0]  # FILE_BYTES_READ
+    assert _teragen_input(tmp_path, no_format, {"HDFS_BYTES_READ": None}) == [
+        0,
+        0,
+    ]  # FILE_BYTES_READ
     spec = load_log(TERAGEN).registry.resolve("task", "input_size")
     assert spec.source.startswith("BYTES_READ, HDFS_BYTES_READ, S3A_BYTES_READ, FILE_BYTES_READ")
 
 
 def test_compressed_copies_load_identically(tmp_path) -> None:
     plain = load_log(SLEEP)
-    for name, data in ((SLEEP.name + ".zst", zstandard.ZstdCompressor().compress(SLEEP.read_bytes())),
-                       ("sleep.lz4", lz4_stream(SLEEP.read_bytes())),
-                       (SLEEP.name + ".gz", gzip.compress(SLEEP.read_bytes()))):
+    for name, data in (
+        (SLEEP.name + ".zst", zstandard.ZstdCompressor().compress(SLEEP.read_bytes())),
+        ("sleep.lz4", lz4_stream(SLEEP.read_bytes())),
+        (SLEEP.name + ".gz", gzip.compress(SLEEP.read_bytes())),
+    ):
         (tmp_path / name).write_bytes(data)
         log = load_log(tmp_path / name)
         assert log.skipped == []
         pd.testing.assert_frame_equal(log.tasks, plain.tasks)
-        pd.testing.assert_frame_equal(log.jobs.drop(columns="source"), plain.jobs.drop(columns="source"))
-    for name, data in (("broken.jhist", lz4_stream(SLEEP.read_bytes())[:-300]),
-                       ("broken.gz", gzip.compress(SLEEP.read_bytes())[:-300])):
+        pd.testing.assert_frame_equal(
+            log.jobs.drop(columns="source"), plain.jobs.drop(columns="source")
+        )
+    for name, data in (
+        ("broken.jhist", lz4_stream(SLEEP.read_bytes())[:-300]),
+        ("broken.gz", gzip.compress(SLEEP.read_bytes())[:-300]),
+    ):
         (tmp_path / name).write_bytes(data)
         log = load_log(tmp_path / name)
         assert [s.reason.split(":")[0] for s in log.skipped] == ["compressed stream broken off"]
@@ -431,22 +587,42 @@ def test_cli_logs_features_and_explain_on_a_history(capsys) -> None:
     assert (summary["jobs"], summary["tasks"], summary["skipped"]["count"]) == (1, 12, 0)
     rows = json.loads(run("logs", str(FAILED), "--entity", "task", "--format", "json"))
     assert [r["status"] for r in rows] == ["FAILED", "KILLED", "KILLED"]
-    features = {f["name"]: f for f in json.loads(run("features", "--log", str(SLEEP), "--format", "json"))["features"]}
+    features = {
+        f["name"]: f
+        for f in json.loads(run("features", "--log", str(SLEEP), "--format", "json"))["features"]
+    }
     assert features["task_type"]["role"] == "feature" and features["shuffle_time"]["unit"] == "ms"
     slow, fast = "task_1329348432655_0001_m_000000", "task_1329348432655_0001_m_000009"
-    answer = json.loads(run("explain", "--log", str(SLEEP), "--format", "json", f"WHY TASK {slow} SLOWER THAN TASK {fast}"))
+    answer = json.loads(
+        run(
+            "explain",
+            "--log",
+            str(SLEEP),
+            "--format",
+            "json",
+            f"WHY TASK {slow} SLOWER THAN TASK {fast}",
+        )
+    )
     assert answer["pair"] == [slow, fast]
-    query = (f"FOR T1, T2 WHERE T1.TaskID = {slow} AND T2.TaskID = {fast} DESPITE task_type isSame = T "
-             "OBSERVED duration compare = GT EXPECTED duration compare = SIM")
+    query = (
+        f"FOR T1, T2 WHERE T1.TaskID = {slow} AND T2.TaskID = {fast} DESPITE task_type isSame = T "
+        "OBSERVED duration compare = GT EXPECTED duration compare = SIM"
+    )
     answer = json.loads(run("explain", "--log", str(JHIST), "--format", "json", query))
     assert answer["pair"] == [slow, fast] and "DESPITE task_type isSame = T" in answer["query"]
 
 
 def test_name_summary_unescapes_the_job_name() -> None:
     assert name_summary(SLEEP.name) == {
-        "id": "job_1329348432655_0001", "submit_time": 1329348443227, "user": "user", "name": "Sleep job",
-        "finish_time": 1329348468601, "status": "SUCCEEDED", "queue": "default",
-        "finished_maps": 10, "finished_reduces": 1,
+        "id": "job_1329348432655_0001",
+        "submit_time": 1329348443227,
+        "user": "user",
+        "name": "Sleep job",
+        "finish_time": 1329348468601,
+        "status": "SUCCEEDED",
+        "queue": "default",
+        "finished_maps": 10,
+        "finished_reduces": 1,
     }
     assert name_summary("job_1_0001-1-u-a%2Db+c-2-3-0-KILLED-q.jhist")["name"] == "a-b c"
     assert name_summary(FAILED.name) == {}
@@ -458,13 +634,17 @@ def test_a_jhist_that_is_not_a_history_is_not_a_log(tmp_path) -> None:
     with pytest.raises(NotALog, match="not a Hadoop job history file"):
         load_log(path)
     binary = tmp_path / "job_2.jhist"  # Hadoop 3's default format
-    binary.write_bytes(b"Avro-Binary\n" + SLEEP.read_bytes().splitlines(keepends=True)[1] + b"\x02\x00")
+    binary.write_bytes(
+        b"Avro-Binary\n" + SLEEP.read_bytes().splitlines(keepends=True)[1] + b"\x02\x00"
+    )
     with pytest.raises(NotALog, match="binary Avro job history.*jhist.format=json"):
         load_log(binary)
     binary.unlink()
     shutil.copy(SPARK_LOG, tmp_path / SPARK_LOG.name)
     log = load_log(tmp_path)  # in a folder it is passed over and reported
-    assert [(Path(s.path).name, s.reason.split(" (")[0]) for s in log.skipped] == [("job_1.jhist", "not a Hadoop job history file")]
+    assert [(Path(s.path).name, s.reason.split(" (")[0]) for s in log.skipped] == [
+        ("job_1.jhist", "not a Hadoop job history file")
+    ]
 
 
 @pytest.mark.parametrize("path", [SLEEP, TERAGEN], ids=["sleep", "teragen"])
@@ -475,7 +655,13 @@ def test_host_load_is_derived_from_the_attempts_times(path: Path) -> None:
     host = tasks["host"].to_numpy()
     for k in range(len(tasks)):
         others = (host == host[k]) & (np.arange(len(tasks)) != k)
-        shared = np.clip(np.minimum(end[others], end[k]) - np.maximum(start[others], start[k]), 0, None)
+        shared = np.clip(
+            np.minimum(end[others], end[k]) - np.maximum(start[others], start[k]), 0, None
+        )
         assert tasks["concurrent_tasks_host"].iloc[k] == (shared > 0).sum()
-        assert tasks["mean_concurrent_tasks_host"].iloc[k] == pytest.approx(shared.sum() / (end[k] - start[k]))
-    assert {"concurrent_tasks_host", "mean_concurrent_tasks_host"} <= {s.name for s in log.features("task")}
+        assert tasks["mean_concurrent_tasks_host"].iloc[k] == pytest.approx(
+            shared.sum() / (end[k] - start[k])
+        )
+    assert {"concurrent_tasks_host", "mean_concurrent_tasks_host"} <= {
+        s.name for s in log.features("task")
+    }

@@ -25,11 +25,13 @@ def metrics_csv(tmp_path, tasks: pd.DataFrame):
     samples must not count. A sample describes the interval ending at its timestamp (Ganglia's
     RRD semantics): 10 is sampled at the change, 30 after the last task ended."""
     change = float(tasks["launch_time"].min() + tasks["finish_time"].max()) / 2
-    frame = pd.DataFrame({
-        "host": ["localhost", "localhost", "elsewhere"],
-        "timestamp": [change, tasks["finish_time"].max() + 5000, change],
-        "load": [10.0, 30.0, 1000.0],
-    })
+    frame = pd.DataFrame(
+        {
+            "host": ["localhost", "localhost", "elsewhere"],
+            "timestamp": [change, tasks["finish_time"].max() + 5000, change],
+            "load": [10.0, 30.0, 1000.0],
+        }
+    )
     path = tmp_path / "hosts.csv"
     frame.to_csv(path, index=False)
     return path, change
@@ -48,9 +50,13 @@ def test_load_log_joins_host_metrics_from_a_csv(tmp_path) -> None:
     path, change = metrics_csv(tmp_path, plain.tasks)
     log = load_log(LOG, host_metrics=path)
     assert np.allclose(log.tasks["host_load"].to_numpy(), expected_load(plain.tasks, change))
-    assert 10 < log.tasks["host_load"].min() and log.tasks["host_load"].max() < 30  # the runs span the change
+    assert (
+        10 < log.tasks["host_load"].min() and log.tasks["host_load"].max() < 30
+    )  # the runs span the change
     assert log.jobs["host_load"].tolist() == pytest.approx([log.tasks["host_load"].mean()])
-    assert {s.name for s in log.features("task")} - {s.name for s in plain.features("task")} == {"host_load"}
+    assert {s.name for s in log.features("task")} - {s.name for s in plain.features("task")} == {
+        "host_load"
+    }
     assert log.registry.resolve("job", "host_load") is not None
 
 
@@ -71,10 +77,14 @@ def test_host_metrics_without_host_column_is_a_clear_error(tmp_path) -> None:
 def test_cli_host_metrics_option(tmp_path) -> None:
     path, change = metrics_csv(tmp_path, load_log(LOG).tasks)
     runner = CliRunner()
-    dumped = runner.invoke(cli, ["logs", str(LOG), "--host-metrics", str(path), "--entity", "task", "--format", "json"])
+    dumped = runner.invoke(
+        cli, ["logs", str(LOG), "--host-metrics", str(path), "--entity", "task", "--format", "json"]
+    )
     assert dumped.exit_code == 0, dumped.output
     assert all(10 < row["host_load"] < 30 for row in json.loads(dumped.output))
-    listed = runner.invoke(cli, ["features", "--log", str(LOG), "--host-metrics", str(path), "--format", "json"])
+    listed = runner.invoke(
+        cli, ["features", "--log", str(LOG), "--host-metrics", str(path), "--format", "json"]
+    )
     assert listed.exit_code == 0, listed.output
     assert "host_load" in {f["name"] for f in json.loads(listed.output)["features"]}
     helped = runner.invoke(cli, ["explain", "--help"])

@@ -4,7 +4,7 @@ their authors got by decoding the files independently). Broken logs report what 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -36,14 +36,19 @@ def spark_event_cases() -> list[tuple[Path, dict]]:
         if len(cells) != 9:
             continue
         version = cells[2].split(" (")[0]
-        cases.append((EVENTS / cells[0].strip("`"), {
-            "version": "" if version.startswith("none") else version,
-            "job_starts": _first_int(cells[4]),
-            "stage_attempts": _first_int(cells[5]),
-            "task_ends": _first_int(cells[6]),
-            "not_success": int(m.group(1)) if (m := re.search(r"\((\d+)", cells[6])) else 0,
-            "completed": cells[7].strip("*") == "yes",
-        }))
+        cases.append(
+            (
+                EVENTS / cells[0].strip("`"),
+                {
+                    "version": "" if version.startswith("none") else version,
+                    "job_starts": _first_int(cells[4]),
+                    "stage_attempts": _first_int(cells[5]),
+                    "task_ends": _first_int(cells[6]),
+                    "not_success": int(m.group(1)) if (m := re.search(r"\((\d+)", cells[6])) else 0,
+                    "completed": cells[7].strip("*") == "yes",
+                },
+            )
+        )
     return cases
 
 
@@ -54,20 +59,25 @@ def rapids_cases() -> list[tuple[Path, dict]]:
     for cells in _table_rows(RAPIDS / "README.md"):
         starts, ends = (int(x) for x in re.findall(r"\d+", cells[4])[:2])
         expected = {
-            "version": cells[2], "job_starts": starts, "job_ends": ends,
-            "stage_attempts": _first_int(cells[5]), "task_ends": _first_int(cells[6]),
+            "version": cells[2],
+            "job_starts": starts,
+            "job_ends": ends,
+            "stage_attempts": _first_int(cells[5]),
+            "task_ends": _first_int(cells[6]),
             "completed": cells[7].strip("*") == "yes",
         }
         path = cells[0].strip("`").rstrip("/")
         if brace := re.search(r"\{(\d+)\.\.(\d+)\}", path):
             for n in range(int(brace.group(1)), int(brace.group(2)) + 1):
-                cases.append((RAPIDS / (path[: brace.start()] + str(n) + path[brace.end() :]), expected))
+                cases.append(
+                    (RAPIDS / (path[: brace.start()] + str(n) + path[brace.end() :]), expected)
+                )
         else:
             cases.append((RAPIDS / path, expected))
     return cases
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(path: Path):
     return load_log(path)
 
@@ -84,7 +94,9 @@ def _check_counts(log, expected: dict) -> None:
     assert log.tasks["id"].is_unique and log.stages["id"].is_unique and log.jobs["id"].is_unique
 
 
-@pytest.mark.parametrize("path, expected", spark_event_cases(), ids=lambda v: v.name if isinstance(v, Path) else "")
+@pytest.mark.parametrize(
+    "path, expected", spark_event_cases(), ids=lambda v: v.name if isinstance(v, Path) else ""
+)
 def test_spark_fixture_counts(path: Path, expected: dict) -> None:
     log = load(path)
     _check_counts(log, expected)
@@ -94,12 +106,16 @@ def test_spark_fixture_counts(path: Path, expected: dict) -> None:
     assert log.skipped == []
 
 
-@pytest.mark.parametrize("path, expected", rapids_cases(), ids=lambda v: v.name if isinstance(v, Path) else "")
+@pytest.mark.parametrize(
+    "path, expected", rapids_cases(), ids=lambda v: v.name if isinstance(v, Path) else ""
+)
 def test_rapids_log_counts(path: Path, expected: dict) -> None:
     log = load(path)
     _check_counts(log, expected)
     assert len(log.jobs) == max(expected["job_starts"], expected["job_ends"])
-    assert int((log.jobs["status"] == "RUNNING").sum()) == max(0, expected["job_starts"] - expected["job_ends"])
+    assert int((log.jobs["status"] == "RUNNING").sum()) == max(
+        0, expected["job_starts"] - expected["job_ends"]
+    )
 
 
 def test_every_readme_log_is_covered() -> None:
@@ -109,7 +125,9 @@ def test_every_readme_log_is_covered() -> None:
 
 def test_malformed_line_is_skipped_and_reported() -> None:
     log = load(RAPIDS / "malformed_json_eventlog.zstd")
-    assert [(Path(s.path).name, s.line) for s in log.skipped] == [("malformed_json_eventlog.zstd", 4)]
+    assert [(Path(s.path).name, s.line) for s in log.skipped] == [
+        ("malformed_json_eventlog.zstd", 4)
+    ]
     assert log.skipped[0].reason.startswith("malformed JSON")
     assert len(log.tasks) == 217
 
@@ -128,7 +146,11 @@ def test_resubmitted_and_failed_task_ends() -> None:
     tasks = log.tasks
     assert len(tasks) == 8630 - 50
     assert tasks["resubmitted"].sum() == 50
-    assert tasks["end_reason"].value_counts().to_dict() == {"Success": 8577, "FetchFailed": 2, "ExecutorLostFailure": 1}
+    assert tasks["end_reason"].value_counts().to_dict() == {
+        "Success": 8577,
+        "FetchFailed": 2,
+        "ExecutorLostFailure": 1,
+    }
     assert tasks["executor_run_time"].isna().sum() == 53 - 50
     assert (tasks.loc[tasks["end_reason"] != "Success", "failure"] != "").all()
     assert log.jobs["status"].value_counts().to_dict() == {"SUCCEEDED": 79, "FAILED": 1}

@@ -63,10 +63,19 @@ def zstd_stream(data: bytes) -> bytes:
     return compressor.compress(data[:half]) + compressor.compress(data[half:])
 
 
-@pytest.mark.parametrize("name, encode", [
-    ("app.lz4", lz4_stream), ("app.snappy", snappy_stream), ("app.lzf", lzf_stored_stream), ("app.zstd", zstd_stream),
-    ("app.gz", lambda data: gzip.compress(data[:1000]) + gzip.compress(data[1000:])),  # two members, as `cat a.gz b.gz`
-])
+@pytest.mark.parametrize(
+    "name, encode",
+    [
+        ("app.lz4", lz4_stream),
+        ("app.snappy", snappy_stream),
+        ("app.lzf", lzf_stored_stream),
+        ("app.zstd", zstd_stream),
+        (
+            "app.gz",
+            lambda data: gzip.compress(data[:1000]) + gzip.compress(data[1000:]),
+        ),  # two members, as `cat a.gz b.gz`
+    ],
+)
 def test_framings_decode_to_the_plain_tables(tmp_path, name, encode) -> None:
     (tmp_path / name).write_bytes(encode(TEXT))
     plain = load_log(FIXTURE)
@@ -113,7 +122,7 @@ def test_unknown_and_malformed_lines_are_counted(tmp_path) -> None:
     lines = TEXT.splitlines(keepends=True)
     lines.insert(3, b'{"Event":"com.example.CustomEvent","x":1}\n')
     lines.insert(5, b'{"Event":"SparkListenerTaskEnd", broken\n')
-    lines.insert(7, b'not json at all\n')
+    lines.insert(7, b"not json at all\n")
     path = tmp_path / "damaged"
     path.write_bytes(b"".join(lines))
     log = load_log(path)
@@ -127,9 +136,15 @@ def test_rolling_directory_parts_in_numeric_order(tmp_path) -> None:
     lines = TEXT.splitlines(keepends=True)
     rolling = tmp_path / "eventlog_v2_local-1430917381534"
     rolling.mkdir()
-    thirds = [lines[: len(lines) // 3], lines[len(lines) // 3 : 2 * len(lines) // 3], lines[2 * len(lines) // 3 :]]
+    thirds = [
+        lines[: len(lines) // 3],
+        lines[len(lines) // 3 : 2 * len(lines) // 3],
+        lines[2 * len(lines) // 3 :],
+    ]
     for number, part in zip((1, 2, 10), thirds):  # 10 sorts before 2 as text
-        (rolling / f"events_{number}_local-1430917381534.zstd").write_bytes(zstd_stream(b"".join(part)))
+        (rolling / f"events_{number}_local-1430917381534.zstd").write_bytes(
+            zstd_stream(b"".join(part))
+        )
     (rolling / "appstatus_local-1430917381534").write_bytes(b"")
     log = load_log(rolling)
     assert log.skipped == []
@@ -154,14 +169,16 @@ def test_zstd_cut_inside_a_frame_keeps_the_complete_blocks_and_says_so(tmp_path)
     writer = zstandard.ZstdCompressor(write_content_size=False).stream_writer(out, closefd=False)
     sizes = []
     for k in range(0, len(lines), 20):
-        writer.write(b"".join(lines[k:k + 20]))
+        writer.write(b"".join(lines[k : k + 20]))
         writer.flush(zstandard.FLUSH_BLOCK)
         sizes.append(out.tell())
     path = tmp_path / "app.zstd"
     path.write_bytes(out.getvalue()[: sizes[-2] + 5])  # the last block's header, not its data
     log = load_log(path)
-    kept = len(lines) - len(lines[(len(sizes) - 1) * 20:])
-    assert [(s.line, s.reason) for s in log.skipped] == [(kept + 1, "compressed stream broken off: zstd: stream ends inside a frame")]
+    kept = len(lines) - len(lines[(len(sizes) - 1) * 20 :])
+    assert [(s.line, s.reason) for s in log.skipped] == [
+        (kept + 1, "compressed stream broken off: zstd: stream ends inside a frame")
+    ]
     assert log.apps["completed"].tolist() == ["F"]  # the application end was in the lost block
 
 
@@ -173,10 +190,16 @@ def test_files_that_only_look_compressed_are_passed_over_not_made_apps(tmp_path)
     log = load_log(tmp_path)
     assert len(log.apps) == 1 and len(log.tasks) == 110
     assert sorted((Path(s.path).name, s.reason) for s in log.skipped) == [
-        ("blank.gz", NOT_A_LOG), ("empty.gz", NOT_A_LOG), ("notes.txt", NOT_A_LOG)]
+        ("blank.gz", NOT_A_LOG),
+        ("empty.gz", NOT_A_LOG),
+        ("notes.txt", NOT_A_LOG),
+    ]
 
 
 def test_a_folder_of_unreadable_job_histories_says_why(tmp_path) -> None:
     (tmp_path / "job_1_1.jhist").write_bytes(b"Avro-Binary\x00\x01")
-    with pytest.raises(NotALog, match=r"in this directory \(job_1_1.jhist: binary Avro job history .*jhist.format=json"):
+    with pytest.raises(
+        NotALog,
+        match=r"in this directory \(job_1_1.jhist: binary Avro job history .*jhist.format=json",
+    ):
         load_log(tmp_path)

@@ -39,8 +39,11 @@ def main(out: Path) -> None:
         log_dir = out / name
         log_dir.mkdir(parents=True, exist_ok=True)
         conf = (
-            SparkConf().setMaster("local[2]").setAppName(f"perfx-codec-{name}")
-            .set("spark.ui.enabled", "false").set("spark.ui.showConsoleProgress", "false")
+            SparkConf()
+            .setMaster("local[2]")
+            .setAppName(f"perfx-codec-{name}")
+            .set("spark.ui.enabled", "false")
+            .set("spark.ui.showConsoleProgress", "false")
             .set("spark.eventLog.enabled", "true")
             .set("spark.eventLog.dir", log_dir.as_uri())
         )

@@ -30,15 +30,21 @@ def _slowest_task(log) -> str | None:
     tasks = log.tasks
     done = tasks[(tasks["status"] == "SUCCESS") if "status" in tasks.columns else slice(None)]
     stage = done.groupby("stage_key")["duration"]
-    done = done[done["duration"].notna() & (stage.transform("size") >= 3) & (done["duration"] > 1.12 * stage.transform("median"))]
+    done = done[
+        done["duration"].notna()
+        & (stage.transform("size") >= 3)
+        & (done["duration"] > 1.12 * stage.transform("median"))
+    ]
     return str(done["id"].iloc[int(done["duration"].to_numpy().argmax())]) if len(done) else None
 
 
 def _likeness(atom) -> bool:
     value = atom.value
-    return ((atom.pair_op == "compare" and isinstance(value, Ordering) and value.value == "SIM")
-            or (atom.pair_op == "isSame" and isinstance(value, Bool) and value.value)
-            or (atom.pair_op == "diff" and isinstance(value, ValuePair) and value.first == value.second))
+    return (
+        (atom.pair_op == "compare" and isinstance(value, Ordering) and value.value == "SIM")
+        or (atom.pair_op == "isSame" and isinstance(value, Bool) and value.value)
+        or (atom.pair_op == "diff" and isinstance(value, ValuePair) and value.first == value.second)
+    )
 
 
 @pytest.mark.parametrize("entry", MANIFEST, ids=[e["path"] for e in MANIFEST])
@@ -54,9 +60,12 @@ def test_the_slowest_task_is_explained_by_a_cause(entry):
     registry = log.registry
     for step in answer.because:
         atom = step.atom
-        assert not registry.is_symptom("task", registry.resolve("task", atom.feature).name), \
+        assert not registry.is_symptom("task", registry.resolve("task", atom.feature).name), (
             f"{entry['path']}: led by a symptom: {answer.sentence()}"
+        )
         assert not _likeness(atom), f"{entry['path']}: a likeness in BECAUSE: {answer.sentence()}"
     for step in answer.despite:
-        assert not registry.is_symptom("task", registry.resolve("task", step.atom.feature).name), answer.sentence()
+        assert not registry.is_symptom("task", registry.resolve("task", step.atom.feature).name), (
+            answer.sentence()
+        )
     assert answer.gap is not None and answer.gap.total > 0, entry["path"]

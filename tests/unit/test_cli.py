@@ -16,18 +16,24 @@ from perfx.cli import COMMANDS, cli
 def test_every_command_has_help(name):
     result = CliRunner().invoke(cli, [name, "--help"])
     assert result.exit_code == 0, result.output
-    assert result.output.startswith(f"Usage: cli {name}") or result.output.startswith(f"Usage: perfx {name}")
+    assert result.output.startswith(f"Usage: cli {name}") or result.output.startswith(
+        f"Usage: perfx {name}"
+    )
     assert len(result.output.splitlines()) > 3
 
 
 def test_top_level_help_lists_every_command():
     result = CliRunner().invoke(cli, ["--help"])
-    listed = {line.split()[0] for line in result.output.split("Commands:")[1].splitlines() if line.strip()}
+    listed = {
+        line.split()[0] for line in result.output.split("Commands:")[1].splitlines() if line.strip()
+    }
     assert listed == set(COMMANDS)
 
 
 def _perfx(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "perfx.cli", *args], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "perfx.cli", *args], capture_output=True, text=True
+    )
 
 
 def test_a_missing_log_is_one_line_and_exit_code_1(tmp_path):

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -31,7 +32,12 @@ def test_every_subpackage_is_listed():
 def test_namespace_maps_to_top_level_folders():
     import importlib
 
-    for name, folder in [("grammar", "grammar"), ("logs", "logs"), ("explain", "explain"), ("isolation", "isolation")]:
+    for name, folder in [
+        ("grammar", "grammar"),
+        ("logs", "logs"),
+        ("explain", "explain"),
+        ("isolation", "isolation"),
+    ]:
         module = importlib.import_module(f"perfx.{name}")
         assert Path(module.__file__).parent == REPO / folder
 
@@ -50,7 +56,9 @@ def test_perfx_explain_is_the_api_function_whatever_was_imported_first():
 def test_lower_layers_never_import_the_front():
     """Imports flow one way: nothing below imports perfx's front (perfx/*.py, perfx.commands)."""
     front = sorted({p.stem for p in (REPO / "perfx").glob("*.py")} - {"__init__"} | {"commands"})
-    pattern = re.compile(rf"\bperfx\.({'|'.join(front)})\b|^\s*from perfx import|^\s*import perfx\s*$", re.M)
+    pattern = re.compile(
+        rf"\bperfx\.({'|'.join(front)})\b|^\s*from perfx import|^\s*import perfx\s*$", re.M
+    )
     offenders = [
         f"{path.relative_to(REPO)}: {match.group(0).strip()}"
         for folder in ("grammar", "logs", "explain", "isolation")
@@ -75,7 +83,12 @@ def test_data_files_the_code_opens_are_package_data():
 
     config = _setuptools_config()
     folders = config["package-dir"]
-    for path, package in ((QUIET_LOG4J, "perfx.isolation"), (REPO / "grammar" / "pxql.lark", "perfx.grammar")):
+    for path, package in (
+        (QUIET_LOG4J, "perfx.isolation"),
+        (REPO / "grammar" / "pxql.lark", "perfx.grammar"),
+    ):
         assert path.is_file()
         relative = path.relative_to(REPO / folders[package]).as_posix()
-        assert any(fnmatch(relative, pattern) for pattern in config["package-data"][package]), relative
+        assert any(fnmatch(relative, pattern) for pattern in config["package-data"][package]), (
+            relative
+        )

@@ -39,8 +39,11 @@ def test_log_features_query_and_quit(session, data_dir):
     answer = " ".join(output(session).split())  # undo the console's line wrapping
     # Task 5 read what its peers read: its own code ran longer (time per record would only
     # say the duration again).
-    assert re.search(r"was slower than task local-1430917381534/43, most likely because its compute time was higher "
-                     r"\(339 ms against 16 ms\)\.", answer), answer
+    assert re.search(
+        r"was slower than task local-1430917381534/43, most likely because its compute time was higher "
+        r"\(339 ms against 16 ms\)\.",
+        answer,
+    ), answer
     assert "diagnosis: computation skew" in answer
     assert session.execute("\\q") is False
 
@@ -53,7 +56,10 @@ def test_query_errors_are_printed_with_their_caret(session):
 
 def test_bad_commands_and_options_are_one_line_errors(session):
     session.execute("\\lgo x")
-    assert output(session).strip() == "unknown command \\lgo (did you mean \\log?); \\help lists the commands"
+    assert (
+        output(session).strip()
+        == "unknown command \\lgo (did you mean \\log?); \\help lists the commands"
+    )
     session.execute("\\set width wide")
     assert output(session).strip() == "option width takes a int, not 'wide'"
     session.execute("\\set colour red")
@@ -63,7 +69,9 @@ def test_bad_commands_and_options_are_one_line_errors(session):
 def test_enter_submits_complete_queries_and_continues_unfinished_ones():
     assert query_is_complete("WHY TASK 5 SLOWER")
     assert query_is_complete("\\help")
-    assert not query_is_complete("FOR T1, T2 WHERE T1.TaskID = 1 AND T2.TaskID = 2 OBSERVED duration compare =")
+    assert not query_is_complete(
+        "FOR T1, T2 WHERE T1.TaskID = 1 AND T2.TaskID = 2 OBSERVED duration compare ="
+    )
     assert query_is_complete("WHY TASK 5 SLOWR")  # the error is not at the end: show it
 
 

@@ -26,14 +26,18 @@ def skew(*args: str) -> str:
 
 
 def skewed_tasks(*args: str) -> list[dict]:
-    return [t for s in json.loads(skew(*args, "--format", "json"))["stages"] for t in s["skewed_tasks"]]
+    return [
+        t for s in json.loads(skew(*args, "--format", "json"))["stages"] for t in s["skewed_tasks"]
+    ]
 
 
 def test_a_few_ms_above_a_median_of_zero_is_not_skew() -> None:
     by_ratio = skewed_tasks("--log", str(DYNAMIC), "--min-excess", "0")
     assert "deserialization 2 ms (stage median 0 ms)" in {r for t in by_ratio for r in t["reasons"]}
     flagged = skewed_tasks("--log", str(DYNAMIC))
-    assert [(t["task_id"], t["reasons"]) for t in flagged] == [(1, ["142.8x the stage's median time per record"])]
+    assert [(t["task_id"], t["reasons"]) for t in flagged] == [
+        (1, ["142.8x the stage's median time per record"])
+    ]
     assert flagged[0]["excess_ms"] >= 100 and len(by_ratio) > 60
 
 
@@ -47,12 +51,17 @@ def test_top_lists_the_most_costly_and_counts_the_rest() -> None:
     flagged = skewed_tasks("--log", str(SPARK_1_5))
     assert len(flagged) == 35
     text = skew("--log", str(SPARK_1_5), "--top", "5")
-    rows = [line for line in text.splitlines() if line.startswith("│ application_1462781278026_205691 ")]
+    rows = [
+        line for line in text.splitlines() if line.startswith("│ application_1462781278026_205691 ")
+    ]
     assert len(rows) == 5 and "and 30 more " in text
     costliest = sorted(flagged, key=lambda t: -t["excess_ms"])[:5]
     assert [int(row.split("│")[4]) for row in rows] == [t["task_id"] for t in costliest]
     assert "and 15 more " in skew("--log", str(SPARK_1_5))  # --top 20
-    assert not any(line.startswith("and ") for line in skew("--log", str(SPARK_1_5), "--top", "35").splitlines())
+    assert not any(
+        line.startswith("and ")
+        for line in skew("--log", str(SPARK_1_5), "--top", "35").splitlines()
+    )
 
 
 def test_rows_name_the_app_id_and_no_unlogged_partition() -> None:

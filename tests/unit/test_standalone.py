@@ -7,7 +7,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 _SHARED = "sha" + "red"  # spelt in two, so that a search for such paths does not find this test
-OUTSIDE = re.compile(rf"\.\./{_SHARED}|{_SHARED}/data|parent / \"{_SHARED}\"|PERFX_{_SHARED.upper()}_DATA")
+OUTSIDE = re.compile(
+    rf"\.\./{_SHARED}|{_SHARED}/data|parent / \"{_SHARED}\"|PERFX_{_SHARED.upper()}_DATA"
+)
 
 
 def test_nothing_reaches_outside_the_repository():

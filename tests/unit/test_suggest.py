@@ -23,12 +23,20 @@ from perfx.suggest import Suggestion, suggest
         ("WHY JOB 7 SAME ", [Suggestion("keyword", ("AS",))]),
         ("WHY TASK 33 SLOWER DESPITE ", [Suggestion("feature")]),
         ("WHY TASK 33 SLOWER DESPITE gc_time compare = SIM AND ", [Suggestion("feature")]),
-        ("WHY TASK 33 SLOWER DESPITE host ", [Suggestion("keyword", ("isSame", "compare", "diff")),
-                                              Suggestion("keyword", ("=", "!=", "<", "<=", ">", ">="))]),
+        (
+            "WHY TASK 33 SLOWER DESPITE host ",
+            [
+                Suggestion("keyword", ("isSame", "compare", "diff")),
+                Suggestion("keyword", ("=", "!=", "<", "<=", ">", ">=")),
+            ],
+        ),
         ("OBSERVED duration compare ", [Suggestion("keyword", ("=", "!=", "<", "<=", ">", ">="))]),
         ("OBSERVED duration compare = ", [Suggestion("value", ("LT", "SIM", "GT"))]),
         ("DESPITE host isSame = ", [Suggestion("value", ("T", "F"))]),
-        ("DESPITE host isSame = T ", [Suggestion("keyword", ("AND", "DESPITE", "OBSERVED", "EXPECTED", "WITH"))]),
+        (
+            "DESPITE host isSame = T ",
+            [Suggestion("keyword", ("AND", "DESPITE", "OBSERVED", "EXPECTED", "WITH"))],
+        ),
         ("WHY TASK 33 SLOWER WITH ", [Suggestion("keyword", ("WIDTH", "DESPITE"))]),
         ("\\fe", [Suggestion("special")]),
         ("\\log /tmp", []),
@@ -39,7 +47,9 @@ def test_suggestions(text, expected):
 
 
 def _complete(text: str) -> list[str]:
-    completer = PxqlCompleter(lambda: ["gc_time", "gc_fraction", "host"], lambda: ["\\features", "\\help"])
+    completer = PxqlCompleter(
+        lambda: ["gc_time", "gc_fraction", "host"], lambda: ["\\features", "\\help"]
+    )
     return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
 
 

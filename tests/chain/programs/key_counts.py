@@ -16,7 +16,9 @@ def pipeline(ctx, input_path: str):
     return ctx.textFile(input_path).map(parse).reduceByKey(add)
 
 
-def generate(folder: str, files: int = 8, lines: int = 20_000, heavy_file: int = 3, hot_key: str = "hot") -> None:
+def generate(
+    folder: str, files: int = 8, lines: int = 20_000, heavy_file: int = 3, hot_key: str = "hot"
+) -> None:
     """``files`` files of ``lines`` lines over keys k0..k199; file ``heavy_file`` has 12x the
     lines, 80 % of them of ``hot_key``."""
     import random
