@@ -72,7 +72,7 @@ def metrics_on(cols: Columns, ts: TrainingSet, because: Sequence[Atom]) -> Metri
         relevance=ts.expected_total / related if related > 0 else float("nan"),
         precision=share(ts.weight, ts.observed, bec),
         generality=generality(ts.weight, bec),
-        related_pairs=int(round(ts.related)),
+        related_pairs=round(ts.related),
         sampled=ts.size,
         observed=ts.n_observed,
         expected=ts.n_expected,

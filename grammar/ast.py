@@ -8,7 +8,7 @@ Source spans are kept for error messages but excluded from equality, so that
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Literal, Union
+from typing import Any, Literal
 
 EntityKind = Literal["app", "job", "stage", "task"]
 PairOp = Literal["isSame", "compare", "diff", "base"]
@@ -34,8 +34,10 @@ class Span:
     column: int
 
 
-def _span() -> Span | None:
-    return field(default=None, compare=False, repr=False)  # type: ignore[return-value]
+def _span() -> Any:
+    """A source position: not part of a node's value (two queries that differ only in spacing
+    are equal) nor of its repr."""
+    return field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,8 @@ class ValuePair:
     second: Scalar
 
 
-Scalar = Union[Number, String, Bool]
-Value = Union[Number, String, Bool, Ordering, ValuePair]
+Scalar = Number | String | Bool
+Value = Number | String | Bool | Ordering | ValuePair
 
 
 @dataclass(frozen=True)

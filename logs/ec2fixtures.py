@@ -93,8 +93,12 @@ def configurations(scale: float, repeats: int, rng: np.random.Generator) -> list
     return [grid[i] for i in chosen for _ in range(repeats)]
 
 
-def generate(seed: int, scale: float = 1.0, repeats: int = 1, hw: Hardware = Hardware()) -> Ec2Logs:
-    """Run every chosen configuration on its cluster; deterministic for a seed."""
+def generate(
+    seed: int, scale: float = 1.0, repeats: int = 1, hw: Hardware | None = None
+) -> Ec2Logs:
+    """Run every chosen configuration on its cluster (``hw``: the default ``Hardware()``);
+    deterministic for a seed."""
+    hw = hw or Hardware()
     rng = np.random.default_rng(seed)
     configs = configurations(scale, repeats, rng)
     jobs, tasks, metrics = [], [], []
@@ -180,7 +184,7 @@ class _Cluster:
             "duration": _ms(finish) - _ms(submit),
         }
         for counter in JOB_COUNTERS:
-            job[counter] = int(round(sum(r.work.counters.get(counter, 0) for r in runs)))
+            job[counter] = round(sum(r.work.counters.get(counter, 0) for r in runs))
         self.clock = finish + rng.uniform(20.0, 60.0)
         return job, task_rows
 
@@ -196,7 +200,7 @@ class _Cluster:
             "launch_time": _ms(run.launch),
             "finish_time": _ms(run.finish),
             "duration": _ms(run.finish) - _ms(run.launch),
-            "input_size": int(round(work.input_bytes)),
+            "input_size": round(work.input_bytes),
         }
         if work.kind == "r":
             shuffle_end, sort_end = run.phase_ends[0], run.phase_ends[1]
@@ -216,7 +220,7 @@ class _Cluster:
                 "io_sort_factor",
             )
         }
-        return row | {name: int(round(value)) for name, value in work.counters.items()}
+        return row | {name: round(value) for name, value in work.counters.items()}
 
     def metrics(self) -> pd.DataFrame:
         return sample(
@@ -225,4 +229,4 @@ class _Cluster:
 
 
 def _ms(seconds: float) -> int:
-    return int(round(seconds * 1000))
+    return round(seconds * 1000)

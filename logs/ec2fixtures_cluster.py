@@ -117,10 +117,8 @@ def run_job(
         candidates = [
             h
             for h in range(hosts)
-            if (_free(running[h], "m", hw)
-            and pending_maps)
-            or (_free(running[h], "r", hw)
-            and pending_reduces)
+            if (_free(running[h], "m", hw) and pending_maps)
+            or (_free(running[h], "r", hw) and pending_reduces)
         ]
         beat_at, beat_host = min(
             ((next_heartbeat(h), h) for h in candidates), default=(math.inf, -1)

@@ -214,7 +214,8 @@ def spec(
     )
 
 
-N, C = "numeric", "nominal"
+N: Kind = "numeric"
+C: Kind = "nominal"
 
 # Columns every entity table has. ``id`` is unique within the table and is what PXQL ids
 # resolve to (see logs.model.Log.find).

@@ -70,7 +70,7 @@ class ParquetStore(LineageStore):
         return self._fs_cache
 
     def _path(self, *parts: str) -> str:
-        fs, root = self._fs
+        _fs, root = self._fs
         return "/".join([root.rstrip("/"), *parts])
 
     def _write_bytes(self, path: str, data: bytes) -> None:

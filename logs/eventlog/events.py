@@ -217,7 +217,7 @@ def task_end(event: dict) -> tuple[tuple, tuple]:
             host,
             locality,
             speculative,
-            failed,
+            _failed,
         ) = _INFO(info)
     except KeyError:
         return task_end_any_version(event)

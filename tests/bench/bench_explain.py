@@ -48,10 +48,8 @@ def synthesise(base: Log, n: int, seed: int = 0) -> Log:
     out["stage_key"] = out["stage_key"].astype(str).to_numpy() + "#" + replica
     for spec in base.features("task", "numeric"):
         if (
-            (spec.role != "identity"
-            and pd.api.types.is_float_dtype(out[spec.name]))
-            or spec.name == "duration"
-        ):
+            spec.role != "identity" and pd.api.types.is_float_dtype(out[spec.name])
+        ) or spec.name == "duration":
             out[spec.name] = out[spec.name].to_numpy(dtype=float) * rng.lognormal(0.0, 0.1, n)
     return Log(tasks=out, registry=base.registry)
 
@@ -133,10 +131,16 @@ def main() -> None:
         sizes = log.tasks["stage_key"].value_counts().to_numpy()
         pairs = int((sizes * (sizes - 1)).sum())
         answers = []
-        first, p50 = timed(lambda: answers.append(explain(log, query, width=3)))
+        first, p50 = timed(
+            lambda log=log, query=query, answers=answers: answers.append(
+                explain(log, query, width=3)
+            )
+        )
         answer = answers[-1]
         if pairs <= NAIVE_MAX_PAIRS:
-            _, naive_p50 = timed(lambda: naive(log, query), runs=1 if n >= 1_000_000 else RUNS)
+            _, naive_p50 = timed(
+                lambda log=log, query=query: naive(log, query), runs=1 if n >= 1_000_000 else RUNS
+            )
             naive_text, ratio = f"{naive_p50:10.3f}", f"{naive_p50 / p50:11.1f}x"
         else:
             naive_text, ratio = f"{'n/a':>10}", f"{'(memory)':>12}"

@@ -95,9 +95,12 @@ def test_grow_weight_trades_precision_for_generality():
     other = column(
         [1] * 5 + [0] * 1 + [1] * 2 + [0] * 12, numeric=False, name="other"
     )  # 5/7, gen 0.35
-    pick = lambda w: (
-        grow([narrow, broad, other], np.ones(3), y, 1, weight=w)[0].candidate.column.spec.name
-    )
+
+    def pick(w: float) -> str:
+        return grow([narrow, broad, other], np.ones(3), y, 1, weight=w)[
+            0
+        ].candidate.column.spec.name
+
     assert pick(0.8) == "narrow"
     assert pick(0.0) == "broad"
 

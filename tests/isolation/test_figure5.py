@@ -101,7 +101,7 @@ def test_propagate_keeps_rows_and_other_columns():
 
 
 def test_propagate_without_a_source_table_treats_unknown_inputs_as_sources():
-    pre, post = propagate([PRE_SHUFFLE, POST_SHUFFLE])
+    _pre, post = propagate([PRE_SHUFFLE, POST_SHUFFLE])
     assert post.set_index("out_id").loc["o3", "total_latency_ms"] == pytest.approx(28906)
 
 

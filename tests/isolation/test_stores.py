@@ -125,7 +125,7 @@ def test_parquet_store_that_cannot_be_written_fails_loudly(tmp_path):
 
 
 def test_ignite_store_that_cannot_be_reached_fails_loudly():
-    with pytest.raises(StoreError, match="cannot reach Ignite at 127.0.0.1:9") as caught:
+    with pytest.raises(StoreError, match=r"cannot reach Ignite at 127.0.0.1:9") as caught:
         open_store("ignite://127.0.0.1:9").begin("r1", {"run": "r1"})
     assert "\n" not in str(caught.value)
 

@@ -637,7 +637,7 @@ def test_a_jhist_that_is_not_a_history_is_not_a_log(tmp_path) -> None:
     binary.write_bytes(
         b"Avro-Binary\n" + SLEEP.read_bytes().splitlines(keepends=True)[1] + b"\x02\x00"
     )
-    with pytest.raises(NotALog, match="binary Avro job history.*jhist.format=json"):
+    with pytest.raises(NotALog, match=r"binary Avro job history.*jhist.format=json"):
         load_log(binary)
     binary.unlink()
     shutil.copy(SPARK_LOG, tmp_path / SPARK_LOG.name)

@@ -75,7 +75,7 @@ def test_host_metrics_without_host_column_is_a_clear_error(tmp_path) -> None:
 
 
 def test_cli_host_metrics_option(tmp_path) -> None:
-    path, change = metrics_csv(tmp_path, load_log(LOG).tasks)
+    path, _change = metrics_csv(tmp_path, load_log(LOG).tasks)
     runner = CliRunner()
     dumped = runner.invoke(
         cli, ["logs", str(LOG), "--host-metrics", str(path), "--entity", "task", "--format", "json"]
