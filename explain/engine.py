@@ -145,3 +145,9 @@ def _load_methods() -> None:
         except ModuleNotFoundError as err:
             if err.name != module:
                 raise
+
+
+def known_methods() -> list[str]:
+    """The names ``explain(..., method=...)`` accepts, for options checked before a query."""
+    _load_methods()
+    return sorted(METHODS)

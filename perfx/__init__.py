@@ -1,74 +1,56 @@
 """perfx explains the performance of Spark and MapReduce jobs.
 
-The public API is loaded lazily so that ``import perfx.grammar`` (or ``perfx --help``) does
-not pull in pandas or pyspark:
+The front door is :func:`perfx.open`, which loads logs into a :class:`~perfx.session.Session`
+that answers every question the CLI answers, with the same features and options::
 
-    log = perfx.load_log(["/tmp/spark-events"])
-    answer = perfx.explain(log, "WHY TASK 33 SLOWER")
+    import perfx
+
+    session = perfx.open(["/tmp/spark-events"])
+    answer = session.explain("WHY TASK 33 SLOWER")
+
+The public API is loaded lazily so that ``import perfx.grammar`` (or ``perfx --help``) does
+not pull in pandas or pyspark. No public name is spelled like a subpackage (``perfx.explain``
+is the package of the explanation engine, never a function).
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
-import types
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-# public name -> "module:attribute"; each later layer adds its entry point here.
+if TYPE_CHECKING:  # what editors and type checkers see; at run time __getattr__ loads them
+    from perfx.explain.errors import ExplainError
+    from perfx.explain.explanation import Explanation
+    from perfx.grammar.errors import PxqlError
+    from perfx.grammar.parser import parse
+    from perfx.isolation.context import TracedContext
+    from perfx.isolation.errors import IsolationError
+    from perfx.isolation.runner import run_traced as isolate
+    from perfx.logs.errors import LogError
+    from perfx.logs.loader import load_log
+    from perfx.logs.model import Log
+    from perfx.session import Session, open
+
 _API = {
+    "open": "perfx.session:open",
+    "Session": "perfx.session:Session",
     "parse": "perfx.grammar.parser:parse",
     "PxqlError": "perfx.grammar.errors:PxqlError",
     "load_log": "perfx.logs.loader:load_log",
     "Log": "perfx.logs.model:Log",
-    "explain": "perfx.chain:explain",
+    "LogError": "perfx.logs.errors:LogError",
     "Explanation": "perfx.explain.explanation:Explanation",
     "ExplainError": "perfx.explain.errors:ExplainError",
-    "find_stragglers": "perfx.explain.blocked.stragglers:find_stragglers",
-    "whatif": "perfx.explain.blocked.whatif:whatif",
-    "add_straggler_features": "perfx.explain.blocked.features:add_straggler_features",
     "isolate": "perfx.isolation.runner:run_traced",
     "TracedContext": "perfx.isolation.context:TracedContext",
     "IsolationError": "perfx.isolation.errors:IsolationError",
 }
+"""Public name -> ``module:attribute``, imported on first use."""
 
 
-class _Api(types.ModuleType):
-    """Keeps an API name callable when a subpackage of the same name is imported: importing
-    ``perfx.explain.engine`` makes the import system set ``perfx.explain`` to the subpackage,
-    which would shadow the API function ``perfx.explain`` depending on import order. The
-    subpackage then answers calls as the API function does, with its signature, and stays an
-    ordinary package for ``import perfx.explain.engine as engine``."""
-
-    def __setattr__(self, name: str, value) -> None:
-        if (
-            name in _API
-            and isinstance(value, types.ModuleType)
-            and not isinstance(value, _CallablePackage)
-        ):
-            value.__class__ = _CallablePackage
-        super().__setattr__(name, value)
-
-
-class _CallablePackage(types.ModuleType):
-    """A subpackage named like an API function, callable as that function."""
-
-    @property
-    def _api(self):
-        module, attr = _API[self.__name__.rpartition(".")[2]].split(":")
-        return getattr(importlib.import_module(module), attr)
-
-    @property
-    def __signature__(self):
-        import inspect
-
-        return inspect.signature(self._api)
-
-    def __call__(self, *args, **kwargs):
-        return self._api(*args, **kwargs)
-
-
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     target = _API.get(name)
     if target is None:
         raise AttributeError(f"module 'perfx' has no attribute {name!r}")
@@ -78,10 +60,22 @@ def __getattr__(name: str):
     return value
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(list(globals()) + list(_API))
 
 
-__all__ = sorted(_API)
-
-sys.modules[__name__].__class__ = _Api
+__all__ = [
+    "ExplainError",
+    "Explanation",
+    "IsolationError",
+    "Log",
+    "LogError",
+    "PxqlError",
+    "Session",
+    "TracedContext",
+    "isolate",
+    "load_log",
+    "open",
+    "parse",
+]
+"""The names of ``_API``, spelled out for linters and ``from perfx import *``."""

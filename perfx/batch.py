@@ -38,11 +38,24 @@ class BatchItem:
         }
 
 
-def split_queries(text: str) -> list[str]:
+@dataclass(frozen=True)
+class QueryText:
+    """One query of a ``.pxql`` file: ``text`` as shown (comment-only lines dropped) and
+    ``raw``, the part of the file between its semicolons, which starts at ``offset``: a
+    syntax error is reported at its line and column in the file, not in the query."""
+
+    text: str
+    raw: str
+    offset: int
+
+
+def read_queries(text: str) -> list[QueryText]:
     """Split a ``.pxql`` file on ``;`` outside quotes and ``--`` comments; drop empty parts
-    and comment-only lines."""
-    queries, current, quote, comment = [], [], "", False
-    for char in text:
+    and comment-only ones."""
+    parts: list[tuple[str, int]] = []
+    current: list[str] = []
+    start, quote, comment = 0, "", False
+    for position, char in enumerate(text):
         if comment:
             current.append(char)
             comment = char != "\n"
@@ -54,12 +67,17 @@ def split_queries(text: str) -> list[str]:
         elif char == "-" and current and current[-1] == "-":
             comment = True
         elif char == ";":
-            queries.append("".join(current))
-            current = []
+            parts.append(("".join(current), start))
+            current, start = [], position + 1
             continue
         current.append(char)
-    queries.append("".join(current))
-    return [code for q in queries if (code := _code(q))]
+    parts.append(("".join(current), start))
+    return [QueryText(code, raw, offset) for raw, offset in parts if (code := _code(raw))]
+
+
+def split_queries(text: str) -> list[str]:
+    """The queries of a ``.pxql`` file as shown in reports (see ``read_queries``)."""
+    return [query.text for query in read_queries(text)]
 
 
 def _code(query: str) -> str:
@@ -81,50 +99,90 @@ def read_pairs(path: str | Path) -> list[tuple[str, ...]]:
 
 
 def expand(
-    queries: Sequence[str], pairs: Sequence[tuple[str, ...]]
-) -> list[tuple[str, tuple[str, ...]]]:
-    """(query, binding) for every query; placeholder queries once per pair."""
+    queries: Sequence[str | QueryText],
+    pairs: Sequence[tuple[str, ...]],
+    *,
+    source: str | None = None,
+) -> list[BatchItem]:
+    """The questions of a batch, one per query and one per pair for a query with ``?``
+    placeholders. A query that does not parse, or has placeholders and no pairs, is a failed
+    item at once (the others are still asked); with the file's ``source`` text, its syntax
+    error names the line and column in the file."""
+    from perfx.grammar.errors import PxqlError
     from perfx.grammar.parser import parse
 
-    jobs: list[tuple[str, tuple[str, ...]]] = []
+    items: list[BatchItem] = []
     for query in queries:
-        placeholders = parse(query).placeholders
-        if placeholders == 0:
-            jobs.append((query, ()))
-            continue
-        if not pairs:
-            raise ValueError(
-                f"a query has {placeholders} '?' placeholder(s) but no --pairs file was given"
-            )
-        jobs.extend((query, tuple(pair[:placeholders])) for pair in pairs)
-    return jobs
-
-
-def run_batch(
-    log, jobs: Iterable[tuple[str, tuple[str, ...]]], *, progress: bool = False, **options: Any
-) -> list[BatchItem]:
-    """Answer every (query, binding); user errors are caught per item, bugs are not."""
-    from rich.progress import track
-
-    from perfx.chain import explain
-
-    jobs = list(jobs)
-    items = []
-    iterator = track(jobs, description="explaining", transient=True) if progress else jobs
-    for query, binding in iterator:
-        item = BatchItem(query, binding)
+        located = query if isinstance(query, QueryText) else QueryText(query, query, 0)
         try:
-            item.explanation = explain(log, query, bind=binding, strict=False, **options)
-        except user_error_types() as err:
-            item.error = str(err)
-        items.append(item)
+            placeholders = parse(located.raw).placeholders
+        except PxqlError as err:
+            if source is not None and err.span is not None:
+                span = (located.offset + err.span[0], located.offset + err.span[1])
+                err = PxqlError(err.message, span=span, source=source)
+            items.append(BatchItem(located.text, error=str(err)))
+            continue
+        if placeholders == 0:
+            items.append(BatchItem(located.text))
+        elif not pairs:
+            items.append(
+                BatchItem(
+                    located.text,
+                    error=f"the query has {placeholders} '?' placeholder(s) but no --pairs file "
+                    "was given",
+                )
+            )
+        else:
+            items.extend(BatchItem(located.text, tuple(pair[:placeholders])) for pair in pairs)
     return items
 
 
-def straggler_questions(log, limit: int = 50) -> list[str]:
-    """``WHY TASK '<id>' SLOWER`` for the ``limit`` longest stragglers of the log (by the
-    blocked-time paper's rule: inverse progress rate over 1.5x the stage median), in a log
-    loaded by ``perfx.questions.load_for_questions``."""
-    tasks = log.tasks  # straggler flags from add_straggler_features (perfx.questions)
-    slowest = tasks[tasks["straggler"] == "T"].sort_values("duration", ascending=False).head(limit)
-    return [f"WHY TASK '{task_id}' SLOWER" for task_id in slowest["id"]]
+def run_batch(
+    session: Any, items: Iterable[BatchItem], *, progress: bool = False, **options: Any
+) -> list[BatchItem]:
+    """Answer every item not already failed; user errors are caught per item, bugs are not.
+    ``session`` is a :class:`perfx.session.Session`; ``options`` go to its ``explain``."""
+    from rich.progress import track
+
+    items = list(items)
+    iterator = track(items, description="explaining", transient=True) if progress else items
+    for item in iterator:
+        if not item.ok:
+            continue
+        try:
+            item.explanation = session.explain(
+                item.query, bind=item.binding, strict=False, **options
+            )
+        except user_error_types() as err:
+            item.error = str(err)
+    return items
+
+
+@dataclass(frozen=True)
+class StragglerQuestions:
+    """``WHY TASK '<id>' SLOWER`` for the longest stragglers, and how many there were."""
+
+    queries: list[str]
+    total: int
+
+    @property
+    def limited(self) -> bool:
+        return len(self.queries) < self.total
+
+    def describe(self) -> str:
+        """ "the 50 longest of 862 stragglers", or "all 12 stragglers"."""
+        if self.limited:
+            return f"the {len(self.queries)} longest of {self.total} stragglers"
+        return f"all {self.total} straggler{'s' if self.total != 1 else ''}"
+
+
+def straggler_questions(log: Any, limit: int = 50) -> StragglerQuestions:
+    """Questions for the ``limit`` longest stragglers of ``log`` (a Session's ``log``: its
+    tasks carry the blocked-time paper's straggler flag, inverse progress rate over 1.5x the
+    stage median)."""
+    tasks = log.tasks
+    stragglers = tasks[tasks["straggler"] == "T"] if "straggler" in tasks else tasks.iloc[0:0]
+    slowest = stragglers.sort_values("duration", ascending=False).head(limit)
+    return StragglerQuestions(
+        [f"WHY TASK '{task_id}' SLOWER" for task_id in slowest["id"]], len(stragglers)
+    )

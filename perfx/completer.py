@@ -11,14 +11,17 @@ from collections.abc import Callable, Iterable
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from .suggest import suggest
+from .suggest import query_entity, suggest
 
 
 class PxqlCompleter(Completer):
-    """Completes PXQL keywords, feature names of the loaded log and ``\\commands``."""
+    """Completes PXQL keywords, feature names of the loaded log (those of the query's entity,
+    once the query names it) and ``\\commands``."""
 
     def __init__(
-        self, features: Callable[[], Iterable[str]], specials: Callable[[], Iterable[str]]
+        self,
+        features: Callable[[str | None], Iterable[str]],
+        specials: Callable[[], Iterable[str]],
     ):
         self._features = features
         self._specials = specials
@@ -32,7 +35,7 @@ class PxqlCompleter(Completer):
             word = text.lstrip()
         for suggestion in suggest(text):
             if suggestion.kind == "feature":
-                options: Iterable[str] = sorted(self._features())
+                options: Iterable[str] = sorted(self._features(query_entity(text)))
             elif suggestion.kind == "special":
                 options = sorted(self._specials())
             else:

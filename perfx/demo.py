@@ -85,11 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7, help="seed of the input generator")
     args = parser.parse_args(argv)
 
-    from perfx.chain import explain, why
     from perfx.commands.culprits import print_culprits
     from perfx.isolation.programs import movie_ratings
     from perfx.isolation.runner import run_traced
-    from perfx.questions import load_for_questions
+    from perfx.session import open as open_session
+    from perfx.why import why
 
     console = Console()
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="perfx-demo-"))
@@ -131,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         print_culprits(console, traced.culprits, f"top culprit input records (run {traced.run_id})")
 
         console.print(Rule("4. Why was the slowest task slower, and which records made it so?"))
-        log = load_for_questions([str(events)])
+        session = open_session([events])
+        log = session.log
         sizes = log.tasks.groupby("stage_id").size()  # the job's map stage: the first of the widest
         first_stage = log.tasks[log.tasks["stage_id"] == sizes[sizes == sizes.max()].index.min()]
         slowest = first_stage.sort_values("duration", ascending=False).iloc[0]
@@ -146,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
             style="bold",
             highlight=False,
         )
-        console.print(explain(log, query, seed=0, run=traced.run_id, store=str(store)))
+        console.print(session.explain(query, seed=0, run=traced.run_id, store=str(store)))
 
         console.print(Rule("5. The same chain in one command"))
         console.print(
@@ -154,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             style="bold",
             highlight=False,
         )
-        console.print(why(program, str(batches), store=str(store), seed=0))
+        console.print(why(str(program), str(batches), store=str(store), seed=0))
         return 0
     finally:
         if not args.keep:

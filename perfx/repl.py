@@ -12,16 +12,24 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.text import Text
 
 from perfx.logs.registry import ENTITIES
 
 from . import special
 from .cli import user_error_types
+
+if TYPE_CHECKING:
+    from perfx.explain.explanation import Explanation
+    from perfx.logs.model import Log
+
+    from .session import Session
 
 OPTION_TYPES: dict[str, type] = {
     "width": int,
@@ -54,8 +62,8 @@ class ReplSession:
 
     def __init__(self, console: Console | None = None, **options: Any):
         self.console = console or Console()
-        self.log = None
-        self.last = None
+        self.session: Session | None = None
+        self.last: Explanation | None = None
         """The last answer, for ``\\culprits``."""
         self.options: dict[str, Any] = {
             "width": None,
@@ -71,21 +79,29 @@ class ReplSession:
             self.set_option(key, value)
 
     # -- state -----------------------------------------------------------------------------
+
     def load(self, paths: Sequence[str]) -> None:
-        from perfx.questions import load_for_questions
+        from perfx.session import open as open_session
 
-        self.log = load_for_questions(paths, progress=True)
-        tasks = len(self.log.tasks)
-        skipped = len(self.log.skipped)
+        with self._busy(f"loading {len(paths)} path(s)"):
+            self.session = open_session(list(paths), progress=True)
+            log = self.session.log
+        skipped = len(log.skipped)
         note = f", {skipped} line(s) skipped" if skipped else ""
-        self.console.print(f"loaded {tasks} task(s) from {len(paths)} path(s){note}")
+        self.console.print(Text(f"loaded {len(log.tasks)} task(s) from {len(paths)} path(s){note}"))
 
-    def require_log(self):
-        if self.log is None:
+    @property
+    def log(self) -> Log | None:
+        return self.session.log if self.session is not None else None
+
+    def require_session(self) -> Session:
+        if self.session is None:
             raise ValueError("no log loaded: \\log PATH loads one")
-        return self.log
+        return self.session
 
     def set_option(self, key: str, value: Any) -> None:
+        """Set one option, checked now rather than at the next query: an unknown option or
+        method, a width below 1 or a run that does not exist is an error and changes nothing."""
         if key not in OPTION_TYPES:
             raise ValueError(f"unknown option {key!r}; options: {', '.join(OPTION_TYPES)}")
         if value in (None, "", "none", "None") and key in NULLABLE:
@@ -97,18 +113,25 @@ class ReplSession:
             raise ValueError(
                 f"option {key} takes a {OPTION_TYPES[key].__name__}, not {value!r}"
             ) from None
-        if key == "format" and converted not in ("text", "json"):
-            raise ValueError("format is text or json")
+        check = CHECKS.get(key)
+        problem = check(converted, self.options) if check else None
+        if problem:
+            raise ValueError(f"option {key}: {problem}")
         self.options[key] = converted
 
-    def feature_names(self) -> list[str]:
-        if self.log is None:
+    def feature_names(self, entity: str | None = None) -> list[str]:
+        """Feature names of the loaded log for ``entity`` (all entities when None)."""
+        log = self.log
+        if log is None:
             return []
-        return sorted({spec.name for entity in ENTITIES for spec in self.log.features(entity)})
+        entities = [entity] if entity in ENTITIES else ENTITIES
+        return sorted({spec.name for e in entities for spec in log.features(e)})
 
     # -- one input ---------------------------------------------------------------------------
+
     def execute(self, text: str) -> bool:
-        """Run one input; False when the session should end. Errors are printed, not raised."""
+        """Run one input; False when the session should end. Errors are printed, not raised;
+        Ctrl-C cancels the running input and returns to the prompt."""
         text = text.strip().removesuffix(";").strip()
         if not text:
             return True
@@ -119,16 +142,14 @@ class ReplSession:
                 self.explain(text)
         except special.QuitRepl:
             return False
+        except KeyboardInterrupt:
+            self.console.print(Text("cancelled", style="yellow"))
         except (ValueError, *user_error_types()) as err:
-            from rich.text import Text
-
-            self.console.print(
-                Text(str(err), style="red")
-            )  # text from queries and logs, never markup
+            # text from queries and logs, never markup
+            self.console.print(Text(str(err), style="red"))
         return True
 
     def explain(self, query: str) -> None:
-        from perfx.chain import explain
         from perfx.grammar.parser import parse
 
         options = {k: v for k, v in self.options.items() if k != "format"}
@@ -136,15 +157,54 @@ class ReplSession:
         if suffix:
             query = query[: suffix.start()]
             options["run"], options["store"] = suffix["run"], suffix["store"] or options["store"]
-        if self.log is None:
+        if self.session is None:
             parse(query)  # syntax errors show even before a log is loaded
-        # the text, not a parsed query: the engine checks its feature names against the log
-        explanation = explain(self.require_log(), query, **options)
+        session = self.require_session()
+        with self._busy("answering"):
+            # the text, not a parsed query: the engine checks its feature names against the log
+            explanation = session.explain(query, **options)
         self.last = explanation
         if self.options["format"] == "json":
             self.console.print_json(json.dumps(explanation.to_dict()))
         else:
             self.console.print(explanation)
+
+    def _busy(self, what: str) -> AbstractContextManager[Any]:
+        """A spinner while work runs (on a terminal; nothing is drawn elsewhere)."""
+        return self.console.status(Text(f"{what} ... (Ctrl-C cancels)"), spinner="dots")
+
+
+def _method_known(method: str, options: dict[str, Any]) -> str | None:
+    from perfx.explain.engine import known_methods
+
+    methods = known_methods()
+    return (
+        None
+        if method in methods
+        else f"unknown method {method!r}; choose from {', '.join(methods)}"
+    )
+
+
+def _run_exists(run: str, options: dict[str, Any]) -> str | None:
+    from perfx.chain import open_run
+    from perfx.isolation.errors import IsolationError
+
+    try:
+        open_run(run, options.get("store"))
+    except IsolationError as err:
+        return str(err)
+    return None
+
+
+CHECKS: dict[str, Callable[[Any, dict[str, Any]], str | None]] = {
+    "width": lambda v, _: None if v >= 1 else "must be at least 1",
+    "despite_width": lambda v, _: None if v >= 1 else "must be at least 1",
+    "sample": lambda v, _: None if v >= 2 else "must be at least 2",
+    "method": _method_known,
+    "format": lambda v, _: None if v in ("text", "json") else "is text or json",
+    "run": _run_exists,
+}
+"""Checks of ``\\set`` values beyond their type: a message when the value is refused."""
 
 
 def query_is_complete(text: str) -> bool:

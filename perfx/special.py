@@ -8,12 +8,33 @@ and the rest of the line, and print through the session's console.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
+
+from rich.console import Console
+from rich.text import Text
 
 if TYPE_CHECKING:
-    from .repl import ReplSession
+    from perfx.explain.explanation import Explanation
+
+    from .session import Session
+
+
+class ReplSession(Protocol):
+    """What a command may use of the REPL's session (perfx.repl.ReplSession): the commands
+    know this much of it, and the REPL module knows the commands only through the registry."""
+
+    console: Console
+    options: dict[str, Any]
+    last: Explanation | None
+
+    def load(self, paths: Sequence[str]) -> None: ...
+
+    def require_session(self) -> Session: ...
+
+    def set_option(self, key: str, value: Any) -> None: ...
+
 
 Handler = Callable[["ReplSession", str], None]
 
@@ -94,24 +115,12 @@ def _log(session: ReplSession, arg: str) -> None:
 
 @special("\\features", "\\features [task|stage|job|app]", "List the loaded log's features.")
 def _features(session: ReplSession, arg: str) -> None:
-    from rich.table import Table
-    from rich.text import Text
+    from perfx.logs.registry import ENTITIES
 
     entity = arg or "task"
-    log = session.require_log()
-    table = Table(title=f"{entity} features")
-    for column in ("name", "kind", "unit", "role", "description"):
-        table.add_column(column)
-    for spec in log.features(entity):
-        row = (
-            spec.name,
-            spec.kind,
-            spec.unit,
-            log.registry.role_of(entity, spec),
-            spec.description,
-        )
-        table.add_row(*(Text(v) for v in row))
-    session.console.print(table)
+    if entity not in ENTITIES:
+        raise ValueError(f"\\features takes one of {', '.join(ENTITIES)}, not {entity!r}")
+    session.console.print(session.require_session().features(entity))
 
 
 @special(
@@ -122,7 +131,7 @@ def _features(session: ReplSession, arg: str) -> None:
 def _set(session: ReplSession, arg: str) -> None:
     if not arg:
         for key, value in session.options.items():
-            session.console.print(f"{key} = {value}")
+            session.console.print(Text(f"{key} = {value}"))
         return
     key, _, value = arg.partition(" ")
     session.set_option(key.strip(), value.strip())

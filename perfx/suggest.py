@@ -93,3 +93,18 @@ def suggest(text_before_cursor: str) -> list[Suggestion]:
             return [Suggestion("value", BOOLEANS)]
         return []
     return _after_value()
+
+
+_ENTITY = re.compile(
+    r"\bWHY\s+(?P<why>TASK|STAGE|JOB|APP)\b|\b(?P<id>TASK|STAGE|JOB|APP)ID\b", re.IGNORECASE
+)
+
+
+def query_entity(text: str) -> str | None:
+    """The entity a half-typed query is about (``task`` for ``WHY TASK 3 ...`` or a full form
+    naming ``T1.TaskID``), or None while it does not say: completion then offers only that
+    entity's features (a TASK query is not offered the stage aggregate ``gc_time_sum``)."""
+    found = _ENTITY.search(text)
+    if found is None:
+        return None
+    return (found["why"] or found["id"]).lower()

@@ -37,8 +37,8 @@ def why(program, input_path, master, store, top, fmt) -> None:
     """
     from rich.console import Console
 
-    from perfx.chain import why as chain_why
     from perfx.isolation.runner import check_input
+    from perfx.why import why as chain_why
 
     check_input(input_path)  # before the status line and the JVM
     if fmt == "text":

@@ -16,7 +16,7 @@ from pathlib import Path
 
 
 def main() -> None:
-    from perfx.chain import why
+    from perfx.why import why
     from perfx.isolation.programs import movie_ratings
     from perfx.verify import verify
 

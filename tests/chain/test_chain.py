@@ -16,7 +16,7 @@ from perfx.cli import cli
 from perfx.isolation.errors import IsolationError
 from perfx.isolation.programs import movie_ratings
 from perfx.isolation.runner import run_traced
-from perfx.questions import load_for_questions
+from perfx.session import open as open_session
 
 pytestmark = pytest.mark.spark
 
@@ -42,7 +42,7 @@ def _slowest(log) -> tuple[str, int]:
 
 def test_the_slow_runs_slowest_task_links_to_the_hot_movies_record(traced):
     store, run = traced
-    log = load_for_questions([str(SLOW_LOG)])
+    log = open_session([str(SLOW_LOG)]).log
     slowest, partition = _slowest(log)
     answer = explain(log, f"WHY TASK '{slowest}' SLOWER", run=run, store=store)
     culprits = answer.culprits
@@ -69,7 +69,7 @@ def test_a_run_of_different_input_is_refused(spark, tmp_path):
     run = run_traced(
         movie_ratings.__file__, str(changed), spark=spark, store=str(tmp_path / "runs")
     )
-    log = load_for_questions([str(SLOW_LOG)])
+    log = open_session([str(SLOW_LOG)]).log
     with pytest.raises(
         IsolationError,
         match=r"did not read the input of task .*: partition \d+ read [\d,]+ bytes here "
@@ -85,7 +85,7 @@ def test_a_run_of_different_input_is_refused(spark, tmp_path):
 
 def test_cli_explain_with_run_prints_the_culprits_in_json(traced):
     store, run = traced
-    slowest, partition = _slowest(load_for_questions([str(SLOW_LOG)]))
+    slowest, partition = _slowest(open_session([str(SLOW_LOG)]).log)
     result = CliRunner().invoke(
         cli,
         [
@@ -168,7 +168,7 @@ def test_the_repl_asks_with_run_then_lists_the_culprits(traced):
 
 def test_batch_with_run_puts_each_answers_culprits_in_the_report(traced, tmp_path):
     store, run = traced
-    log = load_for_questions([str(SLOW_LOG)])
+    log = open_session([str(SLOW_LOG)]).log
     slowest, _ = _slowest(log)
     reduce_task = str(
         log.tasks.loc[log.tasks["stage_id"] == log.tasks["stage_id"].max(), "id"].iloc[0]
@@ -204,7 +204,7 @@ def test_batch_with_run_puts_each_answers_culprits_in_the_report(traced, tmp_pat
 
 
 def test_without_a_run_the_isolate_command_names_what_the_log_names():
-    log = load_for_questions([str(SLOW_LOG)])
+    log = open_session([str(SLOW_LOG)]).log
     answer = explain(log, f"WHY TASK '{_slowest(log)[0]}' SLOWER")
     assert (
         answer.gap.diagnosis.next_step == "perfx isolate movie_ratings.py --input INPUT"

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import perfx
+from perfx.explain.engine import explain
 from perfx.explain.engine import METHODS, explain
 from perfx.explain.errors import ExplainError
 from perfx.grammar.errors import PxqlError
@@ -26,7 +27,7 @@ def test_slow_task_explained_by_its_compute_not_by_symptoms():
     is the duration again (a symptom); its compute time is where the time went, and the gap
     diagnoses computation skew."""
     log = skewed_log()
-    answer = perfx.explain(log, "WHY TASK app-1/5 SLOWER", seed=2)
+    answer = explain(log, "WHY TASK app-1/5 SLOWER", seed=2)
     lead = answer.because[0].atom
     assert (lead.feature, lead.pair_op, lead.value.value) == ("compute_time", "compare", "GT")
     used = {s.atom.feature for s in answer.despite + answer.because}

@@ -15,6 +15,7 @@ import pytest
 import zstandard
 
 import perfx
+from perfx.explain.engine import explain
 from perfx.cli import main
 from perfx.explain.errors import ExplainError
 from perfx.logs.errors import NotALog
@@ -331,13 +332,13 @@ def test_a_jobs_maps_and_its_reduces_are_separate_stages() -> None:
         "nominal",
         "identity",
     ) and "Spark stage" in stage_key.description
-    answer = perfx.explain(log, "WHY TASK task_1329348432655_0001_m_000000 SLOWER")
+    answer = explain(log, "WHY TASK task_1329348432655_0001_m_000000 SLOWER")
     assert answer.pair == ("task_1329348432655_0001_m_000000", "task_1329348432655_0001_m_000007")
     assert "the task of the same stage closest to the median duration" in answer.notes[0]
     with pytest.raises(
         ExplainError, match="no task of the same stage as task task_1329348432655_0001_m_000009 "
     ):
-        perfx.explain(
+        explain(
             log, "WHY TASK task_1329348432655_0001_m_000009 SLOWER"
         )  # the fastest map: no map to compare
 

@@ -17,7 +17,7 @@ import pytest
 from perfx.explain.engine import explain
 from perfx.explain.errors import ExplainError
 from perfx.grammar.ast import Bool, Ordering, ValuePair
-from perfx.questions import load_for_questions
+from perfx.session import open as open_session
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "public"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
@@ -49,7 +49,7 @@ def _likeness(atom) -> bool:
 
 @pytest.mark.parametrize("entry", MANIFEST, ids=[e["path"] for e in MANIFEST])
 def test_the_slowest_task_is_explained_by_a_cause(entry):
-    log = load_for_questions([str(CORPUS / entry["path"])])
+    log = open_session([str(CORPUS / entry["path"])]).log
     slowest = _slowest_task(log)
     if slowest is None:
         pytest.skip("no stage with three successful tasks")

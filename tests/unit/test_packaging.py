@@ -42,15 +42,27 @@ def test_namespace_maps_to_top_level_folders():
         assert Path(module.__file__).parent == REPO / folder
 
 
-def test_perfx_explain_is_the_api_function_whatever_was_imported_first():
+def test_no_public_name_is_spelled_like_a_subpackage():
+    """``perfx.explain`` once was a function or a package depending on import order; the
+    public API now names no subpackage, and every name loads whatever was imported first."""
     import inspect
+    import pkgutil
 
     import perfx
-    import perfx.explain.engine as engine  # sets perfx.explain to the subpackage
+    import perfx.explain.engine  # binds perfx.explain to the subpackage
 
-    assert callable(perfx.explain) and callable(engine.explain)
-    assert list(inspect.signature(perfx.explain).parameters)[:2] == ["log", "query"]
-    assert "run" in inspect.signature(perfx.explain).parameters
+    subpackages = {m.name for m in pkgutil.iter_modules(perfx.__path__)} | {
+        "explain",
+        "grammar",
+        "isolation",
+        "logs",
+    }
+    assert set(perfx.__all__) == set(perfx._API)
+    assert not subpackages & set(perfx.__all__)
+    for name in perfx.__all__:
+        assert getattr(perfx, name) is not None
+    assert list(inspect.signature(perfx.open).parameters)[:1] == ["paths"]
+    assert "run" in inspect.signature(perfx.Session.explain).parameters
 
 
 def test_lower_layers_never_import_the_front():

@@ -48,7 +48,7 @@ def test_suggestions(text, expected):
 
 def _complete(text: str) -> list[str]:
     completer = PxqlCompleter(
-        lambda: ["gc_time", "gc_fraction", "host"], lambda: ["\\features", "\\help"]
+        lambda entity: ["gc_time", "gc_fraction", "host"], lambda: ["\\features", "\\help"]
     )
     return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
 

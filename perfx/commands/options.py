@@ -1,0 +1,86 @@
+"""Click options shared by the commands, defined once so that every command spells, documents
+and defaults them alike, and helpers that turn them into a Session and print its results."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _compose(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    def apply(f: F) -> F:
+        for decorator in reversed(decorators):
+            f = decorator(f)
+        return f
+
+    return apply
+
+
+def log_option(help: str = "Event log, history file or folder (repeatable).") -> Callable[[F], F]:
+    return click.option(
+        "--log", "logs", multiple=True, required=True, type=click.Path(exists=True), help=help
+    )
+
+
+format_option = click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+
+host_metrics_option = click.option(
+    "--host-metrics",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Host metrics CSV/Parquet (host, timestamp, metrics...) to join onto tasks and jobs.",
+)
+
+run_options = _compose(
+    click.option(
+        "--run",
+        default=None,
+        help="A traced run (perfx isolate, perfx runs): answers get the culprit records "
+        "inside their task's partition.",
+    ),
+    click.option(
+        "--store", default=None, help="Lineage store of --run (default: $PERFX_HOME/runs)."
+    ),
+)
+
+explain_options = _compose(
+    click.option(
+        "--width",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Width of the BECAUSE clause for queries without WITH WIDTH  [default: 3]",
+    ),
+    click.option(
+        "--sample",
+        type=click.IntRange(min=1),
+        default=2000,
+        show_default=True,
+        help="Balanced training pairs sampled (section 4.3).",
+    ),
+    click.option(
+        "--seed", type=int, default=0, show_default=True, help="Seed of the pair sampling."
+    ),
+)
+
+
+def open_session(logs: tuple[str, ...], host_metrics: str | None = None, progress: bool = False):
+    """The Session every command answers from (``progress``: a bar while a large log loads)."""
+    from perfx.session import open
+
+    return open(list(logs), host_metrics=host_metrics, progress=progress)
+
+
+def emit(result: Any, fmt: str, *, sort_keys: bool = False) -> None:
+    """Print a result: its stable JSON, or its rich rendering (text from logs as text)."""
+    if fmt == "json":
+        click.echo(json.dumps(result.to_dict(), indent=2, sort_keys=sort_keys))
+        return
+    from perfx.results.values import console
+
+    console().print(result)

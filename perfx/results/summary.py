@@ -1,0 +1,97 @@
+"""What a log holds: counts of applications, jobs, stages and tasks, Spark versions and the
+lines the reader skipped (``perfx logs``, ``Session.summary()``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+SKIPPED_SHOWN = 20
+"""Skipped lines listed one by one in text; the rest are only counted (JSON lists them all)."""
+
+
+def stage_count(log: Any) -> int:
+    """The stages of the log: the rows of its stage table, and the stages of the tasks no
+    stage table lists — MapReduce's, whose job's map tasks and reduce tasks are its two
+    stages — as ``perfx stragglers`` groups them."""
+    from perfx.explain.blocked.stragglers import with_stages
+
+    stages = set(log.stages["id"]) if "id" in log.stages else set()
+    tasks = with_stages(log.tasks)
+    if "stage_key" in tasks:
+        stages.update(tasks["stage_key"].dropna())
+    return len(stages)
+
+
+@dataclass(frozen=True)
+class LogSummary:
+    """The stable JSON summary of a log, and its rendering as two tables."""
+
+    data: dict[str, Any]
+
+    @classmethod
+    def of(cls, log: Any) -> LogSummary:
+        versions = sorted(set(log.apps["spark_version"])) if "spark_version" in log.apps else []
+        reasons = Counter(s.reason for s in log.skipped)
+        return cls(
+            {
+                "sources": list(log.sources),
+                "apps": len(log.apps),
+                "jobs": len(log.jobs),
+                "stages": stage_count(log),
+                "tasks": len(log.tasks),
+                "spark_versions": [v if v else "unknown (< 1.3)" for v in versions],
+                "skipped": {
+                    "count": len(log.skipped),
+                    "by_reason": dict(
+                        sorted(reasons.items(), key=lambda item: (-item[1], item[0]))
+                    ),
+                    "lines": [
+                        {"path": s.path, "line": s.line, "reason": s.reason} for s in log.skipped
+                    ],
+                },
+            }
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.data
+
+    def __rich_console__(
+        self, console: Console, options: ConsoleOptions
+    ) -> Iterator[RenderableType]:
+        data = self.data
+        counts = Table(title="Log", show_header=False)
+        counts.add_column("what")
+        counts.add_column("count", justify="right")
+        for label, key in (
+            ("applications", "apps"),
+            ("jobs", "jobs"),
+            ("stages", "stages"),
+            ("tasks", "tasks"),
+        ):
+            counts.add_row(label, str(data[key]))
+        counts.add_row("Spark versions", Text(", ".join(data["spark_versions"]) or "-"))
+        counts.add_row("skipped lines", str(data["skipped"]["count"]))
+        yield counts
+        lines = data["skipped"]["lines"]
+        if not lines:
+            return
+        skipped = Table(title="Skipped")
+        skipped.add_column("file")
+        skipped.add_column("line", justify="right")
+        skipped.add_column("reason")
+        for item in lines[:SKIPPED_SHOWN]:
+            skipped.add_row(
+                Text(str(item["path"])),
+                str(item["line"]) if item["line"] else "-",
+                Text(item["reason"]),
+            )
+        yield skipped
+        if len(lines) > SKIPPED_SHOWN:
+            yield Text(f"... and {len(lines) - SKIPPED_SHOWN} more (--format json lists them all)")

@@ -1,0 +1,29 @@
+"""Plain values for JSON (numpy scalars to Python, NaN to None) and a console sized for pipes."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from typing import Any
+
+from rich.console import Console
+
+
+def plain(value: Any) -> Any:
+    """A JSON-safe scalar: numpy numbers as Python numbers, NaN as None."""
+    if hasattr(value, "item"):
+        value = value.item()
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def records(frame: Any) -> list[dict[str, Any]]:
+    """A DataFrame's rows as JSON-safe dicts."""
+    return [{k: plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+
+def console() -> Console:
+    """A console that prints text as text; output piped to a file gets a wide page instead of
+    80 columns (a report's tables would otherwise fold every cell), unless COLUMNS says."""
+    wide = not sys.stdout.isatty() and "COLUMNS" not in os.environ
+    return Console(width=160 if wide else None, highlight=False)

@@ -1,0 +1,165 @@
+"""Job and app completion times without blocked time or stragglers (``perfx whatif``,
+``Session.whatif()``).
+
+JSON (stable)::
+
+    {"scenarios": ["gc", "network+disk", ...],
+     "model_error": {"jobs": n, "median": r, "p95": r, "max": r},   # |modelled - real| / real
+     "jobs": [{"app_id", "job_id", "real_ms", "modelled_ms", "model_error",
+               "whatif": {"<scenario>": {"ms": x, "improvement": r}}}],
+     "apps": [... same fields per app ...]}
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+DEFAULT_SCENARIOS = ("gc", "network", "disk", "scheduler", "serialization", "stragglers")
+
+
+def scenarios_of(values: Sequence[str]) -> list[list[str]]:
+    """``--without`` values as scenarios: each value one scenario, its comma-separated names
+    removed together; by default the paper's scenarios one by one. Unknown names are a
+    ValueError naming the choices."""
+    from perfx.explain.blocked.whatif import CHOICES
+
+    scenarios = [[n.strip() for n in v.split(",") if n.strip()] for v in values] or [
+        [s] for s in DEFAULT_SCENARIOS
+    ]
+    unknown = sorted({n for s in scenarios for n in s} - set(CHOICES))
+    if unknown or not all(scenarios):
+        raise ValueError(
+            f"unknown {', '.join(unknown) or 'empty name'}; choose from {', '.join(CHOICES)}"
+        )
+    return scenarios
+
+
+def _number(value: Any) -> float | None:
+    return (
+        None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
+    )
+
+
+def _rows(results: Sequence[Any], table: str, keys: list[str]) -> list[dict[str, Any]]:
+    """One dict per job (or app) with the real, modelled and each scenario's what-if time."""
+    first = getattr(results[0], table)
+    rows = []
+    for i, row in enumerate(first.to_dict(orient="records")):
+        whatif: dict[str, dict[str, float | None]] = {}
+        for result in results:
+            other = getattr(result, table).iloc[i]
+            whatif["+".join(result.without)] = {
+                "ms": _number(other["whatif_ms"]),
+                "improvement": _number(other["improvement"]),
+            }
+        rows.append(
+            {
+                **{k: str(row[k]) for k in keys},
+                "real_ms": _number(row["real_ms"]),
+                "modelled_ms": _number(row["modelled_ms"]),
+                "model_error": _number(row["model_error"]),
+                "whatif": whatif,
+            }
+        )
+    return rows
+
+
+def _error_summary(jobs: list[dict[str, Any]]) -> dict[str, Any]:
+    import numpy as np
+
+    errors = np.abs([j["model_error"] for j in jobs if j["model_error"] is not None])
+    if not len(errors):
+        return {"jobs": 0, "median": None, "p95": None, "max": None}
+    return {
+        "jobs": len(errors),
+        "median": float(np.median(errors)),
+        "p95": float(np.percentile(errors, 95)),
+        "max": float(errors.max()),
+    }
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value / 1000:.2f}s"
+
+
+@dataclass(frozen=True)
+class WhatIfReport:
+    """Per job and app: real, modelled (the replay of the real durations) and each scenario's
+    time with its improvement over the modelled one."""
+
+    scenarios: list[str]
+    jobs: list[dict[str, Any]]
+    apps: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, log: Any, scenarios: Sequence[Sequence[str]]) -> WhatIfReport:
+        from perfx.explain.blocked.whatif import whatifs
+
+        results = whatifs(log, [list(s) for s in scenarios])
+        return cls(
+            ["+".join(s) for s in scenarios],
+            _rows(results, "jobs", ["app_id", "job_id"]),
+            _rows(results, "apps", ["app_id"]),
+        )
+
+    @property
+    def model_error(self) -> dict[str, Any]:
+        return _error_summary(self.jobs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scenarios": self.scenarios,
+            "model_error": self.model_error,
+            "jobs": self.jobs,
+            "apps": self.apps,
+        }
+
+    def _table(self, title: str, rows: list[dict[str, Any]], keys: list[str]) -> Table:
+        table = Table(title=title)
+        for k in keys:
+            table.add_column(k.replace("_", " ").title(), overflow="fold")
+        table.add_column("Real", justify="right")
+        table.add_column("Modelled (error)", justify="right")
+        for s in self.scenarios:
+            table.add_column(f"Without {s}", justify="right", overflow="fold")
+        for r in rows:
+            cells = [Text(r[k]) for k in keys] + [
+                _seconds(r["real_ms"]),
+                f"{_seconds(r['modelled_ms'])} ({_percent(r['model_error'])})",
+            ]
+            cells += [
+                f"{_seconds(r['whatif'][s]['ms'])} ({_percent(r['whatif'][s]['improvement'])})"
+                for s in self.scenarios
+            ]
+            table.add_row(*cells)
+        return table
+
+    def __rich_console__(
+        self, console: Console, options: ConsoleOptions
+    ) -> Iterator[RenderableType]:
+        if not self.jobs:
+            yield Text("No jobs with finished tasks in the log.")
+            return
+        yield self._table(
+            "Jobs: real, modelled and what-if completion time (improvement)",
+            self.jobs,
+            ["app_id", "job_id"],
+        )
+        yield self._table("Applications", self.apps, ["app_id"])
+        summary = self.model_error
+        yield Text(
+            f"Model error |modelled - real| / real over {summary['jobs']} jobs: median "
+            f"{_percent(summary['median'])}, 95th percentile {_percent(summary['p95'])}, "
+            f"max {_percent(summary['max'])}"
+        )

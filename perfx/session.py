@@ -1,0 +1,135 @@
+"""The one front door: a loaded history of executions and every question perfx answers about
+it. The CLI commands, the REPL, batch, the demo and Python users all go through a Session, so
+they see the same features and give the same answers::
+
+    import perfx
+
+    session = perfx.open(["tests/data/spark-events/local-1430917381534"])
+    print(session.explain("WHY TASK 3 SLOWER THAN TASK 1"))
+    session.stragglers().to_dict()
+
+Two views of the log are kept: ``raw`` as read (what the blocked-time analysis, what-if and
+skew detection work on) and ``log``, the raw log plus the straggler and time-share features
+that questions may name ("because its GC share was higher"), built on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from perfx.explain.explanation import Explanation
+    from perfx.logs.model import Log
+
+    from .results.features import FeatureList
+    from .results.skew import SkewReport
+    from .results.stragglers import StragglerReport
+    from .results.summary import LogSummary
+    from .results.whatif import WhatIfReport
+
+PathLike = str | Path
+
+
+class Session:
+    """Questions about one loaded log (any number of event logs, histories or folders)."""
+
+    def __init__(self, raw: Log):
+        self.raw = raw
+
+    @cached_property
+    def log(self) -> Log:
+        """The log questions are asked of: ``raw`` plus straggler and time-share features."""
+        from perfx.explain.blocked.features import add_straggler_features
+
+        return add_straggler_features(self.raw)
+
+    def explain(
+        self,
+        query: str,
+        *,
+        width: int | None = None,
+        despite_width: int | None = None,
+        sample: int = 2000,
+        seed: int = 0,
+        method: str = "perfxplain",
+        bind: Sequence[str] = (),
+        level: int = 3,
+        run: str | None = None,
+        store: str | None = None,
+        top: int = 5,
+        strict: bool = True,
+    ) -> Explanation:
+        """Answer one PXQL question; ``width`` overrides the query's WITH WIDTH (default 3).
+        With a traced ``run``, the answer carries the ``top`` culprit records of the slow
+        task; without ``strict`` (a batch), a task the run cannot be linked to gets a note
+        instead of an error."""
+        from perfx.chain import explain
+
+        return explain(
+            self.log,
+            query,
+            width=width,
+            despite_width=despite_width,
+            sample=sample,
+            seed=seed,
+            method=method,
+            bind=tuple(bind),
+            level=level,
+            run=run,
+            store=store,
+            top=top,
+            strict=strict,
+        )
+
+    def features(self, entity: str = "task") -> FeatureList:
+        """The features PXQL may name for ``entity`` (task, stage, job, app)."""
+        from .results.features import FeatureList
+
+        return FeatureList.of(self.log, entity)
+
+    def stragglers(self) -> StragglerReport:
+        """Stragglers per stage and what caused them (blocked-time analysis, NSDI 2015)."""
+        from perfx.explain.blocked.stragglers import find_stragglers
+
+        from .results.stragglers import StragglerReport
+
+        return StragglerReport(find_stragglers(self.raw.tasks))
+
+    def whatif(self, without: Sequence[str] = ()) -> WhatIfReport:
+        """Job and app times without each scenario (``"gc"``, ``"network,disk"``: names
+        removed together); by default the paper's scenarios one by one."""
+        from .results.whatif import WhatIfReport, scenarios_of
+
+        return WhatIfReport.of(self.raw, scenarios_of(without))
+
+    def skew(self, factor: float = 1.5, min_excess: float = 100.0, top: int = 20) -> SkewReport:
+        """Stages with computation skew and the command that re-runs the program traced."""
+        from .results.skew import SkewReport
+
+        return SkewReport.of(self.raw, factor, min_excess, top)
+
+    def summary(self) -> LogSummary:
+        """What the log holds: counts, Spark versions, skipped lines."""
+        from .results.summary import LogSummary
+
+        return LogSummary.of(self.raw)
+
+
+def open(
+    paths: PathLike | Sequence[PathLike],
+    *,
+    host_metrics: PathLike | None = None,
+    progress: bool = False,
+) -> Session:
+    """Load event logs, MapReduce histories or folders of them (any codec, rolled, Databricks
+    layouts) and return the Session that answers questions about them. ``host_metrics`` joins
+    a CSV/Parquet of host metrics onto tasks and jobs."""
+    from perfx.logs.loader import load_log
+
+    sources = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    return Session(
+        load_log([str(p) for p in sources], host_metrics=host_metrics, progress=progress)
+    )
