@@ -226,9 +226,21 @@ class Explanation:
         from rich.text import Text
 
         for s in self.despite:
-            table.add_row("DESPITE", Text(s.predicate), f"{s.score:.2f}", "", f"{s.generality:.2f}")
+            table.add_row(
+                "DESPITE",
+                Text(wording.printable(s.predicate)),
+                f"{s.score:.2f}",
+                "",
+                f"{s.generality:.2f}",
+            )
         for s in self.because:
-            table.add_row("BECAUSE", Text(s.predicate), "", f"{s.score:.2f}", f"{s.generality:.2f}")
+            table.add_row(
+                "BECAUSE",
+                Text(wording.printable(s.predicate)),
+                "",
+                f"{s.score:.2f}",
+                f"{s.generality:.2f}",
+            )
         m = self.metrics
         table.add_row(
             "overall",
@@ -253,11 +265,11 @@ class Explanation:
         from rich.text import Text
 
         # Text, never markup: sentences carry values from the log and the query.
-        yield Text(self.sentence())
-        yield from (Text(line) for line in self.gap_lines())
+        yield Text(wording.printable(self.sentence()))
+        yield from (Text(wording.printable(line)) for line in self.gap_lines())
         yield Text("")
         yield self._figures_table()
-        yield from (Text(line) for line in self._footer())
+        yield from (Text(wording.printable(line)) for line in self._footer())
 
     def render_text(self, width: int = 100) -> str:
         """The explanation sentence, the figures table and the notes, as plain text."""
@@ -265,7 +277,7 @@ class Explanation:
 
         buffer = io.StringIO()
         Console(file=buffer, width=width, color_system=None, force_terminal=False).print(self)
-        return buffer.getvalue()
+        return wording.printable(buffer.getvalue())
 
     def __str__(self) -> str:
         return self.render_text()

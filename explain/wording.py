@@ -10,6 +10,7 @@ Values are plain text, never PXQL literals or tuples.
 from __future__ import annotations
 
 import math
+import re
 from typing import NamedTuple
 
 from perfx.grammar.ast import Atom, Bool, Number, Ordering, String, ValuePair
@@ -174,3 +175,17 @@ def join(phrases: list[str]) -> str:
     if len(phrases) <= 1:
         return "".join(phrases)
     return ", ".join(phrases[:-1]) + " and " + phrases[-1]
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters but newline and tab: a terminal would obey them (ESC starts a colour or
+cursor move), so text from logs, records and queries shows them escaped."""
+
+
+def has_control(text: str) -> bool:
+    return _CONTROL.search(text) is not None
+
+
+def printable(text: str) -> str:
+    """``text`` with each control character (but newline and tab) written as ``\\xNN``."""
+    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)

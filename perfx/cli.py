@@ -86,7 +86,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except Exception as err:
         if isinstance(err, user_error_types()):
-            click.echo(f"perfx: {err}", err=True)
+            from perfx.explain.wording import printable
+
+            # the message may quote a query or a log: its control characters are shown escaped
+            click.echo(f"perfx: {printable(str(err))}", err=True)
             sys.exit(getattr(err, "exit_code", 1))
         if os.environ.get("PERFX_DEBUG"):
             raise

@@ -27,6 +27,9 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.rule import Rule
+from rich.text import Text
+
+from perfx.terminal import SafeConsole
 
 PARTITIONS = 24
 """Batch files, one per day; Spark reads each as (at least) one partition: one task each."""
@@ -59,7 +62,7 @@ def _paper_queries(console: Console) -> None:
         "OBSERVED duration compare = GT EXPECTED duration compare = SIM",
         "WHY TASK 33 SLOWER THAN TASK 22 DESPITE hostname isSame = T WITH WIDTH 2",
     ):
-        console.print(f"[dim]{text}[/dim]\n  → {to_pxql(parse(text))}", highlight=False)
+        console.print(Text(text, style="dim"), Text(f"  → {to_pxql(parse(text))}"), sep="\n")
 
 
 def _spark(event_dir: Path | None):
@@ -91,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     from perfx.session import open as open_session
     from perfx.why import why
 
-    console = Console()
+    console = SafeConsole()
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="perfx-demo-"))
     work.mkdir(parents=True, exist_ok=True)
     events, store = work / "spark-events", work / "runs"

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.text import Text
 
 from perfx.logs.registry import ENTITIES
+from perfx.terminal import SafeConsole, safe_text
 
 from . import special
 from .cli import user_error_types
@@ -61,7 +61,7 @@ class ReplSession:
     """A loaded log plus explanation options; runs queries and ``\\commands`` one at a time."""
 
     def __init__(self, console: Console | None = None, **options: Any):
-        self.console = console or Console()
+        self.console = console or SafeConsole()
         self.session: Session | None = None
         self.last: Explanation | None = None
         """The last answer, for ``\\culprits``."""
@@ -88,7 +88,9 @@ class ReplSession:
             log = self.session.log
         skipped = len(log.skipped)
         note = f", {skipped} line(s) skipped" if skipped else ""
-        self.console.print(Text(f"loaded {len(log.tasks)} task(s) from {len(paths)} path(s){note}"))
+        self.console.print(
+            safe_text(f"loaded {len(log.tasks)} task(s) from {len(paths)} path(s){note}")
+        )
 
     @property
     def log(self) -> Log | None:
@@ -143,10 +145,10 @@ class ReplSession:
         except special.QuitRepl:
             return False
         except KeyboardInterrupt:
-            self.console.print(Text("cancelled", style="yellow"))
+            self.console.print(safe_text("cancelled", style="yellow"))
         except (ValueError, *user_error_types()) as err:
             # text from queries and logs, never markup
-            self.console.print(Text(str(err), style="red"))
+            self.console.print(safe_text(str(err), style="red"))
         return True
 
     def explain(self, query: str) -> None:
@@ -171,7 +173,7 @@ class ReplSession:
 
     def _busy(self, what: str) -> AbstractContextManager[Any]:
         """A spinner while work runs (on a terminal; nothing is drawn elsewhere)."""
-        return self.console.status(Text(f"{what} ... (Ctrl-C cancels)"), spinner="dots")
+        return self.console.status(safe_text(f"{what} ... (Ctrl-C cancels)"), spinner="dots")
 
 
 def _method_known(method: str, options: dict[str, Any]) -> str | None:

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console
-from rich.text import Text
+
+from perfx.terminal import safe_text
 
 if TYPE_CHECKING:
     from perfx.explain.explanation import Explanation
@@ -131,7 +132,7 @@ def _features(session: ReplSession, arg: str) -> None:
 def _set(session: ReplSession, arg: str) -> None:
     if not arg:
         for key, value in session.options.items():
-            session.console.print(Text(f"{key} = {value}"))
+            session.console.print(safe_text(f"{key} = {value}"))
         return
     key, _, value = arg.partition(" ")
     session.set_option(key.strip(), value.strip())
@@ -144,7 +145,8 @@ def _set(session: ReplSession, arg: str) -> None:
 )
 def _culprits(session: ReplSession, arg: str) -> None:
     from rich.table import Table
-    from rich.text import Text
+
+    from perfx.terminal import safe_text
 
     answer = session.last
     if answer is None:
@@ -155,7 +157,7 @@ def _culprits(session: ReplSession, arg: str) -> None:
         )
     found = answer.culprits
     table = Table(
-        title=Text(
+        title=safe_text(
             f"culprits in task {found['task']}'s partition {found['partition']} (run {found['run']})"
         )
     )
@@ -165,9 +167,9 @@ def _culprits(session: ReplSession, arg: str) -> None:
         share = f"{record['share']:.0%}" if record.get("share") is not None else ""
         table.add_row(
             str(rank),
-            Text(record["location"]),
+            safe_text(record["location"]),
             f"{record['impact_ms']:,.0f}",
             share,
-            Text(record["excerpt"]),
+            safe_text(record["excerpt"]),
         )
     session.console.print(table)

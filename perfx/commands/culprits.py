@@ -9,6 +9,8 @@ import json
 
 import click
 
+from perfx.terminal import safe_text
+
 STORE_HELP = (
     "Lineage store: a path or URI (Parquet; default $PERFX_HOME/runs) or ignite://host:port."
 )
@@ -68,9 +70,9 @@ def print_outputs(console, frame, shown: int = 20) -> None:
         table.add_column(column, justify=justify, overflow="fold")
     for r in frame.head(shown).itertuples():
         table.add_row(
-            r.record,
+            safe_text(r.record),
             _ms(r.latency_ms),
-            f"{describe_id(int(r.source))} {r.location}",
+            safe_text(f"{describe_id(int(r.source))} {r.location}"),
             _ms(r.remediated_ms),
         )
     console.print(table)
@@ -95,8 +97,8 @@ def print_culprits(console, frame, title: str) -> None:
         table.add_row(
             str(rank),
             describe_id(int(r.source)),
-            r.location,
-            r.excerpt,
+            safe_text(r.location),
+            safe_text(r.excerpt),
             _ms(r.impact_ms),
             str(r.outputs),
         )
@@ -122,13 +124,12 @@ def print_culprits(console, frame, title: str) -> None:
 )
 def culprits(run, store, stage, partition, trace_key, top, fmt) -> None:
     """Show the culprit input records of stored run RUN (ids from perfx runs)."""
-    from rich.console import Console
-
+    from perfx import terminal
     from perfx.isolation.queries import StoredRun, backward_trace, outputs, top_culprits
     from perfx.isolation.stores import open_store
 
     stored = StoredRun.open(open_store(store), run)
-    console = Console()
+    console = terminal.console()
     if trace_key is not None:
         trace = backward_trace(stored, trace_key)
         if fmt == "json":
@@ -153,7 +154,7 @@ def culprits(run, store, stage, partition, trace_key, top, fmt) -> None:
             f"from {trace.count:,} input record(s); the first {len(trace.sources)}:"
         )
         for r in trace.sources.itertuples():
-            console.print(f"  {r.location}  {r.excerpt}", markup=False, highlight=False)
+            console.print(safe_text(f"  {r.location}  {r.excerpt}"))
         return
     ranked = top_culprits(stored, top, stage=stage, partition=partition)
     scope = "the final outputs" if stage is None else f"stage {stage} partition {partition}"

@@ -85,8 +85,7 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
     """
     from pathlib import Path
 
-    from rich.console import Console
-
+    from perfx import terminal
     from perfx.isolation.runner import (
         check_input,
         event_log_of,
@@ -98,8 +97,8 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
 
     module = load_program(program)  # a broken program or a missing input fails before a JVM starts
     check_input(input_path)
-    console = Console()
-    status = Console(stderr=True)
+    console = terminal.console()
+    status = terminal.console(stderr=True)
     if fmt == "text":
         status.print(f"Starting Spark ({master}) for a traced run of {program}...")
     lineage_store, run_id, event_dir = prepare_run(store)

@@ -81,6 +81,6 @@ def emit(result: Any, fmt: str, *, sort_keys: bool = False) -> None:
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), indent=2, sort_keys=sort_keys))
         return
-    from perfx.results.values import console
+    from perfx.terminal import console
 
-    console().print(result)
+    console(wide=True).print(result)

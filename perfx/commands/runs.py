@@ -16,9 +16,9 @@ from perfx.commands.culprits import STORE_HELP
 )
 def runs(store, fmt) -> None:
     """List stored traced runs, oldest first, with their stages."""
-    from rich.console import Console
     from rich.table import Table
 
+    from perfx import terminal
     from perfx.isolation.stores import open_store
 
     opened = open_store(store)
@@ -43,4 +43,4 @@ def runs(store, fmt) -> None:
             "yes" if meta.get("complete") else "no",
             stages,
         )
-    Console().print(table)
+    terminal.console().print(table)

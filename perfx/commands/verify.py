@@ -39,17 +39,18 @@ def verify(run, without, store, master, repeats, fmt) -> None:
     --without culprit records (text inputs), median of --repeats runs each, and prints both
     job times with the slowest output's latency the lineage predicted with and without them.
     """
-    from rich.console import Console
-    from rich.text import Text
-
+    from perfx import terminal
+    from perfx.terminal import safe_text
     from perfx.verify import verify as measure
 
     if fmt == "text":
-        Console(stderr=True).print(Text(f"Re-running run {run}'s program plain on {master} ..."))
+        terminal.console(stderr=True).print(
+            safe_text(f"Re-running run {run}'s program plain on {master} ...")
+        )
     result = measure(run, without=without, store=store, master=master, repeats=repeats)
     if fmt == "json":
         click.echo(json.dumps(result.to_dict(), indent=2))
         return
-    console = Console()
+    console = terminal.console()
     for line in result.lines():
-        console.print(Text(line))
+        console.print(safe_text(line))

@@ -35,18 +35,17 @@ def why(program, input_path, master, store, top, fmt) -> None:
     against its stage's median; answers WHY TASK <it> SLOWER with the gap, the diagnosis and
     the culprit records of its partition.
     """
-    from rich.console import Console
-
+    from perfx import terminal
     from perfx.isolation.runner import check_input
     from perfx.why import why as chain_why
 
     check_input(input_path)  # before the status line and the JVM
     if fmt == "text":
-        Console(stderr=True).print(
+        terminal.console(stderr=True).print(
             f"Running {program} traced on {master} ...", markup=False, highlight=False
         )
     answer = chain_why(program, input_path, master=master, store=store, top=top)
     if fmt == "json":
         click.echo(json.dumps(answer.to_dict(), indent=2))
     else:
-        Console().print(answer)
+        terminal.console().print(answer)

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.table import Table
-from rich.text import Text
+
+from perfx.terminal import safe_text
 
 COLUMNS = ("name", "kind", "unit", "role", "description")
 
@@ -50,5 +51,5 @@ class FeatureList:
         for column in COLUMNS:
             table.add_column(column, overflow="fold")
         for row in self.rows:
-            table.add_row(*(Text(str(row[c])) for c in COLUMNS))
+            table.add_row(*(safe_text(str(row[c])) for c in COLUMNS))
         return table

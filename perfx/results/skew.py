@@ -9,7 +9,8 @@ from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.table import Table
-from rich.text import Text
+
+from perfx.terminal import safe_text
 
 
 def material(flagged: Any, tasks: Any, min_excess: float) -> Any:
@@ -141,7 +142,7 @@ class SkewReport:
                 if self.other_tasks
                 else ""
             )
-            yield Text(f"No computation skew found in {self.spark_tasks} Spark tasks{other}.")
+            yield safe_text(f"No computation skew found in {self.spark_tasks} Spark tasks{other}.")
             return
         table = Table(title="Stages with computation skew")
         for column in ("app", "stage", "tasks", "skewed task (partition)", "why"):
@@ -155,17 +156,17 @@ class SkewReport:
                 f"{r['task_id']}{where}",
                 "; ".join(r["reasons"]),
             )
-            table.add_row(*(Text(str(cell)) for cell in cells))
+            table.add_row(*(safe_text(str(cell)) for cell in cells))
         yield table
         if len(self.rows) > self.top:
-            yield Text(
+            yield safe_text(
                 f"and {len(self.rows) - self.top} more (a larger --top lists them, as "
                 "--format json does)"
             )
-        yield Text(
+        yield safe_text(
             "Some input records cost far more than others. Re-run the program traced to name them:"
         )
-        yield Text(f"  {self.rerun}")
-        yield Text(
+        yield safe_text(f"  {self.rerun}")
+        yield safe_text(
             "then 'perfx culprits RUN --stage S --partition P' shows the records of one task."
         )

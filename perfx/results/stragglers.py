@@ -20,7 +20,8 @@ from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.table import Table
-from rich.text import Text
+
+from perfx.terminal import safe_text
 
 from .values import plain, records
 
@@ -73,7 +74,7 @@ class StragglerReport:
     ) -> Iterator[RenderableType]:
         report = self.report
         if report.tasks.empty:
-            yield Text("No successful tasks in the log.")
+            yield safe_text("No successful tasks in the log.")
             return
         table = Table(title=TITLE)
         for name in COLUMNS:
@@ -91,13 +92,13 @@ class StragglerReport:
                 f"{s['explained']}{share}",
                 causes,
             )
-            table.add_row(*(Text(str(cell)) for cell in cells))
+            table.add_row(*(safe_text(str(cell)) for cell in cells))
         yield table
         if report.stragglers:
-            yield Text(
+            yield safe_text(
                 f"{report.stragglers} stragglers, {report.explained} explained "
                 f"({100 * report.explained_share:.0f}%). "
                 f"Causes evaluated: {', '.join(report.causes) or 'none'}."
             )
         else:
-            yield Text("No stragglers.")
+            yield safe_text("No stragglers.")

@@ -10,7 +10,8 @@ from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.table import Table
-from rich.text import Text
+
+from perfx.terminal import safe_text
 
 SKIPPED_SHOWN = 20
 """Skipped lines listed one by one in text; the rest are only counted (JSON lists them all)."""
@@ -76,7 +77,7 @@ class LogSummary:
             ("tasks", "tasks"),
         ):
             counts.add_row(label, str(data[key]))
-        counts.add_row("Spark versions", Text(", ".join(data["spark_versions"]) or "-"))
+        counts.add_row("Spark versions", safe_text(", ".join(data["spark_versions"]) or "-"))
         counts.add_row("skipped lines", str(data["skipped"]["count"]))
         yield counts
         lines = data["skipped"]["lines"]
@@ -88,10 +89,12 @@ class LogSummary:
         skipped.add_column("reason")
         for item in lines[:SKIPPED_SHOWN]:
             skipped.add_row(
-                Text(str(item["path"])),
+                safe_text(str(item["path"])),
                 str(item["line"]) if item["line"] else "-",
-                Text(item["reason"]),
+                safe_text(item["reason"]),
             )
         yield skipped
         if len(lines) > SKIPPED_SHOWN:
-            yield Text(f"... and {len(lines) - SKIPPED_SHOWN} more (--format json lists them all)")
+            yield safe_text(
+                f"... and {len(lines) - SKIPPED_SHOWN} more (--format json lists them all)"
+            )

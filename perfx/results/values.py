@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import math
-import os
-import sys
 from typing import Any
-
-from rich.console import Console
 
 
 def plain(value: Any) -> Any:
@@ -20,10 +16,3 @@ def plain(value: Any) -> Any:
 def records(frame: Any) -> list[dict[str, Any]]:
     """A DataFrame's rows as JSON-safe dicts."""
     return [{k: plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
-
-
-def console() -> Console:
-    """A console that prints text as text; output piped to a file gets a wide page instead of
-    80 columns (a report's tables would otherwise fold every cell), unless COLUMNS says."""
-    wide = not sys.stdout.isatty() and "COLUMNS" not in os.environ
-    return Console(width=160 if wide else None, highlight=False)

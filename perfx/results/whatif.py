@@ -19,7 +19,8 @@ from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.table import Table
-from rich.text import Text
+
+from perfx.terminal import safe_text
 
 DEFAULT_SCENARIOS = ("gc", "network", "disk", "scheduler", "serialization", "stragglers")
 
@@ -134,7 +135,7 @@ class WhatIfReport:
         for s in self.scenarios:
             table.add_column(f"Without {s}", justify="right", overflow="fold")
         for r in rows:
-            cells = [Text(r[k]) for k in keys] + [
+            cells = [safe_text(r[k]) for k in keys] + [
                 _seconds(r["real_ms"]),
                 f"{_seconds(r['modelled_ms'])} ({_percent(r['model_error'])})",
             ]
@@ -149,7 +150,7 @@ class WhatIfReport:
         self, console: Console, options: ConsoleOptions
     ) -> Iterator[RenderableType]:
         if not self.jobs:
-            yield Text("No jobs with finished tasks in the log.")
+            yield safe_text("No jobs with finished tasks in the log.")
             return
         yield self._table(
             "Jobs: real, modelled and what-if completion time (improvement)",
@@ -158,7 +159,7 @@ class WhatIfReport:
         )
         yield self._table("Applications", self.apps, ["app_id"])
         summary = self.model_error
-        yield Text(
+        yield safe_text(
             f"Model error |modelled - real| / real over {summary['jobs']} jobs: median "
             f"{_percent(summary['median'])}, 95th percentile {_percent(summary['p95'])}, "
             f"max {_percent(summary['max'])}"

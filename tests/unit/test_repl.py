@@ -6,14 +6,14 @@ import io
 import re
 
 import pytest
-from rich.console import Console
 
 from perfx.repl import ReplSession, history_path, query_is_complete
+from perfx.terminal import SafeConsole
 
 
 @pytest.fixture()
 def session():
-    return ReplSession(console=Console(file=io.StringIO(), width=120, color_system=None))
+    return ReplSession(console=SafeConsole(file=io.StringIO(), width=120, color_system=None))
 
 
 def output(session: ReplSession) -> str:

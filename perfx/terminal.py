@@ -1,0 +1,55 @@
+"""The console every line perfx prints on a terminal goes through.
+
+Text from logs, records and queries is printed as the characters it holds: no console here
+reads rich markup (``[bold]h0`` stays ``[bold]h0``, ``[/]`` cannot raise), highlights numbers,
+or passes a control character through (an ANSI escape in a host name is shown as ``\\x1b``,
+not obeyed by the terminal). Styles perfx adds itself (``Text(..., style="red")``) still show.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
+from rich.text import Text
+
+from perfx.explain.wording import has_control, printable
+
+
+def safe_text(value: object, style: str = "") -> Text:
+    """``value`` as rich Text, its control characters shown escaped before rich lays it out
+    (so table cells keep their width): how every string from a log, a record or a query
+    enters a rendering."""
+    return Text(printable(str(value)), style=style)
+
+
+class SafeConsole(Console):
+    """A rich Console without markup or highlighting whose text segments are made printable
+    (a last guard: strings made printable by ``safe_text`` before layout keep tables aligned)."""
+
+    def __init__(self, **options: Any):
+        options.setdefault("markup", False)
+        options.setdefault("highlight", False)
+        super().__init__(**options)
+
+    def render(
+        self, renderable: RenderableType, options: ConsoleOptions | None = None
+    ) -> Iterable[Segment]:
+        for segment in super().render(renderable, options):
+            if segment.control or not has_control(segment.text):
+                yield segment
+            else:
+                yield Segment(printable(segment.text), segment.style)
+
+
+def console(*, stderr: bool = False, wide: bool = False) -> SafeConsole:
+    """A safe console on stdout (or stderr). ``wide``: output piped to a file gets a page of
+    160 columns instead of 80 (a report's tables would otherwise fold every cell), unless
+    COLUMNS says otherwise."""
+    stream = sys.stderr if stderr else sys.stdout
+    width = 160 if wide and not stream.isatty() and "COLUMNS" not in os.environ else None
+    return SafeConsole(stderr=stderr, width=width)
