@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from .overview import applications, overview_section
 from .page import document
-from .questions import default_questions, questions_section
+from .questions import MIN_TASKS, default_questions, questions_section
 from .stages import stage_table, stages_section
 from .timeline import timeline_section
 
@@ -45,7 +45,8 @@ def render_report(
         items = run_batch(log, [(q, ()) for q in queries], run=run, store=store, **options)
         how = (
             "Why was each of these tasks slower? The slowest task of each of the three slowest "
-            f"stages and their stragglers, the longest first (at most {limit})."
+            f"stages of {MIN_TASKS} tasks or more, then their stragglers, the longest first "
+            f"(at most {limit})."
         )
     report = stages.report
     stragglers = (

@@ -95,7 +95,7 @@ def task_times(durations: np.ndarray, straggler: np.ndarray, key: str) -> Html:
     with _figure(key, 1.25) as (figure, axes):
         axes.boxplot(
             seconds,
-            vert=False,
+            orientation="horizontal",
             widths=0.5,
             showfliers=False,
             medianprops={"color": "#222"},
@@ -206,25 +206,27 @@ def gap_bars(parts: Sequence[tuple[str, float, float]], names: tuple[str, str], 
 
 def latency_heatmap(labels: Sequence[str], latency: np.ndarray, key: str) -> Html:
     """PerfDebug's view of a traced run's outputs: one row per output record, its latency
-    and its latency without its most expensive input record (``latency``: n x 2, ms)."""
+    and its latency without its most expensive input record (``latency``: n x 2, ms), each
+    cell coloured by its value and labelled with it. Drawn as vector cells (no embedded
+    bitmap, hence no colour bar: the labels carry the values)."""
     latency = np.asarray(latency, dtype=float)
+    peak = float(latency.max()) if latency.size else 0.0
     with _figure(key, 0.7 + 0.24 * len(labels)) as (figure, axes):
-        image = axes.imshow(latency / 1000, aspect="auto", cmap="YlOrRd", vmin=0)
-        axes.set_xticks([0, 1], labels=["latency", "without its slowest input"])
-        axes.set_yticks(range(len(labels)), labels=list(labels))
+        axes.pcolormesh(latency / 1000, cmap="YlOrRd", vmin=0, vmax=max(peak / 1000, 1e-9))
+        axes.set_xticks([0.5, 1.5], labels=["latency", "without its slowest input"])
+        axes.set_yticks(np.arange(len(labels)) + 0.5, labels=list(labels))
+        axes.invert_yaxis()
         axes.xaxis.tick_top()
-        peak = latency.max() if latency.size else 0
         for (row, column), value in np.ndenumerate(latency):
             axes.text(
-                column,
-                row,
+                column + 0.5,
+                row + 0.5,
                 f"{value:,.0f} ms",
                 ha="center",
                 va="center",
                 fontsize=7,
                 color="white" if value > 0.6 * peak else "#222",
             )
-        figure.colorbar(image, ax=axes, label="latency (s)", fraction=0.04, pad=0.02)
         return to_svg(figure)
 
 

@@ -21,15 +21,22 @@ LABEL_CHARS = 48
 """Characters of an output record shown as its heat-map label."""
 
 
+MIN_TASKS = 3
+"""Stages asked about have at least this many tasks: a slow task needs peers to be compared
+with (perfx picks its reference among them)."""
+
+
 def default_questions(stages, limit: int, slowest: int = 3) -> list[str]:
-    """``WHY TASK '<id>' SLOWER`` for the slowest ``slowest`` stages: each stage's slowest task
-    (what its time waited on), then its stragglers, the longest first; at most ``limit``."""
+    """``WHY TASK '<id>' SLOWER`` for the ``slowest`` slowest stages of MIN_TASKS tasks or more:
+    each one's slowest task (what its time waited on), then its stragglers, the longest first;
+    at most ``limit``."""
     tasks = stages.report.tasks
+    if "id" not in tasks.columns:
+        return []
+    sizes = tasks["stage_key"].value_counts()
     chosen: list[str] = []
-    for key in stages.slowest(slowest):
+    for key in [k for k in stages.slowest(len(sizes)) if sizes.get(k, 0) >= MIN_TASKS][:slowest]:
         mine = tasks[tasks["stage_key"] == key].sort_values("duration", ascending=False)
-        if len(mine) < 2 or "id" not in mine.columns:
-            continue
         picks = [mine["id"].iloc[0], *mine.loc[mine["straggler"], "id"]]
         chosen += [str(t) for t in picks if str(t) not in chosen]
     return [f"WHY TASK '{task}' SLOWER" for task in chosen[:limit]]
