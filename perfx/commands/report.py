@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import click
@@ -45,7 +46,10 @@ import click
 )
 @click.option("--sample", type=int, default=2000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-def report_command(logs, run, store, queries, pairs, limit, out, sample, seed) -> None:
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def report_command(logs, run, store, queries, pairs, limit, out, sample, seed, fmt) -> None:
     """Write one self-contained HTML page about the applications of a log: overview (where
     the time went, what-ifs), stages (task-time distribution, stragglers and causes), a
     timeline of tasks per executor, and questions answered (with --run, the culprit records).
@@ -75,13 +79,18 @@ def report_command(logs, run, store, queries, pairs, limit, out, sample, seed) -
         items = run_batch(log, jobs, progress=True, run=run, store=store, **options)
     report = render_report(log, items, sources=logs, run=run, store=store, limit=limit, **options)
     Path(out).write_text(report.html, encoding="utf-8")
-    answered = sum(item.ok for item in report.items)
-    click.echo(
-        f"{answered} of {len(report.items)} questions answered; report written to {out} "
-        f"({len(report.html.encode()) / 1e6:.1f} MB)"
-    )
     failed = [item for item in report.items if not item.ok]
-    for item in failed:
-        click.echo(f"not answered: {item.query} {' '.join(item.binding)}: {item.error}", err=True)
+    if fmt == "json":
+        payload = {"report": out, "items": [item.to_dict() for item in report.items]}
+        click.echo(json.dumps(payload, indent=2, sort_keys=True))
+    else:
+        click.echo(
+            f"{len(report.items) - len(failed)} of {len(report.items)} questions answered; "
+            f"report written to {out} ({len(report.html.encode()) / 1e6:.1f} MB)"
+        )
+        for item in failed:
+            click.echo(
+                f"not answered: {item.query} {' '.join(item.binding)}: {item.error}", err=True
+            )
     if failed:
         sys.exit(1)

@@ -174,3 +174,24 @@ def test_markup_in_a_log_and_a_record_is_shown_as_text(browser, spark, tmp_path)
     }
     for where, literal in shown.items():
         assert literal in text, where
+
+
+def test_markup_in_a_log_is_escaped_in_the_file(tmp_path):
+    """Without a browser too: the file holds the planted markup only as escaped text."""
+    from html.parser import HTMLParser
+
+    html = _report(tmp_path / "report.html", "--log", str(_rewritten_log(tmp_path / "events")))
+    tags: list[str] = []
+    sections: list[str] = []
+
+    class Tags(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            tags.append(tag)
+            if tag == "section":
+                sections.append(dict(attrs)["id"])
+            assert not any(name.startswith("on") for name, _ in attrs), (tag, attrs)
+
+    Tags().feed(html)
+    assert "script" not in tags and "img" not in tags
+    assert sections == SECTIONS
+    assert html.count("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x") >= 3
