@@ -16,9 +16,9 @@ from pathlib import Path
 
 
 def main() -> None:
-    from perfx.why import why
     from perfx.isolation.programs import movie_ratings
     from perfx.verify import verify
+    from perfx.why import why
 
     work = Path(tempfile.mkdtemp(prefix="perfx-bench-verify-"))
     data = work / "ratings"

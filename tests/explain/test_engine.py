@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 
 import perfx
-from perfx.explain.engine import explain
 from perfx.explain.engine import METHODS, explain
 from perfx.explain.errors import ExplainError
 from perfx.grammar.errors import PxqlError

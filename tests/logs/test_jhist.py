@@ -14,9 +14,8 @@ import pandas as pd
 import pytest
 import zstandard
 
-import perfx
-from perfx.explain.engine import explain
 from perfx.cli import main
+from perfx.explain.engine import explain
 from perfx.explain.errors import ExplainError
 from perfx.logs.errors import NotALog
 from perfx.logs.jhist import name_summary

@@ -1,0 +1,81 @@
+"""``perfx report``: the page a team shares about a slow application."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .options import explain_options, format_option, log_option, open_session, run_options
+
+
+@click.command("report")
+@log_option()
+@run_options
+@click.option(
+    "--queries",
+    type=click.Path(exists=True, dir_okay=False),
+    help="A .pxql file of queries to ask instead of the stragglers of the slowest stages.",
+)
+@click.option(
+    "--pairs",
+    type=click.Path(exists=True, dir_okay=False),
+    help="CSV of ids bound to '?' placeholders of --queries, one row per pair.",
+)
+@click.option(
+    "--questions",
+    "limit",
+    type=click.IntRange(min=0),
+    default=8,
+    show_default=True,
+    help="Straggler questions asked without --queries.",
+)
+@click.option(
+    "--out", required=True, type=click.Path(dir_okay=False), help="Where to write the HTML page."
+)
+@explain_options
+@format_option
+def report_command(logs, run, store, queries, pairs, limit, out, width, sample, seed, fmt) -> None:
+    """Write one self-contained HTML page about the applications of a log: overview (where
+    the time went, what-ifs), stages (task-time distribution, stragglers and causes), a
+    timeline of tasks per executor, and questions answered (with --run, the culprit records).
+
+    The page needs no network and prints. Exits 1 when a question could not be answered
+    (the page marks which).
+    """
+    from pathlib import Path
+
+    from perfx.batch import expand, read_pairs, read_queries, run_batch
+    from perfx.report import render_report
+
+    if pairs and not queries:
+        raise click.UsageError("--pairs binds the placeholders of --queries: give --queries too")
+    session = open_session(logs, progress=True)
+    options = {"width": width, "sample": sample, "seed": seed}
+    items = None
+    if queries:
+        source = Path(queries).read_text()
+        texts = read_queries(source)
+        if not texts:
+            raise click.UsageError(f"{queries} holds no query")
+        asked = expand(texts, read_pairs(pairs) if pairs else [], source=source)
+        items = run_batch(session, asked, progress=True, run=run, store=store, **options)
+    report = render_report(
+        session, items, sources=logs, run=run, store=store, limit=limit, **options
+    )
+    Path(out).write_text(report.html, encoding="utf-8")
+    failed = [item for item in report.items if not item.ok]
+    if fmt == "json":
+        payload = {"report": out, "items": [item.to_dict() for item in report.items]}
+        click.echo(json.dumps(payload, indent=2, sort_keys=True))
+    else:
+        click.echo(
+            f"{len(report.items) - len(failed)} of {len(report.items)} questions answered; "
+            f"report written to {out} ({len(report.html.encode()) / 1e6:.1f} MB)"
+        )
+        for item in failed:
+            binding = f" {' '.join(item.binding)}" if item.binding else ""
+            click.echo(f"not answered: {item.query}{binding}: {item.error}", err=True)
+    if failed:
+        sys.exit(1)

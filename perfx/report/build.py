@@ -1,0 +1,68 @@
+"""``perfx report``'s page: the overview of each application, its stages, its timeline and
+the questions asked of it (by default, about the stragglers of its slowest stages)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .overview import applications, overview_section
+from .page import document
+from .questions import MIN_TASKS, default_questions, questions_section
+from .stages import stage_table, stages_section
+from .timeline import timeline_section
+
+
+@dataclass(frozen=True)
+class Report:
+    """The page and the questions it answered (``perfx.batch.BatchItem``)."""
+
+    html: str
+    items: list
+
+
+def render_report(
+    session,
+    items: Sequence | None = None,
+    *,
+    sources: Sequence[str] = (),
+    run: str | None = None,
+    store=None,
+    limit: int = 8,
+    **options,
+) -> Report:
+    """The report of a :class:`perfx.session.Session`'s log. ``items`` are
+    answered questions (``perfx.batch.BatchItem``); without them the stragglers of the slowest
+    stages are asked about (at most ``limit``), with ``options`` passed to the explainer and
+    culprit records from the traced ``run``."""
+    from perfx.batch import expand, run_batch
+
+    log = session.log
+    apps = applications(log)
+    stages = stage_table(log)
+    how = "Questions from the queries file."
+    if items is None:
+        queries = default_questions(stages, limit)
+        items = run_batch(session, expand(queries, []), run=run, store=store, **options)
+        how = (
+            "Why was each of these tasks slower? The slowest task of each of the three slowest "
+            f"stages of {MIN_TASKS} tasks or more, then their stragglers, the longest first "
+            f"(at most {limit})."
+        )
+    report = stages.report
+    stragglers = (
+        set(report.tasks.loc[report.tasks["straggler"], "id"].astype(str))
+        if "id" in report.tasks
+        else set()
+    )
+    sections = [
+        overview_section(log, apps),
+        stages_section(log, stages),
+        timeline_section(apps, stragglers),
+        questions_section(items, run=run, store=store, how=how),
+    ]
+    title = "perfx report: " + ", ".join(str(a.facts["name"]) for a in apps[:3])
+    intro = [
+        f"{len(log.tasks):,} task attempts from {', '.join(sources) or ', '.join(log.sources)}."
+    ]
+    return Report(document(title, intro, sections), list(items))

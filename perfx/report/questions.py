@@ -1,0 +1,232 @@
+"""Questions and their answers: each answer's sentence, the two executions' values for every
+predicate, the gap between them split into its parts (a chart and its line), the figures of
+the explanation, and, from a traced run, the input records inside the slow task that cost
+the time; with a run, PerfDebug's latency heat map of its output records heads the section.
+
+``perfx batch`` builds its page from the same parts (``answer``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from perfx.explain import wording
+from perfx.explain.explanation import format_atom
+
+from . import plots
+from .page import Html, Section, join, ms, percent, table, tag
+
+HEAT_ROWS = 25
+"""Output records in the latency heat map (the slowest first)."""
+LABEL_CHARS = 48
+"""Characters of an output record shown as its heat-map label."""
+
+
+MIN_TASKS = 3
+"""Stages asked about have at least this many tasks: a slow task needs peers to be compared
+with (perfx picks its reference among them)."""
+
+
+def default_questions(stages, limit: int, slowest: int = 3) -> list[str]:
+    """``WHY TASK '<id>' SLOWER`` for the ``slowest`` slowest stages of MIN_TASKS tasks or more:
+    each one's slowest task (what its time waited on), then its stragglers, the longest first;
+    at most ``limit``."""
+    tasks = stages.report.tasks
+    if "id" not in tasks.columns:
+        return []
+    sizes = tasks["stage_key"].value_counts()
+    chosen: list[str] = []
+    for key in [k for k in stages.slowest(len(sizes)) if sizes.get(k, 0) >= MIN_TASKS][:slowest]:
+        mine = tasks[tasks["stage_key"] == key].sort_values("duration", ascending=False)
+        picks = [mine["id"].iloc[0], *mine.loc[mine["straggler"], "id"]]
+        chosen += [str(t) for t in picks if str(t) not in chosen]
+    return [f"WHY TASK '{task}' SLOWER" for task in chosen[:limit]]
+
+
+def _values(explanation) -> Html:
+    """Every predicate of the answer with the two executions' values of its feature."""
+    user = tuple(explanation.query_ast.despite.atoms) if explanation.query_ast is not None else ()
+    clauses = [("DESPITE", a) for a in user + explanation.despite_atoms]
+    clauses += [("BECAUSE", a) for a in explanation.because_atoms]
+    first, second = explanation.pair
+    rows = []
+    for clause, atom in clauses:
+        values = explanation.values.get(atom.feature)
+        a, b = (
+            ("-", "-")
+            if values is None
+            else (
+                wording.value_text(values.first, values.unit),
+                wording.value_text(values.second, values.unit),
+            )
+        )
+        rows.append((clause, tag("code", format_atom(atom)), wording.label(atom.feature), a, b))
+    if not rows:
+        return Html("")
+    return table(
+        [
+            "clause",
+            "predicate",
+            "feature",
+            f"{explanation.entity} {first}",
+            f"{explanation.entity} {second}",
+        ],
+        rows,
+    )
+
+
+def _figure(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _figures(explanation) -> Html:
+    """The explanation's cumulative figures per predicate, and overall."""
+    data = explanation.to_dict()
+    rows = [
+        (
+            "DESPITE",
+            tag("code", s["predicate"]),
+            _figure(s["relevance"]),
+            "",
+            _figure(s["generality"]),
+        )
+        for s in data["despite"]
+    ]
+    rows += [
+        (
+            "BECAUSE",
+            tag("code", s["predicate"]),
+            "",
+            _figure(s["precision"]),
+            _figure(s["generality"]),
+        )
+        for s in data["because"]
+    ]
+    m = data["metrics"]
+    rows.append(("overall", "", *(_figure(m[k]) for k in ("relevance", "precision", "generality"))))
+    return table(
+        ["clause", "predicate", "relevance", "precision", "generality"], rows, numeric=(2, 3, 4)
+    )
+
+
+def _gap(explanation, key: str) -> Html:
+    gap = explanation.gap
+    if gap is None:
+        return Html("")
+    lines = explanation.gap_lines()[
+        : len(explanation.gap_lines()) - len(explanation.culprit_lines())
+    ]
+    first, second = explanation.pair
+    chart = plots.gap_bars(
+        [(p.label, p.first, p.second) for p in gap.parts],
+        (f"{explanation.entity} {first}", f"{explanation.entity} {second}"),
+        f"gap-{key}",
+    )
+    return join([tag("ul", *(tag("li", line) for line in lines)), tag("figure", chart)])
+
+
+def _culprits(explanation) -> Html:
+    c = explanation.culprits
+    if c is None:
+        return Html("")
+    head = explanation.culprit_lines()[0]
+    parts = [tag("h4", "Culprit records"), tag("p", head)]
+    if c.get("keys"):
+        parts.append(
+            table(
+                ["heavy key", "records", "share of the partition's"],
+                [(k["key"], f"{k['records']:,}", percent(k["share"], 0)) for k in c["keys"]],
+                numeric=(1, 2),
+            )
+        )
+    if c["records"]:
+        parts.append(
+            table(
+                ["#", "location", "record", "impact", "share of the task"],
+                [
+                    (
+                        rank,
+                        r["location"],
+                        tag("code", r["excerpt"]),
+                        ms(r["impact_ms"]),
+                        percent(r.get("share"), 0),
+                    )
+                    for rank, r in enumerate(c["records"], 1)
+                ],
+                numeric=(0, 3, 4),
+            )
+        )
+    else:
+        parts.append(tag("p", "No input record of that partition has a measurable impact."))
+    return join(parts)
+
+
+def answer(number: int, item) -> Html:
+    """One question (a ``perfx.batch.BatchItem``) and its answer, as an article."""
+    binding = f" with {', '.join(item.binding)}" if item.binding else ""
+    head = tag("h3", f"{number}. ", tag("code", item.query), binding)
+    if not item.ok:
+        return tag(
+            "article", head, tag("p", f"Not answered: {item.error}", cls="failed"), id=f"q{number}"
+        )
+    e = item.explanation
+    because = plots.figures_chart(e.to_dict()["because"], f"figures-{number}")
+    notes = e._footer()
+    return tag(
+        "article",
+        head,
+        tag("p", e.sentence(), cls="sentence"),
+        _values(e),
+        _gap(e, str(number)),
+        _culprits(e),
+        tag(
+            "details",
+            tag("summary", "Figures of the explanation"),
+            _figures(e),
+            tag("figure", because) if because else "",
+            tag("ul", *(tag("li", n) for n in notes)),
+            open="open",
+        ),
+        id=f"q{number}",
+    )
+
+
+def heat_map(run: str, store=None) -> Html:
+    """PerfDebug's latency heat map of a traced run's output records, the slowest first."""
+    from perfx.chain import open_run
+    from perfx.isolation.queries import outputs
+
+    frame = outputs(open_run(run, store), limit=HEAT_ROWS)
+    if frame.empty:
+        return tag("p", f"Run {run} has no output record.")
+    labels = [_short(f"{r.record}") for r in frame.itertuples()]
+    chart = plots.latency_heatmap(
+        labels, frame[["latency_ms", "remediated_ms"]].to_numpy(float), f"heat-{run}"
+    )
+    caption = (
+        f"Traced run {run}: the {len(frame)} slowest output records, each with its latency (the "
+        "time spent on the records it derives from) and its latency had its most expensive input "
+        "record been left out."
+    )
+    return tag("figure", chart, tag("figcaption", caption))
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+
+
+def questions_section(
+    items: Sequence, *, run: str | None = None, store=None, how: str = ""
+) -> Section:
+    """The questions asked (``BatchItem``s) and their answers; with a traced ``run``, its heat
+    map first."""
+    answered = sum(item.ok for item in items)
+    status = "all answered" if answered == len(items) else f"{len(items) - answered} NOT answered"
+    with_culprits = sum(1 for i in items if i.ok and i.explanation.culprits is not None)
+    summary = f"{answered} of {len(items)} questions answered ({status})"
+    if run is not None:
+        summary += f"; {with_culprits} with culprit records from run {run}"
+    parts = [tag("p", how, cls="note")] if how else []
+    if run is not None:
+        parts += [tag("h3", f"Traced run {run}"), heat_map(run, store)]
+    parts += [answer(n, item) for n, item in enumerate(items, 1)]
+    return Section("questions", "Questions", summary, join(parts))

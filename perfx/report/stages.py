@@ -1,0 +1,173 @@
+"""Stages, slowest first: task count, median / 95th percentile / max task time, skew (max over
+median), stragglers (the blocked-time paper's rule) and their causes; and the task-time
+distribution of the slowest stages with their stragglers marked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from . import plots
+from .page import Html, Section, join, ms, table, tag
+
+ROWS_SHOWN = 60
+"""Stages listed in the table (the slowest first)."""
+PLOTTED = 8
+"""Stages whose task-time distribution is drawn (the slowest first)."""
+
+
+@dataclass(frozen=True)
+class Stages:
+    """Per stage (``stage_key``, slowest first): ``time`` (its span, ms), ``name``, task time
+    figures and straggler counts; and the straggler analysis it was built from."""
+
+    table: pd.DataFrame
+    report: object
+    """``explain.blocked.stragglers.StragglerReport`` of the log's tasks."""
+
+    def slowest(self, n: int) -> list[str]:
+        return list(self.table["stage_key"].head(n))
+
+
+def _spans(log, analysed: pd.DataFrame) -> pd.Series:
+    """Each stage's wall-clock time: the stage table's duration where the log has one, else
+    its tasks' span (first launch to last finish), else their summed durations."""
+    stage = analysed["stage_key"]
+    if {"launch_time", "finish_time"} <= set(log.tasks.columns):
+        tasks = log.tasks[log.tasks["stage_key"].isin(set(stage))]
+        launch = pd.to_numeric(tasks["launch_time"], errors="coerce")
+        finish = pd.to_numeric(tasks["finish_time"], errors="coerce")
+        span = finish.groupby(tasks["stage_key"]).max() - launch.groupby(tasks["stage_key"]).min()
+    else:
+        span = analysed.groupby(stage)["duration"].sum()
+    if not log.stages.empty and {"id", "duration"} <= set(log.stages.columns):
+        logged = pd.to_numeric(log.stages.set_index("id")["duration"], errors="coerce")
+        logged = logged[~logged.index.duplicated()]
+        span = logged.reindex(span.index).fillna(span)
+    return span
+
+
+def stage_table(log) -> Stages:
+    """Figures per stage, from the straggler analysis of the log's tasks."""
+    from perfx.explain.blocked.stragglers import find_stragglers
+
+    report = find_stragglers(log.tasks)
+    tasks = report.tasks
+    if tasks.empty:
+        return Stages(pd.DataFrame(columns=["stage_key", "time"]), report)
+    grouped = tasks.groupby("stage_key", sort=False)["duration"]
+    figures = pd.DataFrame(
+        {
+            "median": grouped.median(),
+            "p95": grouped.quantile(0.95),
+            "max": grouped.max(),
+        }
+    )
+    figures["skew"] = figures["max"] / figures["median"].where(figures["median"] > 0)
+    figures["time"] = _spans(log, tasks)
+    stages = report.stages.set_index("stage_key").join(figures).reset_index()
+    if not log.stages.empty and {"id", "name"} <= set(log.stages.columns):
+        names = log.stages.drop_duplicates("id").set_index("id")["name"]
+        stages["name"] = stages["stage_key"].map(names).fillna("")
+    else:
+        stages["name"] = ""
+    stages["causes"] = [
+        ", ".join(f"{c.replace('_', ' ')} {int(row[c])}" for c in report.causes if row[c])
+        for _, row in stages.iterrows()
+    ]
+    stages = stages.sort_values("time", ascending=False, kind="stable").reset_index(drop=True)
+    return Stages(stages, report)
+
+
+def stage_label(key: str, with_app: bool = False) -> str:
+    """``3`` for Spark stage key ``app/3/0``, ``3 (attempt 1)`` for a retry, the app first
+    with ``with_app``; other keys (a MapReduce job's map tasks) as they are."""
+    parts = str(key).rsplit("/", 2)
+    if len(parts) < 3 or not parts[1].isdigit():
+        return str(key)
+    label = parts[1] + (f" (attempt {parts[2]})" if parts[2] not in ("0", "") else "")
+    return f"{parts[0]} {label}" if with_app else label
+
+
+def _cause_text(row) -> str:
+    unexplained = int(row["stragglers"] - row["explained"])
+    text = row["causes"] or ""
+    if unexplained:
+        text += (", " if text else "") + f"unexplained {unexplained}"
+    return text
+
+
+def stages_section(log, stages: Stages) -> Section:
+    frame = stages.table
+    if frame.empty:
+        return Section("stages", "Stages", "no successful task to measure", Html(""))
+    with_app = frame["stage_key"].astype(str).str.rsplit("/", n=2).str[0].nunique() > 1
+    rows = [
+        (
+            stage_label(row["stage_key"], with_app),
+            row["name"],
+            ms(row["time"]),
+            f"{int(row['tasks']):,}",
+            ms(row["median"]),
+            ms(row["p95"]),
+            ms(row["max"]),
+            "-" if pd.isna(row["skew"]) else f"{row['skew']:.1f}x",
+            f"{int(row['stragglers']):,}",
+            _cause_text(row),
+        )
+        for _, row in frame.head(ROWS_SHOWN).iterrows()
+    ]
+    headers = [
+        "stage",
+        "name",
+        "time",
+        "tasks",
+        "median",
+        "p95",
+        "max",
+        "skew",
+        "stragglers",
+        "causes",
+    ]
+    note = (
+        f"The {ROWS_SHOWN} slowest of {len(frame)} stages. " if len(frame) > ROWS_SHOWN else ""
+    ) + (
+        "Task times are of successful attempts; skew is the slowest task over the median; a "
+        "straggler's time per byte (or record) exceeds 1.5x its stage's median, and it is caused "
+        "by X when it would not straggle had X taken no time in every task of its stage."
+    )
+    plotted = []
+    tasks = stages.report.tasks
+    for key in stages.slowest(PLOTTED):
+        mine = tasks[tasks["stage_key"] == key]
+        row = frame[frame["stage_key"] == key].iloc[0]
+        chart = plots.task_times(
+            mine["duration"].to_numpy(float), mine["straggler"].to_numpy(bool), f"stage-{key}"
+        )
+        caption = (
+            f"Stage {stage_label(key, with_app)}: {len(mine):,} tasks, median {ms(row['median'])}, max {ms(row['max'])}, "
+            f"{int(row['stragglers'])} stragglers"
+            + (
+                f" (all marked; {plots.MAX_POINTS} other tasks shown, evenly by rank)"
+                if len(mine) > plots.MAX_POINTS
+                else ""
+            )
+        )
+        plotted.append(tag("figure", chart, tag("figcaption", caption)))
+    slowest = frame.iloc[0]
+    stragglers = int(frame["stragglers"].sum())
+    explained = int(frame["explained"].sum())
+    summary = (
+        f"{len(frame)} stages; the slowest, {stage_label(slowest['stage_key'], with_app)}, took {ms(slowest['time'])} over "
+        f"{int(slowest['tasks']):,} tasks; {stragglers:,} stragglers, {explained:,} with a known cause"
+    )
+    body = join(
+        [
+            table(headers, rows, numeric=range(2, 9)),
+            tag("p", note, cls="note"),
+            tag("h3", f"Task time of the {min(PLOTTED, len(frame))} slowest stages"),
+            *plotted,
+        ]
+    )
+    return Section("stages", "Stages", summary, body)

@@ -1,0 +1,144 @@
+"""The timeline of each application: its tasks per executor over time (a Gantt chart, one
+lane per task slot the executor used at once), stages coloured, stragglers outlined — the
+blocked-time paper's waterfall view of where a job waited."""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+import pandas as pd
+
+from . import plots
+from .page import Html, Section, join, tag
+from .stages import stage_label
+
+LEGEND_STAGES = 20
+"""Stages named in a timeline's legend (colours repeat after as many)."""
+
+
+def lanes(executor: np.ndarray, launch: np.ndarray, finish: np.ndarray) -> np.ndarray:
+    """A lane per task: within its executor, the first lane free at its launch (tasks in
+    launch order), so that tasks running at once on one executor get lanes of their own."""
+    lane = np.zeros(len(launch), dtype=int)
+    free: dict[object, list[tuple[float, int]]] = {}
+    used: dict[object, int] = {}
+    for i in np.lexsort((launch, executor)):
+        heap = free.setdefault(executor[i], [])
+        if heap and heap[0][0] <= launch[i]:
+            _, slot = heapq.heappop(heap)
+        else:
+            slot = used.get(executor[i], 0)
+            used[executor[i]] = slot + 1
+        lane[i] = slot
+        heapq.heappush(heap, (finish[i], slot))
+    return lane
+
+
+def merged(frame: pd.DataFrame, tolerance: float) -> pd.DataFrame:
+    """Bars of one stage following each other on one lane closer than ``tolerance`` merged
+    into one (``lane, start, end, stage``): below a pixel they look the same and cost less."""
+    frame = frame.sort_values(["lane", "start"], kind="stable")
+    lane, stage = frame["lane"].to_numpy(), frame["stage"].to_numpy()
+    start, end = frame["start"].to_numpy(), frame["end"].to_numpy()
+    new = np.ones(len(frame), dtype=bool)  # a lane's tasks never overlap (``lanes``)
+    new[1:] = (
+        (lane[1:] != lane[:-1]) | (stage[1:] != stage[:-1]) | (start[1:] - end[:-1] > tolerance)
+    )
+    group = np.cumsum(new)
+    return (
+        frame.assign(group=group)
+        .groupby("group")
+        .agg(
+            lane=("lane", "first"),
+            start=("start", "min"),
+            end=("end", "max"),
+            stage=("stage", "first"),
+        )
+        .reset_index(drop=True)
+    )
+
+
+def _executor_labels(tasks: pd.DataFrame) -> pd.Series:
+    executor = tasks["executor_id"].astype(str) if "executor_id" in tasks.columns else None
+    host = tasks["host"].astype(str) if "host" in tasks.columns else None
+    if executor is None:
+        return host if host is not None else pd.Series("-", index=tasks.index)
+    if host is None:
+        return executor
+    return executor + " (" + host + ")"
+
+
+def app_timeline(tasks: pd.DataFrame, stragglers: set[str], key: str) -> tuple[Html, str] | None:
+    """The Gantt chart of one app's task attempts and its caption, or None without times."""
+    if not {"launch_time", "finish_time", "stage_key"} <= set(tasks.columns):
+        return None
+    launch = pd.to_numeric(tasks["launch_time"], errors="coerce")
+    finish = pd.to_numeric(tasks["finish_time"], errors="coerce")
+    ok = launch.notna() & finish.notna() & (finish >= launch)
+    tasks, launch, finish = tasks[ok], launch[ok].to_numpy(float), finish[ok].to_numpy(float)
+    if tasks.empty:
+        return None
+    origin = launch.min()
+    label = _executor_labels(tasks).to_numpy()
+    lane = lanes(label, launch, finish)
+    executors = sorted(set(label), key=lambda e: launch[label == e].min())
+    width = pd.Series(lane).groupby(label).max().add(1)
+    firsts = np.cumsum([0] + [int(width[e]) for e in executors])
+    offset = dict(zip(executors, firsts[:-1]))
+    order = tasks.assign(_launch=launch).groupby("stage_key")["_launch"].min().sort_values()
+    stage_index = {s: i for i, s in enumerate(order.index)}
+    frame = pd.DataFrame(
+        {
+            "lane": lane + np.array([offset[e] for e in label]),
+            "start": (launch - origin) / 1000,
+            "end": (finish - origin) / 1000,
+            "stage": tasks["stage_key"].map(stage_index).to_numpy(),
+        }
+    )
+    span = float(frame["end"].max()) or 1.0
+    bars = merged(frame, span / plots.PIXELS)
+    slow = (
+        frame[tasks["id"].astype(str).isin(stragglers).to_numpy()]
+        if "id" in tasks.columns
+        else frame.iloc[0:0]
+    )
+    slow = slow.assign(length=slow["end"] - slow["start"]).nlargest(plots.MAX_OUTLINES, "length")
+    names = [stage_label(s) for s in order.index]
+    legend = [f"stage {n}" if i < LEGEND_STAGES else None for i, n in enumerate(names)]
+    chart = plots.timeline(
+        bars,
+        slow,
+        [(e, int(offset[e]), int(width[e])) for e in executors],
+        legend,
+        f"timeline-{key}",
+    )
+    caption = (
+        f"{len(tasks):,} task attempts on {len(executors)} executors over {span:,.1f} s; "
+        f"{len(stage_index)} stages; {len(slow):,} stragglers outlined"
+        + (f" (the {plots.MAX_OUTLINES} longest)" if len(slow) == plots.MAX_OUTLINES else "")
+        + (f"; colours repeat after {LEGEND_STAGES} stages" if len(names) > LEGEND_STAGES else "")
+    )
+    return chart, caption
+
+
+def timeline_section(apps, stragglers: set[str]) -> Section:
+    """One timeline per application (``overview.App``)."""
+    parts, drawn = [], 0
+    for app in apps:
+        found = app_timeline(app.tasks, stragglers, app.key)
+        heading = tag("h3", f"{app.facts['name']} ({app.facts['id']})")
+        if found is None:
+            parts.append(join([heading, tag("p", "No task launch and finish times in the log.")]))
+            continue
+        chart, caption = found
+        drawn += 1
+        parts.append(
+            join([heading, tag("figure", chart, tag("figcaption", caption), cls="timeline")])
+        )
+    summary = (
+        f"tasks per executor over time for {drawn} of {len(apps)} applications; stragglers outlined"
+        if drawn
+        else "the log has no task times to draw"
+    )
+    return Section("timeline", "Timeline", summary, join(parts))

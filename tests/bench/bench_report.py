@@ -1,0 +1,183 @@
+"""``perfx report`` on an application of 10^5 tasks: wall time and page size, against
+``perfx logs`` (reading the same log and summarising it) measured in the same run.
+
+The log is made of the real events of ``local-1430917381534`` (one job: a map stage of 100
+tasks, 27 of them stragglers, and a reduce stage of 10): its job is repeated JOBS times, and
+within each copy every stage's tasks WAVES times, one wave after the other on the same
+executor, under new job, stage and task ids, with times shifted so that the stages, jobs and
+the application stay consistent (each stage after its parent, each job after the last). Both
+commands run as fresh subprocesses, REPEATS times each, interleaved; the fastest counts (the
+machine is shared). Targets (issue 16): under 10 s and under 10 MB.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.conftest import DATA
+
+TEMPLATE = DATA / "spark-events" / "local-1430917381534"
+JOBS, WAVES = 10, 91
+"""10 jobs x 91 waves x 110 tasks = 100,100 tasks."""
+REPEATS = 2
+TARGET_SECONDS, TARGET_MB = 10.0, 10.0
+
+
+def _events() -> list[dict]:
+    return [json.loads(line) for line in TEMPLATE.read_text().splitlines() if line.strip()]
+
+
+def synthesise(path: Path) -> int:
+    """Write the big log (module docstring); returns its number of tasks."""
+    events = _events()
+    head = [
+        e
+        for e in events
+        if e["Event"]
+        in (
+            "SparkListenerLogStart",
+            "SparkListenerBlockManagerAdded",
+            "SparkListenerEnvironmentUpdate",
+            "SparkListenerApplicationStart",
+        )
+    ]
+    job = [e for e in events if e not in head and e["Event"] != "SparkListenerApplicationEnd"]
+    end = next(e for e in events if e["Event"] == "SparkListenerApplicationEnd")
+    tasks = [e for e in job if e["Event"].startswith("SparkListenerTask")]
+    stages = sorted({e["Stage ID"] for e in tasks})
+    span = {
+        s: max(
+            e["Task Info"]["Finish Time"]
+            for e in tasks
+            if e["Stage ID"] == s and "Finish Time" in e["Task Info"]
+        )
+        - min(e["Task Info"]["Launch Time"] for e in tasks if e["Stage ID"] == s)
+        + 1
+        for s in stages
+    }
+    delay, before = {}, 0  # each stage's later waves push the stages after it
+    for s in stages:
+        delay[s] = before
+        before += (WAVES - 1) * span[s]
+    job_start = next(e for e in job if e["Event"] == "SparkListenerJobStart")["Submission Time"]
+    job_end = next(e for e in job if e["Event"] == "SparkListenerJobEnd")["Completion Time"]
+    job_span = job_end - job_start + before + 50
+    per_job_tasks = max(e["Task Info"]["Task ID"] for e in tasks) + 1
+    count = 0
+    with open(path, "w") as out:
+        for e in head:
+            out.write(json.dumps(e) + "\n")
+        for j in range(JOBS):
+            shift = j * job_span
+            stage_id = {s: j * len(stages) + i for i, s in enumerate(stages)}
+            for e in job:
+                kind = e["Event"]
+                if kind == "SparkListenerJobStart":
+                    c = json.loads(json.dumps(e))
+                    c["Job ID"], c["Submission Time"] = j, c["Submission Time"] + shift
+                    c["Stage IDs"] = [stage_id[s] for s in c["Stage IDs"]]
+                    for info in c["Stage Infos"]:
+                        info["Stage ID"] = stage_id[info["Stage ID"]]
+                        info["Number of Tasks"] *= WAVES
+                        info["Parent IDs"] = [stage_id[p] for p in info.get("Parent IDs", [])]
+                    out.write(json.dumps(c) + "\n")
+                elif kind == "SparkListenerJobEnd":
+                    c = dict(
+                        e, **{"Job ID": j, "Completion Time": e["Completion Time"] + shift + before}
+                    )
+                    out.write(json.dumps(c) + "\n")
+                elif kind in ("SparkListenerStageSubmitted", "SparkListenerStageCompleted"):
+                    c = json.loads(json.dumps(e))
+                    info = c["Stage Info"]
+                    s = info["Stage ID"]
+                    info["Stage ID"], info["Number of Tasks"] = (
+                        stage_id[s],
+                        info["Number of Tasks"] * WAVES,
+                    )
+                    info["Parent IDs"] = [stage_id[p] for p in info.get("Parent IDs", [])]
+                    for key, extra in (
+                        ("Submission Time", 0),
+                        ("Completion Time", (WAVES - 1) * span[s]),
+                    ):
+                        if key in info:
+                            info[key] += shift + delay[s] + extra
+                    out.write(json.dumps(c) + "\n")
+                else:  # a task event: WAVES copies, one wave after the other
+                    s = e["Stage ID"]
+                    for k in range(WAVES):
+                        c = json.loads(json.dumps(e))
+                        info = c["Task Info"]
+                        c["Stage ID"] = stage_id[s]
+                        info["Task ID"] += (j * WAVES + k) * per_job_tasks
+                        info["Index"] += k * per_job_tasks
+                        moved = shift + delay[s] + k * span[s]
+                        for key in ("Launch Time", "Finish Time"):
+                            if info.get(key):
+                                info[key] += moved
+                        out.write(json.dumps(c) + "\n")
+                        count += kind == "SparkListenerTaskEnd"
+        out.write(
+            json.dumps(dict(end, Timestamp=end["Timestamp"] + (JOBS - 1) * job_span + before))
+            + "\n"
+        )
+    return count
+
+
+def _seconds(command: list[str]) -> tuple[float, float]:
+    """Wall time and CPU time (user + system) of the command: on a shared machine the CPU
+    time shows what the wall time owes to the neighbours."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> None:
+    perfx = [sys.executable, "-m", "perfx.cli"]
+    with tempfile.TemporaryDirectory(prefix="perfx-bench-report-") as tmp:
+        log, page = Path(tmp) / "big-app", Path(tmp) / "report.html"
+        tasks = synthesise(log)
+        report_runs, logs_runs = [], []
+        for _ in range(REPEATS):
+            report_runs.append(_seconds([*perfx, "report", "--log", str(log), "--out", str(page)]))
+            logs_runs.append(_seconds([*perfx, "logs", str(log)]))
+        size_mb = page.stat().st_size / 1e6
+        log_mb = log.stat().st_size / 1e6
+    (report_s, report_cpu), (logs_s, logs_cpu) = min(report_runs), min(logs_runs)
+    print(
+        f"perfx report vs perfx logs on one synthetic application ({tasks:,} tasks, {log_mb:.0f} MB log), best of {REPEATS}, same run:"
+    )
+    print(
+        f"  perfx report: {report_s:6.2f} s wall, {report_cpu:6.2f} s CPU  (target < {TARGET_SECONDS:.0f} s)  page {size_mb:.2f} MB (target < {TARGET_MB:.0f} MB)"
+    )
+    print(
+        f"  perfx logs:   {logs_s:6.2f} s wall, {logs_cpu:6.2f} s CPU  (baseline: reading and summarising the same log)"
+    )
+    print(f"  report / logs: {report_s / logs_s:.2f}x")
+    print(
+        json.dumps(
+            {
+                "tasks": tasks,
+                "report_s": round(report_s, 3),
+                "report_cpu_s": round(report_cpu, 3),
+                "logs_s": round(logs_s, 3),
+                "logs_cpu_s": round(logs_cpu, 3),
+                "ratio": round(report_s / logs_s, 3),
+                "page_mb": round(size_mb, 3),
+                "targets": {"seconds": TARGET_SECONDS, "mb": TARGET_MB},
+                "met": report_s < TARGET_SECONDS and size_mb < TARGET_MB,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

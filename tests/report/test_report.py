@@ -1,0 +1,197 @@
+"""``perfx report`` on real logs, checked the way a reader gets it: rendered in headless
+Chromium (no console error, no request beyond the file itself, every section there, the
+timeline drawn), with a screenshot kept under tests/artifacts/ to look at. The Movie Ratings
+reports trace the chain fixture's input in the tests' session, as tests/chain does."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from perfx.cli import cli
+from tests.conftest import DATA, REPO
+from tests.report.browser import Browser, chromium
+
+ARTIFACTS = REPO / "tests" / "artifacts"
+CHAIN = DATA / "chain"
+SECTIONS = ["overview", "stages", "timeline", "questions"]
+MARKUP = '<script>alert(1)</script>"><img src=x onerror=alert(2)>[bold red]rich[/bold red]'
+"""Text that would be markup in HTML or in rich, planted in a log and in an input record."""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    binary = chromium()
+    if binary is None:
+        pytest.skip(
+            "chromium is not installed (./dev test installs it when run as root; "
+            "else: apt-get install chromium)"
+        )
+    with Browser(binary) as running:
+        yield running
+
+
+def _report(out: Path, *args: str) -> str:
+    result = CliRunner().invoke(cli, ["report", *args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "report written to" in result.output
+    return out.read_text()
+
+
+def _check_page(browser, path: Path, shot: str):
+    """Open the page and check what every report must hold; returns the page."""
+    page = browser.open(path)
+    assert page.errors == []
+    assert page.requests == [page.url]  # itself, nothing else: styles and plots are inline
+    assert page.evaluate("[...document.querySelectorAll('body > section')].map(s => s.id)") == (
+        SECTIONS
+    )
+    links = page.evaluate("[...document.querySelectorAll('nav a')].map(a => a.hash)")
+    assert links == [f"#{s}" for s in SECTIONS]
+    summaries = page.evaluate(
+        "[...document.querySelectorAll('section > p.summary')].map(p => p.textContent)"
+    )
+    assert len(summaries) == 4 and all(summaries)
+    # the timeline is drawn: an SVG whose bars are paths, laid out at a real size
+    drawn = page.evaluate(
+        "(() => { const svg = document.querySelector('#timeline figure svg');"
+        " const box = svg.getBoundingClientRect();"
+        " return [svg.querySelectorAll('path').length, box.width, box.height]; })()"
+    )
+    assert drawn[0] > 20 and drawn[1] > 400 and drawn[2] > 100, drawn
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(ARTIFACTS / shot)
+    return page
+
+
+def test_report_of_a_spark_shell_log(browser, tmp_path):
+    log = DATA / "spark-events" / "local-1430917381534"
+    html = _report(tmp_path / "report.html", "--log", str(log))
+    page = _check_page(browser, tmp_path / "report.html", "report-local-1430917381534.png")
+    text = page.evaluate("document.body.innerText")
+    for expected in (
+        "Spark shell",
+        "1.4.0-SNAPSHOT",
+        "Where the time went",
+        "without stragglers",
+        "map at <console>:26",
+        "first task",
+        "WHY TASK 'local-1430917381534/",
+    ):
+        assert expected in text, expected
+    # one task-time distribution per stage (2), a gap chart and a figures chart per answer
+    assert page.evaluate("document.querySelectorAll('#stages figure svg').length") == 2
+    answers = page.evaluate("document.querySelectorAll('#questions article').length")
+    assert answers == 8 and html.count("gap: ") == answers
+
+
+@pytest.fixture(scope="module")
+def traced_ratings(spark, tmp_path_factory):
+    """The chain fixture's input traced in the tests' session: (store, run id)."""
+    from perfx.isolation.programs import movie_ratings
+    from perfx.isolation.runner import run_traced
+
+    store = str(tmp_path_factory.mktemp("runs"))
+    return store, run_traced(
+        movie_ratings.__file__, str(CHAIN / "ratings"), spark=spark, store=store
+    ).run_id
+
+
+@pytest.mark.spark
+def test_movie_ratings_report_with_a_traced_run(browser, traced_ratings, tmp_path):
+    store, run = traced_ratings
+    out = tmp_path / "report.html"
+    _report(out, "--log", str(CHAIN / "slow-run"), "--run", run, "--store", store)
+    page = _check_page(browser, out, "report-movie-ratings.png")
+    text = page.evaluate("document.body.innerText")
+    assert "movie_ratings.py" in text and f"Traced run {run}" in text
+    # PerfDebug's heat map, and the hot movie's record among the culprits of the slowest task
+    assert page.evaluate("document.querySelectorAll('#questions > figure svg').length") == 1
+    assert "Culprit records" in text and "day-09.txt@" in text
+
+
+def _rewritten_log(target: Path) -> Path:
+    """The chain fixture's log with MARKUP as its app name, its jobs' description and its
+    host (every field naming it), as one plain JSON-lines file."""
+    import zstandard
+
+    (source,) = (CHAIN / "slow-run").glob("*/events_1_*.zstd")
+    with source.open("rb") as raw:
+        lines = zstandard.ZstdDecompressor().stream_reader(raw).read().decode().splitlines()
+
+    def plant(value):
+        if isinstance(value, dict):
+            return {
+                k: MARKUP if k in ("App Name", "Host", "Host Name") else plant(v)
+                for k, v in value.items()
+            }
+        return [plant(v) for v in value] if isinstance(value, list) else value
+
+    events = [plant(json.loads(line)) for line in lines if line.strip()]
+    for event in events:
+        if event["Event"] == "SparkListenerJobStart":
+            event.setdefault("Properties", {})["spark.job.description"] = MARKUP
+    target.write_text("".join(json.dumps(e) + "\n" for e in events))
+    return target
+
+
+def _marked_ratings(target: Path) -> Path:
+    """The chain fixture's input with MARKUP as the id of day 9's hot movie (the program
+    ignores ids): the record that costs the most carries it."""
+    shutil.copytree(CHAIN / "ratings", target)
+    day = target / "day-09.txt"
+    lines = day.read_text().splitlines(keepends=True)
+    hot = max(range(len(lines)), key=lambda i: len(lines[i]))
+    lines[hot] = MARKUP.replace(":", "") + lines[hot][lines[hot].index(":") :]
+    day.write_text("".join(lines))
+    return target
+
+
+@pytest.mark.spark
+def test_markup_in_a_log_and_a_record_is_shown_as_text(browser, spark, tmp_path):
+    from perfx.isolation.programs import movie_ratings
+    from perfx.isolation.runner import run_traced
+
+    log = _rewritten_log(tmp_path / "events")
+    store = str(tmp_path / "runs")
+    run = run_traced(
+        movie_ratings.__file__, str(_marked_ratings(tmp_path / "ratings")), spark=spark, store=store
+    ).run_id
+    out = tmp_path / "report.html"
+    _report(out, "--log", str(log), "--run", run, "--store", store)
+    page = _check_page(browser, out, "report-markup.png")
+    assert page.evaluate("document.querySelectorAll('script, img, [onerror]').length") == 0
+    text = page.evaluate("document.body.textContent")
+    shown = {
+        "app name": f"{MARKUP} (local-",  # the overview's heading
+        "job description": f"job 0{MARKUP}",  # the what-if table's row
+        "host": f"driver ({MARKUP})",  # the timeline's lane label (SVG text)
+        "record": MARKUP.replace(":", ""),  # the culprit record's excerpt
+    }
+    for where, literal in shown.items():
+        assert literal in text, where
+
+
+def test_markup_in_a_log_is_escaped_in_the_file(tmp_path):
+    """Without a browser too: the file holds the planted markup only as escaped text."""
+    from html.parser import HTMLParser
+
+    html = _report(tmp_path / "report.html", "--log", str(_rewritten_log(tmp_path / "events")))
+    tags: list[str] = []
+    sections: list[str] = []
+
+    class Tags(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            tags.append(tag)
+            if tag == "section":
+                sections.append(dict(attrs)["id"])
+            assert not any(name.startswith("on") for name, _ in attrs), (tag, attrs)
+
+    Tags().feed(html)
+    assert "script" not in tags and "img" not in tags
+    assert sections == SECTIONS
+    assert html.count("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x") >= 3
