@@ -69,7 +69,7 @@ def cli() -> None:
 
 
 @functools.cache
-def user_error_types() -> tuple[type[BaseException], ...]:
+def user_error_types() -> tuple[type[Exception], ...]:
     return tuple(map(pkgutil.resolve_name, USER_ERRORS))
 
 

@@ -146,10 +146,16 @@ class ReplSession:
             return False
         except KeyboardInterrupt:
             self.console.print(safe_text("cancelled", style="yellow"))
-        except (ValueError, *user_error_types()) as err:
+        except self._reported() as err:
             # text from queries and logs, never markup
             self.console.print(safe_text(str(err), style="red"))
         return True
+
+    @staticmethod
+    def _reported() -> tuple[type[Exception], ...]:
+        """Errors printed as one line, the REPL going on: the user's, and ValueError of
+        ``\\commands`` and options."""
+        return (ValueError, *user_error_types())
 
     def explain(self, query: str) -> None:
         from perfx.grammar.parser import parse
@@ -246,7 +252,7 @@ def run(session: ReplSession) -> None:
 
     path = history_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    prompt = PromptSession(
+    prompt: PromptSession[str] = PromptSession(
         history=FileHistory(str(path)),
         completer=PxqlCompleter(session.feature_names, special.names),
         complete_while_typing=True,

@@ -61,13 +61,10 @@ def print_outputs(console, frame, shown: int = 20) -> None:
         if len(frame) <= shown
         else f"Output records, slowest first (top {shown} of {len(frame)})"
     )
-    for column, justify in [
-        ("record", "left"),
-        ("latency ms", "right"),
-        ("slowest input", "left"),
-        ("remediated ms", "right"),
-    ]:
-        table.add_column(column, justify=justify, overflow="fold")
+    for column in ("record", "latency ms", "slowest input", "remediated ms"):
+        table.add_column(
+            column, justify="right" if column.endswith(" ms") else "left", overflow="fold"
+        )
     for r in frame.head(shown).itertuples():
         table.add_row(
             safe_text(r.record),
@@ -84,15 +81,9 @@ def print_culprits(console, frame, title: str) -> None:
     from perfx.isolation.ids import describe_id
 
     table = Table(title=title)
-    for column, justify in [
-        ("#", "right"),
-        ("input id", "left"),
-        ("location", "left"),
-        ("content", "left"),
-        ("impact ms", "right"),
-        ("outputs", "right"),
-    ]:
-        table.add_column(column, justify=justify, overflow="fold")
+    for column in ("#", "input id", "location", "content", "impact ms", "outputs"):
+        numeric = column in ("#", "impact ms", "outputs")
+        table.add_column(column, justify="right" if numeric else "left", overflow="fold")
     for rank, r in enumerate(frame.itertuples(), 1):
         table.add_row(
             str(rank),

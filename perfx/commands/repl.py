@@ -47,9 +47,10 @@ def repl(
     completes keywords, feature names and \\commands; \\help lists the commands. History is
     kept in $XDG_STATE_HOME/perfx/history.
     """
-    from perfx.repl import ReplSession, run
+    from perfx.repl import ReplSession
+    from perfx.repl import run as run_repl
 
     session = ReplSession(width=width, sample=sample, seed=seed, format=fmt, run=run, store=store)
     if logs:
         session.load(logs)
-    run(session)
+    run_repl(session)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -38,7 +39,7 @@ def _figure(key: str, height: float, **subplots):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    style = {
+    style: dict[Any, Any] = {
         "svg.fonttype": "none",
         "svg.hashsalt": f"perfx-{key}",
         "text.parse_math": False,
@@ -125,7 +126,7 @@ def timeline(
     bars: pd.DataFrame,
     outlines: pd.DataFrame,
     lanes: Sequence[tuple[str, int, int]],
-    stages: Sequence[str],
+    stages: Sequence[str | None],
     key: str,
 ) -> Html:
     """Gantt chart of tasks per executor over time. ``bars``: ``lane, start, end, stage``
@@ -135,7 +136,7 @@ def timeline(
 
     count = max((first + n for _, first, n in lanes), default=1)
     height = min(10.0, 1.0 + 0.16 * count + 0.12 * len(stages) / 4)
-    colors = plt.get_cmap("tab20").colors
+    colors = _palette("tab20")
     with _figure(key, height) as (figure, axes):
         for index, label in enumerate(stages):
             mine = bars[bars["stage"] == index]
@@ -181,9 +182,8 @@ def timeline(
 def gap_bars(parts: Sequence[tuple[str, float, float]], names: tuple[str, str], key: str) -> Html:
     """The two executions' times as stacked bars of their parts (label, first ms, second
     ms): where the gap between them is."""
-    import matplotlib.pyplot as plt
 
-    colors = plt.get_cmap("tab10").colors
+    colors = _palette("tab10")
     shown = [p for p in parts if p[1] > 0 or p[2] > 0]
     with _figure(key, 1.5) as (figure, axes):
         left = np.zeros(2)
@@ -247,3 +247,11 @@ def figures_chart(steps: Sequence[dict], key: str) -> Html | None:
         axes.set_xlabel("cumulative, after each BECAUSE predicate")
         axes.legend(loc="lower left", bbox_to_anchor=(0, 1), ncol=2, frameon=False)
         return to_svg(figure)
+
+
+def _palette(name: str) -> list[tuple[float, float, float, float]]:
+    """The colours of a qualitative matplotlib colormap, in order."""
+    import matplotlib
+
+    cmap = matplotlib.colormaps[name]
+    return [cmap(i) for i in range(cmap.N)]

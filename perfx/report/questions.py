@@ -81,7 +81,7 @@ def _figure(value: float | None) -> str:
 def _figures(explanation) -> Html:
     """The explanation's cumulative figures per predicate, and overall."""
     data = explanation.to_dict()
-    rows = [
+    rows: list[tuple[object, ...]] = [
         (
             "DESPITE",
             tag("code", s["predicate"]),

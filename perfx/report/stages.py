@@ -5,6 +5,7 @@ distribution of the slowest stages with their stragglers marked."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -16,6 +17,9 @@ ROWS_SHOWN = 60
 PLOTTED = 8
 """Stages whose task-time distribution is drawn (the slowest first)."""
 
+if TYPE_CHECKING:
+    from perfx.explain.blocked.stragglers import StragglerReport
+
 
 @dataclass(frozen=True)
 class Stages:
@@ -23,8 +27,8 @@ class Stages:
     figures and straggler counts; and the straggler analysis it was built from."""
 
     table: pd.DataFrame
-    report: object
-    """``explain.blocked.stragglers.StragglerReport`` of the log's tasks."""
+    report: StragglerReport
+    """The straggler analysis of the log's tasks."""
 
     def slowest(self, n: int) -> list[str]:
         return list(self.table["stage_key"].head(n))
