@@ -1,4 +1,4 @@
-"""The checks of a query that need a log (DESIGN.md, PXQL; the paper's Definition 1).
+"""The checks of a query that need a log (docs/design.md, "PXQL"; the paper's Definition 1).
 
 A PXQL query only makes sense if the pair of interest satisfies DESPITE and OBSERVED, does
 not satisfy EXPECTED, and if OBSERVED and EXPECTED exclude each other (obs => not exp).

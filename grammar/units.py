@@ -1,6 +1,6 @@
 """Units of PXQL number literals: ``128MB``, ``1.5GB``, ``300ms``, ``2s``, ``5min``.
 
-A number with a unit is normalised to the log's units (DESIGN.md, data model): times to
+A number with a unit is normalised to the log's units (docs/design.md, "Data model"): times to
 milliseconds, sizes to bytes. Sizes are binary, as Hadoop and Spark write them
 (``spark.executor.memory=1g`` is 1024**3 bytes): 1 KB = 1024 B, 1 MB = 1024**2 B, and so on;
 ``KiB``/``MiB``/``GiB``/``TiB`` are accepted as the same units under their IEC names.

@@ -1,7 +1,7 @@
 """The lineage table of one partition: its schema and the column buffers a task fills.
 
 One table per stage end (a pre-shuffle combine, or the records an action returns or saves),
-with DESIGN.md's columns. Latencies travel through the run as integer nanoseconds (exact
+with the columns docs/design.md lists ("Record-level isolation"). Latencies travel through the run as integer nanoseconds (exact
 sums, so the on-the-fly propagation and the post-mortem one agree) and are written as
 float milliseconds. ``full`` lineage keeps every input id of every output (backward tracing);
 ``impact`` lineage keeps only the propagated fields, so a row costs O(1) whatever its fan-in.

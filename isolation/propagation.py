@@ -1,4 +1,4 @@
-"""Post-mortem latency propagation and culprit ranking (DESIGN.md, PerfDebug section 4.3).
+"""Post-mortem latency propagation and culprit ranking (docs/design.md, "Record-level isolation"; PerfDebug section 4.3).
 
 ``propagate`` joins the lineage tables forward from the source, one table at a time, in
 DuckDB: for each output r with inputs i (an input not produced by an earlier table is a

@@ -10,7 +10,7 @@ The combine and merge loops are timed as a whole per partition (the paper's part
 latency) and each output gets the share ``inputs of the output / inputs of the partition``.
 ``join`` tags each record with its side instead of combining, and its merge pairs them up.
 
-Propagation follows DESIGN.md: an output's path is its slowest input's path plus its share;
+Propagation follows docs/design.md ("Record-level isolation"): an output's path is its slowest input's path plus its share;
 its source is that input's source (ties: the smaller source id); its remediated latency is
 the slowest path among inputs of other sources plus its share, or none. Inputs of a combine
 that started after a merge carry their own ``rest``: a group whose leader shares the output's

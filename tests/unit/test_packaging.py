@@ -1,4 +1,4 @@
-"""The package layout of DESIGN.md: top-level folders mapped into one ``perfx`` namespace."""
+"""The package layout of docs/design.md: top-level folders mapped into one ``perfx`` namespace."""
 
 from __future__ import annotations
 
