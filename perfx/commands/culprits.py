@@ -11,9 +11,7 @@ import click
 
 from perfx.terminal import safe_text
 
-STORE_HELP = (
-    "Lineage store: a path or URI (Parquet; default $PERFX_HOME/runs) or ignite://host:port."
-)
+from .options import format_option, store_option
 
 
 def _ms(value: float) -> str:
@@ -98,7 +96,7 @@ def print_culprits(console, frame, title: str) -> None:
 
 @click.command()
 @click.argument("run")
-@click.option("--store", default=None, help=STORE_HELP)
+@store_option
 @click.option(
     "--stage", type=int, help="Lineage stage of one task (see perfx runs); with --partition."
 )
@@ -110,9 +108,7 @@ def print_culprits(console, frame, title: str) -> None:
     help="Backward-trace the output with this key, record or id (needs --lineage full).",
 )
 @click.option("--top", type=int, default=10, show_default=True, help="How many culprits.")
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option
 def culprits(run, store, stage, partition, trace_key, top, fmt) -> None:
     """Show the culprit input records of stored run RUN (ids from perfx runs)."""
     from perfx import terminal

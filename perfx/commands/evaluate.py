@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import click
 
+from .options import format_option
+
 
 @click.command()
 @click.option(
@@ -42,9 +44,7 @@ import click
     show_default=True,
     help="Balanced training pairs per explanation.",
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option
 def evaluate(log_path: str, out: str, runs: int, seed: int, sample: int, fmt: str) -> None:
     """Reproduce section 6: precision vs width (Fig. 3a-d), precision vs generality (4b),
     feature levels (4c) and relevance with and without a generated DESPITE (Table 3)."""

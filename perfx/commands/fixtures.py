@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import click
 
+from .options import format_option
+
 
 @click.group()
 def fixtures() -> None:
@@ -38,9 +40,7 @@ def fixtures() -> None:
     show_default=True,
     help="Fraction of the paper's Table 2 grid (540 configurations) to run.",
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option
 def ec2(seed: int, out: str, repeats: int, scale: float, fmt: str) -> None:
     """Simulate Pig jobs on 1-16 two-core EC2 instances with Ganglia sampling every 5 s.
 

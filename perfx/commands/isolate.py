@@ -10,12 +10,13 @@ from contextlib import contextmanager
 import click
 
 from perfx.commands.culprits import (
-    STORE_HELP,
     culprits_json,
     outputs_json,
     print_culprits,
     print_outputs,
 )
+
+from .options import format_option, store_option
 
 
 @contextmanager
@@ -64,7 +65,7 @@ def spark_progress(sc, console):
     help="Input file, folder or glob (any path Spark reads).",
 )
 @click.option("--master", default="local[2]", show_default=True, help="Spark master URL.")
-@click.option("--store", default=None, help=STORE_HELP)
+@store_option
 @click.option(
     "--lineage",
     type=click.Choice(["impact", "full"]),
@@ -73,9 +74,7 @@ def spark_progress(sc, console):
     help="impact: O(1) per record; full: all input ids too (for --trace).",
 )
 @click.option("--top", type=int, default=5, show_default=True, help="How many culprits to show.")
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option
 def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
     """Run PROGRAM.py traced and show its slowest outputs and culprit input records.
 

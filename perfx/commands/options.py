@@ -21,9 +21,11 @@ def _compose(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     return apply
 
 
-def log_option(help: str = "Event log, history file or folder (repeatable).") -> Callable[[F], F]:
+def log_option(
+    help: str = "Event log, history file or folder (repeatable).", required: bool = True
+) -> Callable[[F], F]:
     return click.option(
-        "--log", "logs", multiple=True, required=True, type=click.Path(exists=True), help=help
+        "--log", "logs", multiple=True, required=required, type=click.Path(exists=True), help=help
     )
 
 
@@ -37,6 +39,12 @@ host_metrics_option = click.option(
     help="Host metrics CSV/Parquet (host, timestamp, metrics...) to join onto tasks and jobs.",
 )
 
+STORE_HELP = (
+    "Lineage store: a path or URI (Parquet; default $PERFX_HOME/runs) or ignite://host:port."
+)
+
+store_option = click.option("--store", default=None, help=STORE_HELP)
+
 run_options = _compose(
     click.option(
         "--run",
@@ -44,9 +52,7 @@ run_options = _compose(
         help="A traced run (perfx isolate, perfx runs): answers get the culprit records "
         "inside their task's partition.",
     ),
-    click.option(
-        "--store", default=None, help="Lineage store of --run (default: $PERFX_HOME/runs)."
-    ),
+    store_option,
 )
 
 explain_options = _compose(

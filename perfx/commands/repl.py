@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import click
 
+from .options import format_option, log_option, run_options
+
 
 @click.command()
-@click.option(
-    "--log",
-    "logs",
-    multiple=True,
-    type=click.Path(exists=True),
-    help="Event log file or folder (repeatable).",
-)
+@log_option(required=False)
 @click.option(
     "--width",
     type=int,
@@ -23,15 +19,8 @@ import click
     "--sample", type=int, default=2000, show_default=True, help="Training pairs sampled per query."
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the pair sampling.")
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
-@click.option(
-    "--run",
-    default=None,
-    help="A traced run: every answer gets its task's culprit records (\\culprits).",
-)
-@click.option("--store", default=None, help="Lineage store of --run (default: $PERFX_HOME/runs).")
+@format_option
+@run_options
 def repl(
     logs: tuple[str, ...],
     width: int | None,

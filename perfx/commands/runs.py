@@ -6,14 +6,12 @@ import json
 
 import click
 
-from perfx.commands.culprits import STORE_HELP
+from .options import format_option, store_option
 
 
 @click.command()
-@click.option("--store", default=None, help=STORE_HELP)
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@store_option
+@format_option
 def runs(store, fmt) -> None:
     """List stored traced runs, oldest first, with their stages."""
     from rich.table import Table

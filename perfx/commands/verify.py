@@ -7,7 +7,7 @@ import json
 
 import click
 
-from perfx.commands.culprits import STORE_HELP
+from .options import format_option, store_option
 
 
 @click.command()
@@ -20,7 +20,7 @@ from perfx.commands.culprits import STORE_HELP
     show_default=True,
     help="How many of the run's top culprit records to remove.",
 )
-@click.option("--store", default=None, help=STORE_HELP)
+@store_option
 @click.option("--master", default="local[2]", show_default=True, help="Spark master URL.")
 @click.option(
     "--repeats",
@@ -29,9 +29,7 @@ from perfx.commands.culprits import STORE_HELP
     show_default=True,
     help="Plain runs per input (median).",
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option
 def verify(run, without, store, master, repeats, fmt) -> None:
     """Proof by remediation: how much faster is RUN's program without its culprit records?
 

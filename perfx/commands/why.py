@@ -8,7 +8,7 @@ import json
 
 import click
 
-from perfx.commands.culprits import STORE_HELP
+from .options import format_option, store_option
 
 
 @click.command()
@@ -20,13 +20,11 @@ from perfx.commands.culprits import STORE_HELP
     help="Input file, folder or glob (any path Spark reads).",
 )
 @click.option("--master", default="local[2]", show_default=True, help="Spark master URL.")
-@click.option("--store", default=None, help=STORE_HELP)
+@store_option
 @click.option(
     "--top", type=int, default=5, show_default=True, help="How many culprit records to show."
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option
 def why(program, input_path, master, store, top, fmt) -> None:
     """Why was PROGRAM.py's slowest task slow, and which input records made it so?
 
