@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from perfx.logs.registry import ENTITIES
-from perfx.terminal import SafeConsole, safe_text
+from perfx.terminal import SafeConsole, safe_text, working
 
 from . import special
 from .cli import user_error_types
@@ -177,9 +177,9 @@ class ReplSession:
         else:
             self.console.print(explanation)
 
-    def _busy(self, what: str) -> AbstractContextManager[Any]:
-        """A spinner while work runs (on a terminal; nothing is drawn elsewhere)."""
-        return self.console.status(safe_text(f"{what} ... (Ctrl-C cancels)"), spinner="dots")
+    def _busy(self, what: str) -> AbstractContextManager[None]:
+        """A spinner once work has run a second (on a terminal; nothing is drawn elsewhere)."""
+        return working(f"{what} (Ctrl-C cancels)", self.console)
 
 
 def _method_known(method: str, options: dict[str, Any]) -> str | None:

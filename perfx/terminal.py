@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
@@ -53,3 +55,23 @@ def console(*, stderr: bool = False, wide: bool = False) -> SafeConsole:
     stream = sys.stderr if stderr else sys.stdout
     width = 160 if wide and not stream.isatty() and "COLUMNS" not in os.environ else None
     return SafeConsole(stderr=stderr, width=width)
+
+
+@contextmanager
+def working(what: str, console: Console | None = None, delay: float = 1.0) -> Iterator[None]:
+    """A spinner saying ``what`` perfx is doing, shown once the work has taken ``delay``
+    seconds (a quick answer flashes nothing) and only on a terminal (stderr by default, so a
+    piped answer stays clean)."""
+    console = console or SafeConsole(stderr=True)
+    if not console.is_terminal:
+        yield
+        return
+    status = console.status(safe_text(f"{what} ..."), spinner="dots")
+    timer = threading.Timer(delay, status.start)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        status.stop()

@@ -66,16 +66,20 @@ def explain(
     precision and generality, the duration gap split into its parts with a diagnosis, and,
     with --run, the input records inside the slow task's partition that cost the time.
     """
-    answer = open_session(logs, host_metrics).explain(
-        query,
-        width=width,
-        despite_width=despite_width,
-        sample=sample,
-        seed=seed,
-        method=method,
-        bind=binds,
-        level=level,
-        run=run,
-        store=store,
-    )
+    from perfx.terminal import working
+
+    session = open_session(logs, host_metrics)
+    with working("explaining"):
+        answer = session.explain(
+            query,
+            width=width,
+            despite_width=despite_width,
+            sample=sample,
+            seed=seed,
+            method=method,
+            bind=binds,
+            level=level,
+            run=run,
+            store=store,
+        )
     emit(answer, fmt)

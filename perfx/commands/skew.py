@@ -36,4 +36,9 @@ from .options import emit, format_option, log_option, open_session
 def skew(logs, factor, min_excess, top, fmt) -> None:
     """Flag stages with computation skew (slow time per record, or GC / serialization far
     above the stage's) and print the perfx isolate command for a traced re-run."""
-    emit(open_session(logs).skew(factor, min_excess, top), fmt, sort_keys=True)
+    from perfx.terminal import working
+
+    session = open_session(logs)
+    with working("looking for skew"):
+        report = session.skew(factor, min_excess, top)
+    emit(report, fmt, sort_keys=True)

@@ -20,4 +20,9 @@ def stragglers(logs, fmt) -> None:
     stage, and by output skew or by being a first task on a cold executor as the NSDI 2015
     paper defines them.
     """
-    emit(open_session(logs).stragglers(), fmt)
+    from perfx.terminal import working
+
+    session = open_session(logs)
+    with working("finding stragglers"):
+        report = session.stragglers()
+    emit(report, fmt)

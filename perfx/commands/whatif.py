@@ -35,4 +35,9 @@ def whatif(logs, without, fmt) -> None:
         scenarios_of(without)
     except ValueError as err:
         raise click.BadParameter(str(err), param_hint="--without") from None
-    emit(open_session(logs).whatif(without), fmt)
+    from perfx.terminal import working
+
+    session = open_session(logs)
+    with working("replaying the jobs"):
+        report = session.whatif(without)
+    emit(report, fmt)

@@ -295,3 +295,26 @@ def test_batch_says_how_many_stragglers_it_asked_about(tmp_path):
     total = perfx.open(REPO / LOCAL).stragglers().to_dict()["stragglers"]
     assert total > 2
     assert f"questions about the 2 longest of {total} stragglers answered" in result.output
+
+
+def test_a_spinner_shows_once_work_takes_longer_than_the_delay():
+    from perfx.terminal import working
+
+    def run(seconds: float) -> str:
+        buffer = io.StringIO()
+        console = SafeConsole(file=buffer, force_terminal=True, width=80)
+        with working("explaining", console, delay=0.2):
+            time.sleep(seconds)
+        return buffer.getvalue()
+
+    assert "explaining ..." in run(1.0)
+    assert run(0.0) == ""
+
+
+def test_no_spinner_off_a_terminal():
+    from perfx.terminal import working
+
+    buffer = io.StringIO()
+    with working("explaining", SafeConsole(file=buffer), delay=0.0):
+        time.sleep(0.3)
+    assert buffer.getvalue() == ""
