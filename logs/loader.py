@@ -208,9 +208,7 @@ def load_log(
     if not paths:
         raise NotALog("no log paths given")
     metrics = read_host_metrics(host_metrics) if host_metrics is not None else None
-    logs: list[Log] = [
-        read_store(p, focus=focus, entity=entity) for p in paths if is_store(p)
-    ]
+    logs: list[Log] = [read_store(p, focus=focus, entity=entity) for p in paths if is_store(p)]
     paths = [Path(p) for p in paths if not is_store(p)]
     skipped: list[SkippedLine] = []
     found: list[EventLogSource] = []

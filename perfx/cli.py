@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "skew": "perfx.commands.skew:skew",
     "why": "perfx.commands.why:why",
     "verify": "perfx.commands.verify:verify",
+    "ingest": "perfx.commands.ingest:ingest",
 }
 """Command name -> ``module:attribute`` of its click command."""
 

@@ -57,7 +57,9 @@ def read_event_logs(
         state = read_app(source, skip, progress)
         name_app(state, source)
         states.append(state)
-    return log_of_states(_distinct_attempts(states, skipped), skipped, [str(s.path) for s in sources])
+    return log_of_states(
+        _distinct_attempts(states, skipped), skipped, [str(s.path) for s in sources]
+    )
 
 
 def name_app(state: AppState, source: EventLogSource) -> None:

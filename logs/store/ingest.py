@@ -30,7 +30,10 @@ ENGINES = ("local", "spark")
 
 
 def default_workers() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+    return max(
+        1,
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1),
+    )
 
 
 @dataclass
@@ -200,4 +203,3 @@ def ingest(
         manifest.save()
     report.seconds = time.perf_counter() - started
     return report
-

@@ -11,7 +11,6 @@ import uuid
 from dataclasses import fields
 
 import orjson
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -26,13 +25,16 @@ STATE = "state.pickle"
 """An in-progress log's reader state, to resume it from the bytes already read."""
 UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
+
 def partition_name(app_id: str, attempt_id: str) -> str:
     """The partition of one application attempt: a directory name made of its ids."""
     name = UNSAFE.sub("_", app_id) or "app"
     return f"{name}_attempt-{UNSAFE.sub('_', attempt_id)}" if attempt_id else name
 
+
 def folder(store: Location, partition: str) -> Location:
     return store.join(DATA, f"app={partition}")
+
 
 def write_tables(store: Location, log: Log, state: bytes | None) -> tuple[str, dict[str, bytes]]:
     """Write ``log``'s tables (and an in-progress ``state``) under a fresh temporary folder;
@@ -65,6 +67,7 @@ def _write(where: Location, log: Log, state: bytes | None) -> dict[str, bytes]:
         where.join(STATE).write_bytes(state)
     return schemas
 
+
 def publish(store: Location, temporary: str, partition: str) -> None:
     """Move a written partition into place, replacing the one it supersedes."""
     target = folder(store, partition)
@@ -72,10 +75,12 @@ def publish(store: Location, temporary: str, partition: str) -> None:
         store.fs.delete_dir(target.path)
     store.fs.move(store.join(DATA, temporary).path, target.path)
 
+
 def discard(store: Location, temporary: str) -> None:
     where = store.join(DATA, temporary)
     if where.exists():
         store.fs.delete_dir(where.path)
+
 
 SPEC_FIELDS = tuple(f.name for f in fields(FeatureSpec))
 
@@ -90,6 +95,7 @@ def registry_bytes(registry: FeatureRegistry) -> bytes:
         }
     )
 
+
 def registry_of(data: bytes) -> FeatureRegistry:
     registry = FeatureRegistry()
     for entity, specs in orjson.loads(data).items():
@@ -98,11 +104,14 @@ def registry_of(data: bytes) -> FeatureRegistry:
             registry.register(entity, FeatureSpec(**{**raw, **tuples}))
     return registry
 
+
 def schema_of(data: bytes) -> pa.Schema:
     return pa.ipc.read_schema(pa.py_buffer(data))
 
+
 def table_path(store: Location, partition: str, table: str) -> str:
     return folder(store, partition).join(f"{table}.parquet").path
+
 
 def state_bytes(store: Location, partition: str) -> bytes | None:
     where = folder(store, partition).join(STATE)

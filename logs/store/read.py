@@ -98,9 +98,7 @@ class Store:
         if not having:
             return None
         digests = list(dict.fromkeys(e.schemas[table] for e in having))
-        schema = pa.unify_schemas(
-            [self._schema(d) for d in digests], promote_options="permissive"
-        )
+        schema = pa.unify_schemas([self._schema(d) for d in digests], promote_options="permissive")
         return pads.dataset(
             [table_path(self.location, e.partition, table) for e in having],
             schema=schema,
@@ -219,10 +217,10 @@ def select(
     seed: int = 0,
 ) -> Selection:
     """What to read of ``entries`` for a question about ``focus`` (ids of ``entity``)."""
-    if sum(e.tasks for e in entries) <= budget:
-        return Selection(entries)
     chosen = _focus(store, focus, entity or "task", entries) if focus else []
-    runs = entity == "job" and len({e.app_name for e in chosen}) == 1 and len(chosen) > 1
+    runs = entity == "job" and len(chosen) > 1 and len({e.app_name for e in chosen}) == 1
+    if sum(e.tasks for e in entries) <= budget:
+        return Selection(entries, runs=runs)
     total = sum(e.tasks for e in chosen)
     if total > budget:
         return Selection(chosen, _sample_stages(store, chosen, focus, budget, seed), runs)
@@ -332,15 +330,12 @@ a store, a job question's reference is the same job in another run."""
 def read_selection(store: Store, selection: Selection) -> Log:
     if not selection.entries:
         raise NotALog(f"{store.location.text}: no application in the store to read")
-    kinds = [
-        [e for e in selection.entries if e.kind == kind] for kind in ("spark", "jhist")
-    ]
+    kinds = [[e for e in selection.entries if e.kind == kind] for kind in ("spark", "jhist")]
     log = _merged([_kind_log(store, selection, entries) for entries in kinds if entries])
-    if selection.runs and len(log.jobs) and "app_key" in log.jobs.columns:
+    if selection.runs and len(log.jobs) and "app_id" in log.jobs.columns:
         names = {e.app_id: e.app_name for e in selection.entries}
-        jobs = log.jobs.copy()
-        jobs[RECURRING_JOB] = jobs["app_id"].map(names).astype(str) + "/" + jobs["job_id"].astype(str)
-        log.jobs = jobs
+        name = log.jobs["app_id"].map(names).astype(str)
+        log.jobs = log.jobs.assign(**{RECURRING_JOB: name + "/" + log.jobs["job_id"].astype(str)})
     return log
 
 

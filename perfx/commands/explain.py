@@ -93,7 +93,7 @@ def explain(
     from perfx.chain import explain as answer_of
     from perfx.questions import load_for_questions
 
-    log = load_for_questions(logs, host_metrics=host_metrics)
+    log = load_for_questions(logs, host_metrics=host_metrics, query=query, bind=binds)
     answer = answer_of(
         log,
         query,

@@ -109,19 +109,62 @@ def _print(report) -> None:
         console.print("No stragglers.")
 
 
+def _fleet_report(store: str, since, until):
+    """Stragglers of every application of a store that started in [since, until), found
+    application by application (memory holds one at a time, and the straggler tasks)."""
+    import pandas as pd
+
+    from perfx.explain.blocked.stragglers import StragglerReport, find_stragglers
+    from perfx.logs.errors import NotALog
+    from perfx.logs.store.read import app_tasks
+
+    def epoch_ms(day):
+        return None if day is None else day.timestamp() * 1000
+
+    tasks, stages, causes = [], [], {}
+    for _, app in app_tasks(store, epoch_ms(since), epoch_ms(until)):
+        report = find_stragglers(app)
+        tasks.append(report.tasks[report.tasks["straggler"]])
+        stages.append(report.stages)
+        causes.update(dict.fromkeys(report.causes))
+    if not stages:
+        raise NotALog(f"{store}: no application in the store started in that range")
+    stage_table = pd.concat(stages, ignore_index=True)
+    for cause in causes:
+        stage_table[cause] = stage_table.get(cause, 0)
+        stage_table[cause] = stage_table[cause].fillna(0).astype(int)
+    return StragglerReport(pd.concat(tasks, ignore_index=True), stage_table, tuple(causes))
+
+
 @click.command()
 @click.option(
     "--log",
     "logs",
     multiple=True,
-    required=True,
     type=click.Path(exists=True),
     help="Event log file or folder (repeatable).",
 )
 @click.option(
+    "--store",
+    default=None,
+    help="A feature store (perfx ingest), read application by application.",
+)
+@click.option(
+    "--since",
+    type=click.DateTime(),
+    default=None,
+    help="With --store: applications started at or after this date (local time).",
+)
+@click.option(
+    "--until",
+    type=click.DateTime(),
+    default=None,
+    help="With --store: applications started before this date (local time).",
+)
+@click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
-def stragglers(logs, fmt) -> None:
+def stragglers(logs, store, since, until, fmt) -> None:
     """Find the stragglers of every stage and what caused them.
 
     A straggler's inverse progress rate (time per byte read) exceeds 1.5x its stage's median;
@@ -133,7 +176,13 @@ def stragglers(logs, fmt) -> None:
     from perfx.explain.blocked.stragglers import find_stragglers
     from perfx.logs.loader import load_log
 
-    report = find_stragglers(load_log(list(logs)).tasks)
+    if bool(logs) == bool(store):
+        raise click.UsageError("give the logs (--log) or a store (--store), one of the two")
+    if (since or until) and not store:
+        raise click.UsageError("--since and --until select applications of a --store")
+    report = (
+        _fleet_report(store, since, until) if store else find_stragglers(load_log(list(logs)).tasks)
+    )
     if fmt == "json":
         click.echo(json.dumps(_payload(report), indent=2))
     else:
