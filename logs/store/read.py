@@ -32,8 +32,8 @@ from .fs import Location, is_uri, locate
 from .manifest import MANIFEST, Entry, Manifest
 from .partition import ENTITY_TABLE, registry_of, schema_of, table_path
 
-TASK_BUDGET = 300_000
-"""Tasks a read takes from a store at most (about 1 GB in memory with their features)."""
+TASK_BUDGET = 200_000
+"""Tasks a read takes from a store at most (under 1 GB in memory with their features)."""
 FOCUS_STAGES = 10_000
 """Stages of the pair's applications looked at when they are sampled."""
 
