@@ -33,18 +33,11 @@ class Location:
     def join(self, *parts: str) -> Location:
         return Location(self.fs, posixpath.join(self.path, *parts), self.text)
 
-    def child(self, path: str) -> Location:
-        """The location of ``path``, a path on the same filesystem (as a listing gives it)."""
-        return Location(self.fs, path, self.text)
-
     def info(self) -> pafs.FileInfo:
         return self.fs.get_file_info(self.path)
 
     def exists(self) -> bool:
         return self.info().type != pafs.FileType.NotFound
-
-    def is_dir(self) -> bool:
-        return self.info().type == pafs.FileType.Directory
 
     def read_bytes(self) -> bytes:
         with self.fs.open_input_stream(self.path) as stream:

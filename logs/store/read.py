@@ -69,10 +69,6 @@ class Store:
         self._schemas: dict[str, pa.Schema] = {}
         self._registries: dict[str, FeatureRegistry] = {}
 
-    @property
-    def tasks(self) -> int:
-        return sum(e.tasks for e in self.entries)
-
     def in_range(self, since: float | None, until: float | None) -> list[Entry]:
         """The applications that started within [since, until) (epoch ms; None: open)."""
         return [
