@@ -31,10 +31,12 @@ OWN_ID = {"task": "task_id", "stage": "stage_id", "job": "job_id", "app": "app_i
 GROUP = {
     "task": ("stage_key", "stage_id", "job_id"),
     "stage": ("app_id",),
-    "job": ("app_id", "program", "pig_script", "pigscript"),
+    "job": ("recurring_job", "app_id", "program", "pig_script", "pigscript"),
     "app": (),
 }
-"""Where a reference is looked for: the first of these columns present in the table."""
+"""Where a reference is looked for: the first of these columns present in the table. A job
+question over a feature store compares the job with the same job in other runs of its
+application (``recurring_job``, logs.store.read)."""
 
 
 def find_row(cols: Columns, entity_id: EntityId) -> int:

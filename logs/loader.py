@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -29,6 +29,7 @@ from .jhist import SUFFIX as JHIST_SUFFIX
 from .jhist import find_job_histories, is_job_history, not_a_history, read_job_histories
 from .model import Log, SkippedLine
 from .registry import ENTITIES, FeatureRegistry
+from .store.read import is_store, read_store
 
 PROGRESS_MIN_BYTES = 64 << 20
 """Inputs smaller than this load too fast for a progress bar to help."""
@@ -74,7 +75,7 @@ def _once(found: list, path_of) -> list:
     return kept
 
 
-def _merge(logs: list[Log]) -> Log:
+def merge_logs(logs: list[Log]) -> Log:
     """One Log holding every input's rows; a feature registered by several inputs keeps its
     first spec."""
     if len(logs) == 1:
@@ -186,6 +187,8 @@ def load_log(
     *,
     progress: bool = False,
     host_metrics: str | os.PathLike | pd.DataFrame | None = None,
+    focus: Sequence[str] = (),
+    entity: str | None = None,
 ) -> Log:
     """Load Spark event logs (any codec, rolling or not, one app or directories of many),
     Hadoop job history files, tabular logs and Ousterhout job logs into one ``Log``.
@@ -194,14 +197,19 @@ def load_log(
     per metric) is joined onto the tasks as ``host_<metric>`` and percolated to the jobs
     (logs.hostmetrics). Bad lines are skipped and listed in ``Log.skipped``; only inputs that
     cannot be read at all raise ``LogError`` (``NotALog`` for anything unrecognised or a path
-    that does not exist)."""
+    that does not exist).
+
+    A feature store (``perfx ingest``: a folder or a URI) is read as the logs it holds; a
+    large one only in part, what a question about ``focus`` (ids of ``entity``) needs
+    (logs.store.read)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    paths = [Path(p) for p in paths]
+    paths = list(paths)
     if not paths:
         raise NotALog("no log paths given")
     metrics = read_host_metrics(host_metrics) if host_metrics is not None else None
-    logs: list[Log] = []
+    logs: list[Log] = [read_store(p, focus=focus, entity=entity) for p in paths if is_store(p)]
+    paths = [Path(p) for p in paths if not is_store(p)]
     skipped: list[SkippedLine] = []
     found: list[EventLogSource] = []
     found_histories: list[Path] = []
@@ -220,7 +228,7 @@ def load_log(
                 advance = lambda n: bar.advance(task, n)  # noqa: E731 - a one-line callback
             # first: a feature both kinds of log have (gc_time, host, status) keeps Spark's description
             logs.insert(0, read_event_logs(sources, skipped, advance))
-    log = _merge(logs)
+    log = merge_logs(logs)
     if skipped and not sources:  # files passed over in folders without Spark event logs
         log = replace(log, skipped=skipped + log.skipped)
     return join_host_metrics(log, metrics) if metrics is not None else log

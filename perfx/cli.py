@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "why": "perfx.commands.why:why",
     "verify": "perfx.commands.verify:verify",
     "report": "perfx.commands.report:report_command",
+    "ingest": "perfx.commands.ingest:ingest",
 }
 """Command name -> ``module:attribute`` of its click command."""
 

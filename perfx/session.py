@@ -123,13 +123,39 @@ def open(
     *,
     host_metrics: PathLike | None = None,
     progress: bool = False,
+    question: tuple[str, Sequence[object]] | None = None,
 ) -> Session:
-    """Load event logs, MapReduce histories or folders of them (any codec, rolled, Databricks
-    layouts) and return the Session that answers questions about them. ``host_metrics`` joins
-    a CSV/Parquet of host metrics onto tasks and jobs."""
+    """Load event logs, MapReduce histories, feature stores (``perfx ingest``) or folders of
+    them (any codec, rolled, Databricks layouts) and return the Session that answers
+    questions about them. ``host_metrics`` joins a CSV/Parquet of host metrics onto tasks
+    and jobs. ``question`` (a query and its ``?`` values): a large store is read only as far
+    as that question needs, its executions' applications and a sample of the others."""
     from perfx.logs.loader import load_log
 
     sources = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    entity, focus = _focus(*question) if question is not None else (None, ())
     return Session(
-        load_log([str(p) for p in sources], host_metrics=host_metrics, progress=progress)
+        load_log(
+            [str(p) for p in sources],
+            host_metrics=host_metrics,
+            progress=progress,
+            focus=focus,
+            entity=entity,
+        )
     )
+
+
+def _focus(query: str, bind: Sequence[object]) -> tuple[str | None, tuple[str, ...]]:
+    """The entity and ids a query names; none when it does not parse yet (the question's own
+    parse reports why, against the loaded log's features)."""
+    from perfx.grammar.errors import PxqlError
+    from perfx.grammar.parser import parse
+
+    try:
+        parsed = parse(query)
+        if bind or parsed.placeholders:
+            parsed = parsed.bind(*bind)
+    except PxqlError:
+        return None, ()
+    ids = tuple(e.text for e in (parsed.first, parsed.second) if e is not None and e.text)
+    return parsed.entity, ids

@@ -12,7 +12,7 @@ the file, and pandas is built once at the end.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -278,22 +278,33 @@ _HANDLERS_BY_BYTES = {name.encode(): handler for name, handler in HANDLERS.items
 
 
 def read_app(
-    source: EventLogSource, skip: Skip, progress: Callable[[int], None] | None = None
+    source: EventLogSource,
+    skip: Skip,
+    progress: Callable[[int], None] | None = None,
+    *,
+    state: AppState | None = None,
+    lines: Iterable[tuple[str, int, bytes]] | None = None,
+    close: bool = True,
 ) -> AppState:
     """Read one application attempt's event log into an ``AppState``.
 
     ``progress`` is called now and then with the number of bytes read since its last call
     (on-disk bytes: decompressed line bytes for plain logs, whole parts for compressed ones).
     Bad lines (malformed JSON, a truncated last line, an event without the fields it must
-    have, a foreign event) are reported through ``skip`` and the reading goes on."""
-    state = AppState(str(source.path))
+    have, a foreign event) are reported through ``skip`` and the reading goes on.
+
+    A store resumes an in-progress log (logs.store.ingest): it passes the ``state`` it kept
+    from the bytes already read, the ``lines`` appended since, and ``close=False`` to keep
+    the tasks still running as such, so that the state can be kept again before
+    ``close_running`` turns them into rows."""
+    state = state if state is not None else AppState(str(source.path))
     handlers = _HANDLERS_BY_BYTES
     key_len = len(EVENT_KEY)
     ignored: set[bytes] = set()
     plain = not any(source.codecs)
     unreported = 0
     running = state.running
-    for path, number, line in iter_lines(source, skip):
+    for path, number, line in lines if lines is not None else iter_lines(source, skip):
         if progress is not None and plain:
             unreported += len(line)
             if unreported > PROGRESS_BYTES:
@@ -342,7 +353,8 @@ def read_app(
                 handler(state, event)
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             skip(path, number, f"{event.get('Event')} without usable {err}")
-    state.close_running(skip)
+    if close:
+        state.close_running(skip)
     if progress is not None:
         progress(unreported if plain else source.size)
     return state

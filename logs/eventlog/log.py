@@ -55,10 +55,22 @@ def read_event_logs(
     states = []
     for source in sources:
         state = read_app(source, skip, progress)
-        if not state.app_id:
-            state.app_id = source.path.name.removesuffix(".inprogress")
+        name_app(state, source)
         states.append(state)
-    states = _distinct_attempts(states, skipped)
+    return log_of_states(
+        _distinct_attempts(states, skipped), skipped, [str(s.path) for s in sources]
+    )
+
+
+def name_app(state: AppState, source: EventLogSource) -> None:
+    """A log without an application start is named after its file."""
+    if not state.app_id:
+        state.app_id = source.path.name.removesuffix(".inprogress")
+
+
+def log_of_states(states: list[AppState], skipped: list[SkippedLine], sources: list[str]) -> Log:
+    """The Log of application attempts already read: tables, counters, derived features,
+    aggregates, the settings that differ between them, and the registry of every column."""
     tasks, stages, jobs, apps = build_tables(states)
 
     job_keys = joined_keys(tasks, "app_key", "job_id")  # the id of each task's job
@@ -82,17 +94,11 @@ def read_event_logs(
         registry.register_all(entity, own)
         registry.register_all(entity, aggregate_specs(task_specs, set(table.columns)))
 
-    settings, setting_specs = varying_settings(
-        {k: s.properties for k, s in zip(apps["app_key"], states)}
+    tables = add_varying_settings(
+        {"task": tasks, "stage": stages, "job": jobs, "app": apps},
+        registry,
+        {k: s.properties for k, s in zip(apps["app_key"], states)},
     )
-    tables = {"task": tasks, "stage": stages, "job": jobs, "app": apps}
-    for entity, table in tables.items():
-        fresh = [s for s in setting_specs if s.name not in table.columns]
-        if fresh:
-            values = settings[[s.name for s in fresh]].reindex(table["app_key"].to_numpy())
-            values.index = table.index
-            tables[entity] = pd.concat([table, values], axis=1)
-            registry.register_all(entity, fresh)
     return Log(
         tasks=tables["task"],
         stages=tables["stage"],
@@ -100,5 +106,25 @@ def read_event_logs(
         apps=tables["app"],
         registry=registry,
         skipped=skipped,
-        sources=[str(s.path) for s in sources],
+        sources=sources,
     )
+
+
+def add_varying_settings(
+    tables: dict[str, pd.DataFrame],
+    registry: FeatureRegistry,
+    properties: dict[str, dict[str, str]],
+) -> dict[str, pd.DataFrame]:
+    """``tables`` (entity -> table) with a column per setting that differs between the apps
+    of ``properties`` (app key -> Spark properties), registered in ``registry``. Shared with
+    the feature store, which keeps each app's properties and compares them when read."""
+    settings, setting_specs = varying_settings(properties)
+    tables = dict(tables)
+    for entity, table in tables.items():
+        fresh = [s for s in setting_specs if s.name not in table.columns]
+        if fresh:
+            values = settings[[s.name for s in fresh]].reindex(table["app_key"].to_numpy())
+            values.index = table.index
+            tables[entity] = pd.concat([table, values], axis=1)
+            registry.register_all(entity, fresh)
+    return tables

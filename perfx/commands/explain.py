@@ -68,7 +68,8 @@ def explain(
     """
     from perfx.terminal import working
 
-    session = open_session(logs, host_metrics)
+    # a large feature store among the logs is read only as far as this question needs
+    session = open_session(logs, host_metrics, question=(query, binds))
     with working("explaining"):
         answer = session.explain(
             query,

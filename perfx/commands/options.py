@@ -75,11 +75,17 @@ explain_options = _compose(
 )
 
 
-def open_session(logs: tuple[str, ...], host_metrics: str | None = None, progress: bool = False):
-    """The Session every command answers from (``progress``: a bar while a large log loads)."""
+def open_session(
+    logs: tuple[str, ...],
+    host_metrics: str | None = None,
+    progress: bool = False,
+    question: tuple[str, tuple[str, ...]] | None = None,
+):
+    """The Session every command answers from (``progress``: a bar while a large log loads;
+    ``question``: the query and its bound values, what a feature store is read for)."""
     from perfx.session import open
 
-    return open(list(logs), host_metrics=host_metrics, progress=progress)
+    return open(list(logs), host_metrics=host_metrics, progress=progress, question=question)
 
 
 def emit(result: Any, fmt: str, *, sort_keys: bool = False) -> None:

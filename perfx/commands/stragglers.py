@@ -1,5 +1,6 @@
-"""``perfx stragglers``: stragglers per stage and the share of them with a known cause (the
-JSON is :class:`perfx.results.stragglers.StragglerReport`'s)."""
+"""``perfx stragglers``: stragglers per stage and the share of them with a known cause, in
+logs or over a feature store's applications of a date range (the JSON is
+:class:`perfx.results.stragglers.StragglerReport`'s)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,27 @@ from .options import emit, format_option, log_option, open_session
 
 
 @click.command()
-@log_option()
+@log_option(required=False)
+@click.option(
+    "--store",
+    "feature_store",
+    default=None,
+    help="A feature store (perfx ingest), read application by application.",
+)
+@click.option(
+    "--since",
+    type=click.DateTime(),
+    default=None,
+    help="With --store: applications started at or after this date (local time).",
+)
+@click.option(
+    "--until",
+    type=click.DateTime(),
+    default=None,
+    help="With --store: applications started before this date (local time).",
+)
 @format_option
-def stragglers(logs, fmt) -> None:
+def stragglers(logs, feature_store, since, until, fmt) -> None:
     """Find the stragglers of every stage and what caused them.
 
     A straggler's inverse progress rate (time per byte read) exceeds 1.5x its stage's median;
@@ -22,7 +41,15 @@ def stragglers(logs, fmt) -> None:
     """
     from perfx.terminal import working
 
-    session = open_session(logs)
+    if bool(logs) == bool(feature_store):
+        raise click.UsageError("give the logs (--log) or a store (--store), one of the two")
+    if (since or until) and not feature_store:
+        raise click.UsageError("--since and --until select applications of a --store")
     with working("finding stragglers"):
-        report = session.stragglers()
+        if feature_store:
+            from perfx.fleet import stragglers_over
+
+            report = stragglers_over(feature_store, since, until)
+        else:
+            report = open_session(logs).stragglers()
     emit(report, fmt)

@@ -1,0 +1,100 @@
+"""The store's manifest: which source files were read into which application partition, as
+of which size and modification time (for a log still being written, how many bytes).
+
+A partition is visible only once the manifest names it: ingestion writes a partition under
+a temporary name, moves it in place, and records it here last, so a log that fails or an
+interrupted run never leaves half an application to readers. Registries and schemas, the
+same for most applications, are kept once each under their hash (``registries/``,
+``schemas/``) and named by it from each entry."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field
+
+import orjson
+
+from ..errors import NotALog
+from .fs import Location
+
+MANIFEST = "manifest.json"
+VERSION = 1
+DATA = "data"
+"""The partitions' folder: ``data/app=<partition>/<table>.parquet``."""
+TABLES = ("tasks", "stages", "jobs", "apps")
+
+
+@dataclass
+class Entry:
+    """One source (an event log, a rolling log's parts, a job history) and what it gave.
+
+    ``parts`` holds ``[path, size, mtime_ns]`` of each file; ``status`` is ``ok`` (read into
+    ``partition``) or ``not a log`` (recorded so that an unchanged one is not read again);
+    ``bytes_read`` is how far an in-progress plain log was read (it resumes there)."""
+
+    source: str
+    parts: list[list]
+    status: str = "ok"
+    reason: str = ""
+    partition: str = ""
+    kind: str = ""
+    app_id: str = ""
+    attempt_id: str = ""
+    app_name: str = ""
+    start_time: float | None = None
+    tasks: int = 0
+    bytes_read: int = 0
+    registry: str = ""
+    schemas: dict[str, str] = field(default_factory=dict)
+    properties: dict[str, str] = field(default_factory=dict)
+    skipped: list[list] = field(default_factory=list)
+    """The first lines skipped in it: ``[path, line, reason]``."""
+
+    @property
+    def readable(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass
+class Manifest:
+    location: Location
+    entries: dict[str, Entry] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, store: Location, *, create: bool = False) -> Manifest:
+        """The manifest of ``store``; an empty one when ``create`` and there is none."""
+        where = store.join(MANIFEST)
+        if not where.exists():
+            if create:
+                return cls(store)
+            raise NotALog(f"{store.text}: not a perfx store (no {MANIFEST})")
+        try:
+            raw = orjson.loads(where.read_bytes())
+            entries = {e["source"]: Entry(**e) for e in raw["entries"]}
+        except (orjson.JSONDecodeError, KeyError, TypeError) as err:
+            raise NotALog(f"{store.text}: unreadable {MANIFEST} ({err})") from None
+        return cls(store, entries)
+
+    def save(self) -> None:
+        body = {"version": VERSION, "entries": [asdict(e) for e in self.entries.values()]}
+        self.location.join(MANIFEST).write_bytes(orjson.dumps(body))
+
+    def readable(self) -> list[Entry]:
+        """The entries read into partitions, in source order (the order a directory load
+        concatenates its logs in)."""
+        return sorted((e for e in self.entries.values() if e.readable), key=lambda e: e.source)
+
+    def owner(self, partition: str) -> Entry | None:
+        return next((e for e in self.entries.values() if e.partition == partition), None)
+
+    def blob(self, folder: str, data: bytes) -> str:
+        """Keep ``data`` once under its hash in ``folder``; returns the hash."""
+        digest = hashlib.sha256(data).hexdigest()[:32]
+        where = self.location.join(folder, digest)
+        if not where.exists():
+            self.location.fs.create_dir(self.location.join(folder).path, recursive=True)
+            where.write_bytes(data)
+        return digest
+
+    def read_blob(self, folder: str, digest: str) -> bytes:
+        return self.location.join(folder, digest).read_bytes()

@@ -1,0 +1,118 @@
+"""One application's tables as a store partition (``data/app=<name>/<table>.parquet``), and
+the registry and schemas that describe them, as bytes the manifest keeps once per hash.
+
+A partition is written under a temporary name beside the others and moved into place whole
+(``publish``): readers never see half of one."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import fields
+
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..model import Log
+from ..registry import ENTITIES, FeatureRegistry, FeatureSpec
+from .fs import Location
+from .manifest import DATA
+
+ENTITY_TABLE = dict(zip(ENTITIES, ("apps", "jobs", "stages", "tasks")))
+TABLE_ENTITY = {table: entity for entity, table in ENTITY_TABLE.items()}
+STATE = "state.pickle"
+"""An in-progress log's reader state, to resume it from the bytes already read."""
+UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def partition_name(app_id: str, attempt_id: str) -> str:
+    """The partition of one application attempt: a directory name made of its ids."""
+    name = UNSAFE.sub("_", app_id) or "app"
+    return f"{name}_attempt-{UNSAFE.sub('_', attempt_id)}" if attempt_id else name
+
+
+def folder(store: Location, partition: str) -> Location:
+    return store.join(DATA, f"app={partition}")
+
+
+def write_tables(store: Location, log: Log, state: bytes | None) -> tuple[str, dict[str, bytes]]:
+    """Write ``log``'s tables (and an in-progress ``state``) under a fresh temporary folder;
+    returns its name and each written table's serialized Arrow schema."""
+    temporary = f"_tmp-{uuid.uuid4().hex}"
+    where = store.join(DATA, temporary)
+    store.fs.create_dir(where.path, recursive=True)
+    try:
+        return temporary, _write(where, log, state)
+    except BaseException:
+        store.fs.delete_dir(where.path)
+        raise
+
+
+def _write(where: Location, log: Log, state: bytes | None) -> dict[str, bytes]:
+    schemas: dict[str, bytes] = {}
+    for entity in ENTITIES:
+        frame = log.table(entity)
+        if not len(frame.columns):
+            continue
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        pq.write_table(
+            table,
+            where.join(f"{ENTITY_TABLE[entity]}.parquet").path,
+            filesystem=where.fs,
+            compression="zstd",
+        )
+        schemas[ENTITY_TABLE[entity]] = table.schema.remove_metadata().serialize().to_pybytes()
+    if state is not None:
+        where.join(STATE).write_bytes(state)
+    return schemas
+
+
+def publish(store: Location, temporary: str, partition: str) -> None:
+    """Move a written partition into place, replacing the one it supersedes."""
+    target = folder(store, partition)
+    if target.exists():
+        store.fs.delete_dir(target.path)
+    store.fs.move(store.join(DATA, temporary).path, target.path)
+
+
+def discard(store: Location, temporary: str) -> None:
+    where = store.join(DATA, temporary)
+    if where.exists():
+        store.fs.delete_dir(where.path)
+
+
+SPEC_FIELDS = tuple(f.name for f in fields(FeatureSpec))
+
+
+def registry_bytes(registry: FeatureRegistry) -> bytes:
+    """The registry as JSON (field by field: ``asdict``'s deep copy costs more than the
+    tables of a small log)."""
+    return orjson.dumps(
+        {
+            entity: [{f: getattr(spec, f) for f in SPEC_FIELDS} for spec in registry.specs(entity)]
+            for entity in ENTITIES
+        }
+    )
+
+
+def registry_of(data: bytes) -> FeatureRegistry:
+    registry = FeatureRegistry()
+    for entity, specs in orjson.loads(data).items():
+        for raw in specs:
+            tuples = {k: tuple(v) for k, v in raw.items() if isinstance(v, list)}
+            registry.register(entity, FeatureSpec(**{**raw, **tuples}))
+    return registry
+
+
+def schema_of(data: bytes) -> pa.Schema:
+    return pa.ipc.read_schema(pa.py_buffer(data))
+
+
+def table_path(store: Location, partition: str, table: str) -> str:
+    return folder(store, partition).join(f"{table}.parquet").path
+
+
+def state_bytes(store: Location, partition: str) -> bytes | None:
+    where = folder(store, partition).join(STATE)
+    return where.read_bytes() if where.exists() else None

@@ -1,0 +1,145 @@
+"""The sources an ingestion reads: each application attempt's log (a file, a rolling log's
+parts) or job history under the paths and URIs given, with the size and modification time
+of every file, which tell an unchanged source from one to read again.
+
+Local paths are searched exactly as ``load_log`` searches them (the same logs, in the same
+order). Remote folders are listed recursively: each file is a source, and the parts of a
+rolling ``eventlog_v2_*`` folder make one; which format a remote file is in is only known
+once it is read (the worker sniffs it)."""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow.fs as pafs
+
+from ..errors import NotALog
+from ..eventlog.open import IGNORED_SUFFIXES, ROLLING_DIR, ROLLING_PART, find_event_logs
+from ..jhist import find_job_histories, is_job_history
+from ..model import SkippedLine
+from .fs import Location, locate
+
+
+@dataclass(frozen=True)
+class Source:
+    """One source to ingest: ``key`` names it in the manifest; ``parts`` are paths on ``fs``
+    in reading order with their ``[path, size, mtime_ns]`` in ``fingerprint``. ``kind`` is
+    ``spark`` or ``jhist`` when known (local), '' for a remote file not sniffed yet;
+    ``codecs`` are the local parts' codecs (None: plain)."""
+
+    key: str
+    fs: pafs.FileSystem
+    root: str
+    parts: tuple[str, ...]
+    fingerprint: tuple[tuple[str, int, int], ...]
+    kind: str = ""
+    codecs: tuple[str | None, ...] = ()
+
+    @property
+    def in_progress(self) -> bool:
+        return len(self.parts) == 1 and self.parts[0].endswith(".inprogress")
+
+    @property
+    def size(self) -> int:
+        return sum(size for _, size, _ in self.fingerprint)
+
+
+@dataclass
+class Found:
+    sources: list[Source] = field(default_factory=list)
+    skipped: list[SkippedLine] = field(default_factory=list)
+
+
+def _fingerprint(fs: pafs.FileSystem, parts: list[str]) -> tuple[tuple[str, int, int], ...]:
+    infos = fs.get_file_info(parts)
+    return tuple((i.path, int(i.size or 0), int(i.mtime_ns or 0)) for i in infos)
+
+
+def _local(path: Path, found: Found) -> None:
+    fs = pafs.LocalFileSystem()
+    skip = lambda p, n, r: found.skipped.append(SkippedLine(p, n, r))  # noqa: E731
+    histories = (
+        find_job_histories(path, skip)
+        if path.is_dir()
+        else ([path] if is_job_history(path) else [])
+    )
+    claimed = {str(p) for p in histories}
+    for history in histories:
+        parts = [str(history.resolve())]
+        found.sources.append(
+            Source(parts[0], fs, parts[0], tuple(parts), _fingerprint(fs, parts), "jhist", (None,))
+        )
+    if path.is_file() and histories:
+        return
+    passed: list[SkippedLine] = []
+    try:
+        logs = find_event_logs(path, lambda p, n, r: passed.append(SkippedLine(p, n, r)))
+    except NotALog:
+        if not histories:
+            raise
+        logs = []
+    found.skipped.extend(s for s in passed if s.path not in claimed)
+    for log in logs:
+        parts = [str(p.resolve()) for p in log.parts]
+        root = str(log.path.resolve())
+        found.sources.append(
+            Source(root, fs, root, tuple(parts), _fingerprint(fs, parts), "spark", log.codecs)
+        )
+
+
+def _remote(where: Location, found: Found) -> None:
+    info = where.info()
+    if info.type == pafs.FileType.NotFound:
+        raise NotALog(f"{where.text}: no such file or directory")
+    if info.type == pafs.FileType.File:
+        files = [info]
+    else:
+        files = where.fs.get_file_info(pafs.FileSelector(where.path, recursive=True))
+    rolling: dict[str, list[tuple[int, pafs.FileInfo]]] = {}
+    for file in sorted(files, key=lambda f: f.path):
+        if file.type != pafs.FileType.File:
+            continue
+        name = posixpath.basename(file.path)
+        parent = posixpath.dirname(file.path)
+        if name.startswith(".") or name.endswith(IGNORED_SUFFIXES):
+            continue
+        if posixpath.basename(parent).startswith(ROLLING_DIR):
+            match = ROLLING_PART.match(name)
+            if match:
+                rolling.setdefault(parent, []).append((int(match.group(1)), file))
+            continue
+        found.sources.append(_remote_source(where, file.path, [file]))
+    for parent, numbered in rolling.items():
+        found.sources.append(_remote_source(where, parent, [f for _, f in sorted(numbered)]))
+    found.sources.sort(key=lambda s: s.key)
+
+
+def _remote_source(where: Location, root: str, files: list[pafs.FileInfo]) -> Source:
+    return Source(
+        where.key(root),
+        where.fs,
+        root,
+        tuple(f.path for f in files),
+        tuple((f.path, int(f.size or 0), int(f.mtime_ns or 0)) for f in files),
+    )
+
+
+def find_sources(paths: list[str]) -> Found:
+    """Every source under ``paths`` (each once); ``NotALog`` for a path holding none."""
+    found = Found()
+    for text in paths:
+        where = locate(text)
+        before = len(found.sources)
+        if where.local:
+            if not Path(where.path).exists():
+                raise NotALog(f"{text}: no such file or directory")
+            _local(Path(where.path), found)
+        else:
+            _remote(where, found)
+        if len(found.sources) == before and where.local:
+            raise NotALog(f"{text}: no Spark event log or Hadoop job history here")
+    unique = {s.key: s for s in found.sources}
+    found.sources = list(unique.values())
+    return found
