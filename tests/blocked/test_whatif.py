@@ -51,7 +51,7 @@ def test_scenarios_share_the_replay_of_the_real_durations():
 
 
 def test_unknown_scenarios_are_refused_with_the_choices():
-    with pytest.raises(UnknownScenario, match="choose from .*gc"):
+    with pytest.raises(UnknownScenario, match=r"choose from .*gc"):
         new_durations(stage([task(10)]), ["gcc"])
 
 
