@@ -28,7 +28,9 @@ import click
     help="CSV of ids bound to '?' placeholders, one row per pair.",
 )
 @click.option(
-    "--stragglers", is_flag=True, help="Ask WHY ... SLOWER for the 50 longest straggler tasks of the log."
+    "--stragglers",
+    is_flag=True,
+    help="Ask WHY ... SLOWER for the 50 longest straggler tasks of the log.",
 )
 @click.option(
     "--out", required=True, type=click.Path(dir_okay=False), help="Where to write the HTML report."
