@@ -36,7 +36,10 @@ class PxqlLexer(Lexer):
         self.ignore = set(conf.ignore)
         skip = "|".join(self.terminals[name].pattern.to_regexp() for name in sorted(self.ignore))
         self.flags = conf.g_regex_flags
-        self.skip = f"(?:{skip})*"
+        # An atomic group (emulated: a lookahead's match, then a backreference to it):
+        # whitespace is itself a repetition, and backtracking into (?:\s+|--...)* after
+        # a failed token tried every split of the run of spaces (minutes for 30 spaces).
+        self.skip = f"(?=(?P<_skip>(?:{skip})*))(?P=_skip)"
         self.skip_re = re.compile(self.skip, self.flags)
         self.scanners: dict[object, re.Pattern[str]] = {}
         self._compiled: dict[frozenset[str], re.Pattern[str]] = {}

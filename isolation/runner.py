@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,18 +90,68 @@ def session_builder(master: str = "local[2]", name: str = "perfx", event_dir: st
 
 
 def spark_session(
-    master: str = "local[2]", name: str = "perfx isolate", event_dir: str | None = None
+    master: str = "local[2]",
+    name: str = "perfx isolate",
+    event_dir: str | None = None,
+    log: str | None = None,
 ):
     """``(session, created)``: the active SparkSession if there is one (a notebook, a test),
-    else a new one from ``session_builder``; ``created`` says whether the caller should stop it."""
+    else a new one from ``session_builder``; ``created`` says whether the caller should stop it.
+    A new session's JVM, and the Python workers it starts, write their output to ``log``
+    (``spark_log``) rather than the terminal."""
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
     if active is not None:
         return active, False
-    session = session_builder(master, name, event_dir).getOrCreate()
+    with _stderr_to(log) if log else nullcontext():
+        session = session_builder(master, name, event_dir).getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session, True
+
+
+SPARK_LOG = "spark.log"
+"""The file in a run's folder that holds Spark's and its Python workers' output."""
+
+
+def spark_log(event_dir: str | None) -> str | None:
+    """Where a session perfx starts for a run writes Spark's and the Python workers' output
+    (their traces when a task fails): ``spark.log`` in the run's folder, beside its event
+    log; None when the lineage store has no local folder (the output stays on the terminal)."""
+    if event_dir is None:
+        return None
+    folder = Path(event_dir).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder / SPARK_LOG)
+
+
+@contextmanager
+def _stderr_to(path: str):
+    """This process's standard error (file descriptor 2) points at ``path`` while the JVM
+    starts: the JVM inherits it, and so do the Python workers it forks later, so log4j's
+    console output, the JVM's own notices and the workers' traces all go there. Python's own
+    standard error comes back when the JVM is up."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(path, "ab") as log:
+            os.dup2(log.fileno(), 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+@contextmanager
+def traces_in(log: str | None):
+    """A run's one-line error names the file with Spark's and the Python workers' traces."""
+    try:
+        yield
+    except IsolationError as err:
+        if log is None or not os.path.isfile(log) or not os.path.getsize(log):
+            raise
+        raise type(err)(f"{err} (Spark's and the Python workers' traces: {log})") from None
 
 
 def check_input(input_path: str) -> None:
@@ -164,40 +215,42 @@ def run_traced(
     module = module or load_program(program)
     check_input(input_path)
     store, run_id, event_dir = prepare_run(store, run_id)
+    log = spark_log(event_dir)
     session, created = (
         (spark, False)
         if spark
-        else spark_session(master, f"perfx isolate {Path(program).name}", event_dir)
+        else spark_session(master, f"perfx isolate {Path(program).name}", event_dir, log)
     )
-    try:
-        ctx = TracedContext(
-            session,
-            run_id=run_id,
-            store=store,
-            lineage=lineage,
-            meta={
-                "program": str(Path(program).resolve()),
-                "input": input_path,
-                "event_log": event_log or event_log_of(session, event_dir if created else None),
-            },
-        )
+    with traces_in(log if created else None):
         try:
-            dataset = module.pipeline(ctx, input_path, **pipeline_args)
-        except IsolationError:
-            raise
-        except Exception as err:
-            raise IsolationError(
-                f"{program}: pipeline raised {type(err).__name__}: {err}"
-            ) from None
-        if not isinstance(dataset, TracedDataset):
-            raise IsolationError(
-                f"{program}: pipeline must return the final traced dataset, "
-                f"not {type(dataset).__name__}"
+            ctx = TracedContext(
+                session,
+                run_id=run_id,
+                store=store,
+                lineage=lineage,
+                meta={
+                    "program": str(Path(program).resolve()),
+                    "input": input_path,
+                    "event_log": event_log or event_log_of(session, event_dir if created else None),
+                },
             )
-        records = dataset.collect_traced()
-        meta = ctx.finish()
-    finally:
-        if created:
-            session.stop()
+            try:
+                dataset = module.pipeline(ctx, input_path, **pipeline_args)
+            except IsolationError:
+                raise
+            except Exception as err:
+                raise IsolationError(
+                    f"{program}: pipeline raised {type(err).__name__}: {err}"
+                ) from None
+            if not isinstance(dataset, TracedDataset):
+                raise IsolationError(
+                    f"{program}: pipeline must return the final traced dataset, "
+                    f"not {type(dataset).__name__}"
+                )
+            records = dataset.collect_traced()
+            meta = ctx.finish()
+        finally:
+            if created:
+                session.stop()
     stored = StoredRun.open(ctx.store, ctx.run_id)
     return IsolationResult(ctx.run_id, meta, records, outputs(stored), top_culprits(stored, top))

@@ -30,7 +30,9 @@ def why(
         load_program,
         prepare_run,
         run_traced,
+        spark_log,
         spark_session,
+        traces_in,
     )
 
     from .session import open as open_session
@@ -38,31 +40,34 @@ def why(
     module = load_program(program)
     check_input(input_path)
     lineage_store, run_id, event_dir = prepare_run(store)
+    traces = spark_log(event_dir)
     session, created = (
         (spark, False)
         if spark is not None
-        else spark_session(master, f"perfx why {Path(program).name}", event_dir)
+        else spark_session(master, f"perfx why {Path(program).name}", event_dir, traces)
     )
-    try:
-        event_log = event_log_of(session, event_dir if created else None)
-        if event_log is None:
-            raise IsolationError(
-                "the Spark session writes no event log (spark.eventLog.enabled): perfx why reads "
-                "the traced run's own log; let perfx start the session, or enable event logging in yours"
+    with traces_in(traces if created else None):
+        try:
+            event_log = event_log_of(session, event_dir if created else None)
+            if event_log is None:
+                raise IsolationError(
+                    "the Spark session writes no event log (spark.eventLog.enabled): perfx why "
+                    "reads the traced run's own log; let perfx start the session, or enable "
+                    "event logging in yours"
+                )
+            _warm_up(session, program, input_path, module)
+            run_traced(
+                program,
+                input_path,
+                spark=session,
+                store=lineage_store,
+                run_id=run_id,
+                module=module,
+                event_log=event_log,
             )
-        _warm_up(session, program, input_path, module)
-        run_traced(
-            program,
-            input_path,
-            spark=session,
-            store=lineage_store,
-            run_id=run_id,
-            module=module,
-            event_log=event_log,
-        )
-    finally:
-        if created:
-            session.stop()  # completes the event log
+        finally:
+            if created:
+                session.stop()  # completes the event log
     stored = open_run(run_id, lineage_store)
     task = skewed_task(traced_tasks(stored))
     return open_session([event_log]).explain(

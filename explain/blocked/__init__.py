@@ -5,7 +5,10 @@
 * ``progress`` — inverse progress rates, the yardstick stragglers are measured with.
 * ``stragglers`` — stragglers per stage and their causes by the paper's counterfactual rule,
   plus output skew and first task on an executor.
-* ``replay`` — replays the scheduling of stages, jobs and apps with changed task durations.
+* ``slots`` — what the real schedule says: executors' slots, slot releases and the delays
+  tasks waited with a slot free (locality wait).
+* ``pool`` — an app's slots during a replay, chosen as Spark's delay scheduling does.
+* ``replay`` — replays all of an app's jobs together with changed task durations.
 * ``whatif`` — job and app completion times without a blocked-time component or stragglers.
 * ``features`` — straggler flags and time shares as task features for explanations.
 """

@@ -1,44 +1,47 @@
-"""Replays the scheduling of a log's tasks with new durations (paper section 2.3.2, Figure 2).
+"""Replays the scheduling of an application's tasks with new durations (paper section 2.3.2,
+Figure 2), all of its jobs together on its executors' slots.
 
 Subtracting blocked time from each task and its original finish is not enough: later waves
-start earlier and tasks move to slots freed sooner. So each stage is replayed as a list
-scheduler over the slots it really used; locality is ignored, as in the paper.
+start earlier and tasks move to slots freed sooner. Nor can a job be replayed alone: the jobs
+of one SQL query run at once and share the executors, so a job's tasks wait for slots other
+jobs hold. So each application is replayed as one list scheduler over its executors' slots.
 
-* **Slots.** Each executor contributes as many slots as it ran attempts of the stage at once.
-  Concurrency is counted over each attempt minus its scheduler delay (at most half of it): the
-  driver launches the next task on a freed core before it records the previous task's finish,
-  and counting whole durations would see phantom extra slots.
-* **First wave.** An executor's slots open when it really began its first attempts of the
-  stage and start with those attempts: before any slot frees up the scheduler has no choice
-  to replay, and executors that joined late (dynamic allocation) still join late.
-* **Later waves.** The remaining attempts, in their real launch order, each take the slot that
-  frees first among those whose executor was still in the stage (had not yet finished its
-  last attempt of the stage, i.e. was not excluded or lost); when none is, the first free one.
-  Failed and killed attempts held a slot too, so every attempt with a launch and finish time
-  is replayed.
+* **Slots.** Each executor has as many slots as it ran attempts at once anywhere in the app
+  (``slots.executor_slots``). It joins at its first task, as long after that task's stage
+  became ready as it really did, and leaves likewise (``pool``).
+* **Tasks.** Every attempt with a launch and a finish (failed and killed ones held a slot too)
+  takes, in real launch order, the slot of its executor that frees first, or another
+  executor's when that one frees more than Spark's locality wait sooner (``pool``). It
+  launches when both that slot is free and its stage is ready, plus its *held delay*: how
+  long it really waited although both held (locality wait, the driver's lag in offering a
+  slot; ``slots.held_delays``). Time it waited for a slot is not kept: the replay's slots,
+  shared by every job of the app, decide it.
+* **Stages** are ready at their real submission, relative to what ran before them: a stage
+  is ready after every stage of its job that had finished before it was submitted, plus the
+  real gap between those finishes and its submission (time the driver spent submitting it);
+  a stage with nothing before it keeps its real offset from its job's submission.
+* **Jobs** are submitted in the same way relative to the jobs of their app that had finished
+  before them, else at their real time (jobs that overlapped still overlap), and end at their
+  last stage's end plus their real tail (the driver's time to wrap up). A job without tasks
+  (all stages skipped) keeps its real duration. An app ends at its last job's end plus its
+  real tail.
 
-Stages and jobs are placed as they really were, relative to what ran before them: a stage
-starts after every stage of its job that had finished before it really started, plus the
-real gap between those finishes and its own first launch (time the driver spent submitting
-it); a stage with nothing before it starts at its real offset from the job's submission. A
-job ends at its last stage's end plus its real tail (the driver's time to wrap it up). Jobs
-are placed within their app in the same way. This generalises the paper's replay, which ran
-a job's stages one after another and merged stages that overlapped: stages that really ran
-concurrently still do, each on its own slots. It is conservative: a stage waits for every
-stage that finished before it, not only its parents, so no what-if gets credit for running
-a stage earlier than the real order allows.
-
-Under the real durations the replay reproduces each stage's span up to the gaps between a
-finish and the next launch on a slot: that difference is the model error ``whatif`` reports.
+It is conservative: a stage waits for every stage of its job that finished before it, not
+only its parents, and a job for every job before it, so no what-if gets credit for running
+earlier than the real order allows. With the real durations the replay lands near the real
+times; where it does not (a task moved to another executor's slot, a slot count from peak
+concurrency that the executor did not always offer) is the model error ``whatif`` reports.
 """
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from .pool import SlotPool
+from .slots import executor_slots, held_delays, slot_release
 
 JOB_START = ("submission_time", "start_time")
 JOB_END = ("completion_time", "end_time")
@@ -48,9 +51,10 @@ APP_END = ("end_time", "completion_time")
 
 @dataclass(frozen=True)
 class Replay:
-    """Real and replayed bounds: ``stages``, ``jobs`` and ``apps`` tables, durations in ms.
-    Their ``app_id`` column holds the app run's ``app_key`` where the log has one (attempts of
-    one app are replayed apart)."""
+    """Real and replayed bounds: ``stages``, ``jobs`` and ``apps`` tables, times in ms. Their
+    ``app_id`` column holds the app run's ``app_key`` where the log has one (attempts of one
+    app are replayed apart). ``jobs.overlaps`` lists the jobs of the same app that really ran
+    at the same time as each job."""
 
     stages: pd.DataFrame
     jobs: pd.DataFrame
@@ -72,74 +76,26 @@ def replayable(tasks: pd.DataFrame) -> pd.DataFrame:
     return tasks[placed & launch.notna() & finish.notna() & (finish >= launch)]
 
 
-def executor_slots(group: pd.Series, launch: np.ndarray, busy_end: np.ndarray) -> pd.Series:
-    """Per group label: the most intervals [launch, busy_end) open at once (an interval that
-    ends at the instant another begins does not overlap it)."""
-    labels = group.to_numpy()
-    events = pd.DataFrame(
-        {
-            "group": np.concatenate([labels, labels]),
-            "time": np.concatenate([launch, busy_end]),
-            "delta": np.concatenate([np.ones(len(labels), int), -np.ones(len(labels), int)]),
-        }
-    ).sort_values(["group", "time", "delta"], kind="stable")
-    events["running"] = events.groupby("group")["delta"].cumsum()
-    return events.groupby("group")["running"].max().clip(lower=1)
-
-
-def simulate(opens: np.ndarray, closes: np.ndarray, seeds: np.ndarray, rest: np.ndarray) -> float:
-    """Span of a stage: slot i opens at ``opens[i]`` running its first attempt for ``seeds[i]``
-    ms; each of ``rest`` (in order) then takes the slot that frees first among those freeing
-    before their ``closes``, else the slot that frees first. A slot's free time only grows, so
-    once past its close it stays closed: two heaps, open and closed slots."""
-    free = opens + seeds
-    end = float(free.max()) if len(free) else 0.0
-    open_slots = [(float(f), i) for i, f in enumerate(free)]
-    heapq.heapify(open_slots)
-    closed: list[tuple[float, int]] = []
-    for d in rest:
-        while open_slots and open_slots[0][0] >= closes[open_slots[0][1]]:
-            heapq.heappush(closed, heapq.heappop(open_slots))
-        slots = open_slots if open_slots else closed
-        at, i = heapq.heappop(slots)
-        heapq.heappush(slots, (at + float(d), i))
-        end = max(end, at + float(d))
-    return end
-
-
-def chain(start: np.ndarray, end: np.ndarray, span: np.ndarray, origin: float) -> np.ndarray:
-    """Replayed ends of units that really ran over [start, end) and now take ``span`` each,
-    relative to a replayed origin at 0 (the real ``origin``): each unit starts after the
-    replayed ends of the units that really ended before it started, plus the real gap."""
-    n = len(start)
-    new_end = np.zeros(n)
-    for i in np.lexsort((end, start)):
-        before = end <= start[i]
-        before[i] = False
-        if before.any():
-            new_start = new_end[before].max() + (start[i] - end[before].max())
-        else:
-            new_start = start[i] - origin
-        new_end[i] = new_start + span[i]
-    return new_end
-
-
 def app_column(table: pd.DataFrame) -> str:
     """The column naming an application run: ``app_key`` tells apart attempts of one app id."""
     return "app_key" if "app_key" in table.columns else "app_id"
 
 
 def _bounds(
-    table: pd.DataFrame, keys: list[str], starts: tuple[str, ...], ends: tuple[str, ...]
+    table: pd.DataFrame | None,
+    keys: list[str],
+    starts: tuple[str, ...],
+    ends: tuple[str, ...],
 ) -> pd.DataFrame:
-    """``keys`` + ``start``/``end`` from the first of the candidate columns the table has."""
+    """``keys`` + ``start``/``end`` from the first of the candidate columns the table has,
+    indexed by ``keys``."""
     if (
         table is None
         or table.empty
         or "app_id" not in table.columns
         or not set(keys[1:]) <= set(table.columns)
     ):
-        return pd.DataFrame(columns=[*keys, "start", "end"])
+        return pd.DataFrame(columns=[*keys, "start", "end"]).set_index(keys)
     table = table[table[app_column(table)].notna()]  # MapReduce jobs beside Spark apps have none
     out = table[keys[1:]].astype(str).assign(app_id=table[app_column(table)].astype(str))[keys]
 
@@ -151,86 +107,178 @@ def _bounds(
             else pd.Series(np.nan, index=table.index)
         )
 
-    return out.assign(start=pick(starts), end=pick(ends))
+    out = out.assign(start=pick(starts), end=pick(ends))
+    return out.drop_duplicates(keys).set_index(keys)
 
 
-def slot_release(t: pd.DataFrame) -> np.ndarray:
-    """When an attempt gave its slot back: its finish minus its scheduler delay (the driver's
-    hand-off lag is part of that delay), but at most half its duration, so that attempts made
-    mostly of scheduler delay still count as running at the same time."""
-    launch = pd.to_numeric(t["launch_time"], errors="coerce").to_numpy(float)
-    finish = pd.to_numeric(t["finish_time"], errors="coerce").to_numpy(float)
-    if "scheduler_delay" not in t.columns:
-        return finish
-    delay = pd.to_numeric(t["scheduler_delay"], errors="coerce").fillna(0).to_numpy(float)
-    return finish - np.minimum(delay, (finish - launch) / 2)
-
-
-def _stages(tasks: pd.DataFrame, durations: pd.Series) -> pd.DataFrame:
+def _attempts(tasks: pd.DataFrame, durations: pd.Series, stages: pd.DataFrame | None):
+    """The attempts in real launch order with what the replay needs of each: app, job, stage,
+    executor, real launch/finish, its stage's real submission (``ready``), new duration,
+    hand-off ``lag`` (finish - slot release) and ``held`` delay; and the executors' slots."""
     machine = next((c for c in ("executor_id", "host") if c in tasks.columns), None)
-    t = tasks.assign(
-        app_id=tasks[app_column(tasks)].astype(str),
-        job_id=tasks["job_id"].astype(str),
-        machine=tasks["stage_key"].astype(str)
-        + "\0"
-        + (tasks[machine].astype(str) if machine else ""),
-        launch_time=pd.to_numeric(tasks["launch_time"]).astype(float),
-        finish_time=pd.to_numeric(tasks["finish_time"]).astype(float),
-        new_duration=durations.reindex(tasks.index).astype(float).clip(lower=0),
-    ).sort_values(["stage_key", "launch_time"], kind="stable")
-    stage_start = t.groupby("stage_key")["launch_time"].transform("min")
-    slots = executor_slots(t["machine"], t["launch_time"].to_numpy(float), slot_release(t))
-    t["offset"] = t["launch_time"] - stage_start
-    t["close"] = t.groupby("machine")["finish_time"].transform("max") - stage_start
-    t["opening"] = t.groupby("machine").cumcount() < t["machine"].map(slots)
-
-    spans = {}
-    for key, g in t.groupby("stage_key", sort=False):
-        first = g[g["opening"]]
-        spans[key] = simulate(
-            first["offset"].to_numpy(),
-            first["close"].to_numpy(),
-            first["new_duration"].to_numpy(),
-            g.loc[~g["opening"], "new_duration"].to_numpy(),
-        )
-    stages = t.groupby("stage_key", sort=False).agg(
-        app_id=("app_id", "first"),
-        job_id=("job_id", "first"),
-        start=("launch_time", "min"),
-        end=("finish_time", "max"),
-        tasks=("launch_time", "size"),
-        slots=("opening", "sum"),
+    app = tasks[app_column(tasks)].astype(str)
+    launch = pd.to_numeric(tasks["launch_time"]).astype(float)
+    t = pd.DataFrame(
+        {
+            "app": app,
+            "job": tasks["job_id"].astype(str),
+            "stage": tasks["stage_key"].astype(str),
+            "executor": app + "\0" + (tasks[machine].astype(str) if machine else ""),
+            "launch": launch,
+            "finish": pd.to_numeric(tasks["finish_time"]).astype(float),
+            "new": durations.reindex(tasks.index).astype(float).clip(lower=0),
+        },
+        index=tasks.index,
     )
-    stages["replay_span"] = pd.Series(spans)
-    return stages.reset_index()
-
-
-def _place(units: pd.DataFrame, parents: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Replayed duration of each parent (job or app) from its units (stages or jobs): units
-    chained from the parent's real start, plus the parent's real tail after its last unit.
-    Parents with no units (a job whose stages were all skipped) keep their real duration."""
-    rows = []
-    for key, group in units.groupby(keys, sort=False):
-        key = key if isinstance(key, tuple) else (key,)
-        label = key if len(keys) > 1 else key[0]
-        real = parents.loc[label] if label in parents.index else None
-        first, last = group["start"].min(), group["end"].max()
-        start = first if real is None or pd.isna(real["start"]) else min(real["start"], first)
-        end = last if real is None or pd.isna(real["end"]) else real["end"]
-        new_end = chain(
-            group["start"].to_numpy(float),
-            group["end"].to_numpy(float),
-            group["replay_span"].to_numpy(float),
-            start,
-        )
-        rows.append((*key, start, end, end - start, new_end.max() + (end - last), len(group)))
-    placed = pd.DataFrame(rows, columns=[*keys, "start", "end", "real_ms", "replay_ms", "units"])
-    empty = parents[~parents.index.isin(placed.set_index(keys).index)].dropna(
-        subset=["start", "end"]
+    t["release"] = slot_release(tasks)
+    t["lag"] = t["finish"] - t["release"]
+    first_launch = t.groupby("stage")["launch"].transform("min")
+    submitted = t["stage"].map(_stage_submissions(stages)).astype(float)
+    t["ready"] = submitted.where(submitted < first_launch, first_launch)
+    t = t.sort_values(["launch", "ready", "finish"], kind="stable")
+    slots = executor_slots(t["executor"], t["launch"].to_numpy(), t["release"].to_numpy())
+    t["held"] = held_delays(
+        t["executor"].to_numpy(),
+        t["launch"].to_numpy(),
+        t["release"].to_numpy(),
+        t["ready"].to_numpy(),
+        slots.to_dict(),
     )
-    empty = empty.reset_index().assign(real_ms=lambda d: d["end"] - d["start"], units=0)
-    empty["replay_ms"] = empty["real_ms"]
-    return pd.concat([placed, empty[placed.columns]], ignore_index=True) if len(empty) else placed
+    return t, slots
+
+
+def _stage_submissions(stages: pd.DataFrame | None) -> pd.Series:
+    """Stage key -> real submission time, where the stages table has one."""
+    if stages is None or stages.empty or not {"id", "submission_time"} <= set(stages.columns):
+        return pd.Series(dtype=float)
+    submitted = pd.to_numeric(stages["submission_time"], errors="coerce")
+    return pd.Series(submitted.to_numpy(), index=stages["id"].astype(str)).dropna()
+
+
+def _follow(
+    start: float, ends: np.ndarray, new_ends: np.ndarray, origin: float, new_origin: float
+) -> float:
+    """Replayed start of a unit that really started at ``start``: after the replayed ends of
+    the units that really ended by then, plus the real gap; else at its real offset from the
+    replayed origin."""
+    before = ends <= start
+    if before.any():
+        return float(new_ends[before].max() + (start - ends[before].max()))
+    return new_origin + (start - origin)
+
+
+class _AppReplay:
+    """One application's replay. Jobs, stages and attempts are events in real time order (a
+    job's submission before its stages', a stage's before its attempts'), so whatever a
+    unit follows has been replayed when it comes."""
+
+    def __init__(self, attempts: pd.DataFrame, stages: pd.DataFrame, jobs: pd.DataFrame):
+        self.attempts, self.stages, self.jobs = attempts, stages, jobs
+        job_of_stage = stages["job"].map(pd.Series(np.arange(len(jobs)), index=jobs["job_id"]))
+        self.job_of_stage = job_of_stage.to_numpy(int)
+        self.stages_of_job = [np.flatnonzero(self.job_of_stage == j) for j in range(len(jobs))]
+        self.job_start = jobs["start"].to_numpy(float)
+        self.job_end = jobs["end"].to_numpy(float)
+        self.job_tail = jobs["tail"].to_numpy(float)
+        self.stage_submit = stages["submit"].to_numpy(float)
+        self.stage_end = stages["end"].to_numpy(float)
+        self.new_job_start = np.full(len(jobs), np.nan)
+        self.new_stage_ready = np.full(len(stages), np.nan)
+        self.new_stage_end = np.full(len(stages), -np.inf)
+        self.new_job_last = np.full(len(jobs), -np.inf)  # replayed end of its last stage
+
+    def new_job_end(self) -> np.ndarray:
+        """Replayed end of every job so far: its last stage's end plus its real tail, or, for
+        a job without stages, its replayed start plus its real duration."""
+        last = self.new_job_last
+        with np.errstate(invalid="ignore"):  # jobs without stages have no tail
+            return np.where(
+                np.isfinite(last),
+                last + self.job_tail,
+                self.new_job_start + self.job_end - self.job_start,
+            )
+
+    def submit_job(self, j: int, origin: float) -> None:
+        others = np.arange(len(self.jobs)) != j
+        self.new_job_start[j] = _follow(
+            self.job_start[j], self.job_end[others], self.new_job_end()[others], origin, origin
+        )
+
+    def submit_stage(self, s: int) -> None:
+        j = self.job_of_stage[s]
+        same = self.stages_of_job[j]
+        same = same[same != s]
+        self.new_stage_ready[s] = _follow(
+            self.stage_submit[s],
+            self.stage_end[same],
+            self.new_stage_end[same],
+            self.job_start[j],
+            self.new_job_start[j],
+        )
+
+    def run(self, slots: pd.Series, origin: float) -> None:
+        """Submits jobs and stages and places every attempt on the slot that frees first."""
+        a = self.attempts
+        by_executor = a.groupby("executor")
+        opens, closes = by_executor["launch"].min(), by_executor["finish"].max()
+        counts = slots.reindex(opens.index).astype(int)
+        executor_of = a["executor"].map(pd.Series(np.arange(len(opens)), index=opens.index))
+        pool = SlotPool(list(counts))
+        opens, closes = opens.to_numpy(float), closes.to_numpy(float)
+        executor_of = executor_of.to_numpy(int)
+        stage_of = a["stage"].map(pd.Series(np.arange(len(self.stages)), index=self.stages.index))
+        stage_of = stage_of.to_numpy(int)
+        held, new, lag = a["held"].to_numpy(), a["new"].to_numpy(), a["lag"].to_numpy()
+        n_jobs, n_stages = len(self.jobs), len(self.stages)
+        kinds = np.repeat([0, 1, 2], [n_jobs, n_stages, len(a)])
+        times = np.concatenate([self.job_start, self.stage_submit, a["launch"].to_numpy(float)])
+        for event in np.lexsort((kinds, times)):
+            if event < n_jobs:
+                self.submit_job(event, origin)
+            elif event < n_jobs + n_stages:
+                self.submit_stage(event - n_jobs)
+            else:
+                i = event - n_jobs - n_stages
+                s = stage_of[i]
+                ready, e = self.new_stage_ready[s], executor_of[i]
+                if not pool.joined(e):
+                    shift = ready - self.stage_submit[s]
+                    pool.join(e, opens[e] + shift, closes[e] + shift)
+                free, slot = pool.take(e, ready)
+                finish = max(free, ready) + held[i] + new[i]
+                pool.give_back(slot, finish - min(lag[i], new[i] / 2))
+                self.new_stage_end[s] = max(self.new_stage_end[s], finish)
+                j = self.job_of_stage[s]
+                self.new_job_last[j] = max(self.new_job_last[j], finish)
+
+
+def _overlaps(jobs: pd.DataFrame) -> list[list[str]]:
+    """Per job: the other jobs that really ran at the same time (their spans intersect)."""
+    start, end, ids = jobs["start"].to_numpy(), jobs["end"].to_numpy(), jobs["job_id"].to_numpy()
+    together = (start[:, None] < end[None, :]) & (start[None, :] < end[:, None])
+    np.fill_diagonal(together, False)
+    return [list(ids[row]) for row in together]
+
+
+def _app_jobs(stages: pd.DataFrame, bounds: pd.DataFrame) -> pd.DataFrame:
+    """One app's jobs with real ``start``/``end`` (the jobs table's, widened to their stages'),
+    ``tail`` after their last stage, and stage and task counts."""
+    per_job = stages.groupby("job").agg(
+        first=("submit", "min"),
+        last=("end", "max"),
+        stages=("tasks", "size"),
+        tasks=("tasks", "sum"),
+    )
+    jobs = bounds.astype(float).join(per_job, how="outer")
+    jobs["start"] = (
+        jobs["start"].where(jobs["start"] < jobs["first"], jobs["first"]).fillna(jobs["start"])
+    )
+    jobs["end"] = jobs["end"].fillna(jobs["last"])
+    jobs["tail"] = jobs["end"] - jobs["last"]
+    jobs = jobs.dropna(subset=["start", "end"]).fillna({"stages": 0, "tasks": 0})
+    return jobs.rename_axis("job_id").reset_index()[
+        ["job_id", "start", "end", "tail", "stages", "tasks"]
+    ]
 
 
 def replay(
@@ -238,20 +286,101 @@ def replay(
     durations: pd.Series,
     jobs: pd.DataFrame | None = None,
     apps: pd.DataFrame | None = None,
+    stages: pd.DataFrame | None = None,
 ) -> Replay:
     """Replays ``tasks`` (replayable attempts) with new ``durations`` (ms, aligned to tasks).
 
-    Job and app bounds come from the ``jobs``/``apps`` tables where they have them (Spark's
-    submission and completion times), else from their tasks."""
-    stages = _stages(tasks, durations)
-    job_bounds = _bounds(jobs, ["app_id", "job_id"], JOB_START, JOB_END).set_index(
-        ["app_id", "job_id"]
+    Stage, job and app bounds come from the ``stages``/``jobs``/``apps`` tables where they
+    have them (Spark's submission and completion times), else from their tasks."""
+    attempts, slots = _attempts(tasks, durations, stages)
+    stage_table = attempts.groupby("stage", sort=False).agg(
+        app=("app", "first"),
+        job=("job", "first"),
+        submit=("ready", "min"),
+        end=("finish", "max"),
+        tasks=("launch", "size"),
     )
-    job_table = _place(stages, job_bounds, ["app_id", "job_id"]).rename(columns={"units": "stages"})
-    task_counts = stages.groupby(["app_id", "job_id"])["tasks"].sum().rename("tasks")
-    job_table = job_table.join(task_counts, on=["app_id", "job_id"]).fillna({"tasks": 0})
+    job_bounds = _bounds(jobs, ["app_id", "job_id"], JOB_START, JOB_END)
+    app_bounds = _bounds(apps, ["app_id"], APP_START, APP_END)
+    apps_seen = list(dict.fromkeys([*stage_table["app"], *job_bounds.index.get_level_values(0)]))
+    stage_rows, job_rows, app_rows = [], [], []
+    for app in apps_seen:
+        app_stages = stage_table[stage_table["app"] == app]
+        app_jobs = _app_jobs(
+            app_stages,
+            job_bounds.xs(app, level="app_id")
+            if app in job_bounds.index
+            else job_bounds.droplevel(0).iloc[0:0],
+        )
+        if app_jobs.empty:
+            continue
+        real = app_bounds.loc[app] if app in app_bounds.index else None
+        start = app_jobs["start"].min()
+        if real is not None and pd.notna(real["start"]):
+            start = min(start, real["start"])
+        end = real["end"] if real is not None and pd.notna(real["end"]) else app_jobs["end"].max()
+        replayed = _AppReplay(attempts[attempts["app"] == app], app_stages, app_jobs)
+        replayed.run(slots, start)
+        new_job_end = replayed.new_job_end()
+        stage_rows.append(
+            app_stages.assign(
+                replay_start=replayed.new_stage_ready, replay_end=replayed.new_stage_end
+            )
+        )
+        job_rows.append(
+            app_jobs.assign(
+                app_id=app,
+                real_ms=app_jobs["end"] - app_jobs["start"],
+                replay_ms=new_job_end - replayed.new_job_start,
+                overlaps=_overlaps(app_jobs),
+            )
+        )
+        new_end = new_job_end.max() + (end - app_jobs["end"].max())
+        app_rows.append((app, start, end, end - start, new_end - start, len(app_jobs)))
+    for app, real in app_bounds.dropna().iterrows():  # apps without jobs keep their real time
+        if app not in {row[0] for row in app_rows}:
+            duration = real["end"] - real["start"]
+            app_rows.append((app, real["start"], real["end"], duration, duration, 0))
+    return Replay(
+        _table(stage_rows, STAGE_COLUMNS, index_name="stage_key"),
+        _table(job_rows, JOB_COLUMNS),
+        pd.DataFrame(app_rows, columns=APP_COLUMNS),
+    )
 
-    app_bounds = _bounds(apps, ["app_id"], APP_START, APP_END).set_index("app_id")
-    units = job_table.rename(columns={"replay_ms": "replay_span"})
-    app_table = _place(units, app_bounds, ["app_id"]).rename(columns={"units": "jobs"})
-    return Replay(stages, job_table, app_table)
+
+STAGE_COLUMNS = [
+    "stage_key",
+    "app_id",
+    "job_id",
+    "start",
+    "end",
+    "tasks",
+    "replay_start",
+    "replay_end",
+]
+JOB_COLUMNS = [
+    "app_id",
+    "job_id",
+    "start",
+    "end",
+    "real_ms",
+    "replay_ms",
+    "stages",
+    "tasks",
+    "overlaps",
+]
+APP_COLUMNS = ["app_id", "start", "end", "real_ms", "replay_ms", "jobs"]
+
+
+def _table(
+    parts: list[pd.DataFrame], columns: list[str], index_name: str | None = None
+) -> pd.DataFrame:
+    """The per-app parts as one table with ``columns`` (an empty one when no app had any)."""
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    table = pd.concat(parts)
+    if index_name:
+        table = table.rename_axis(index_name).reset_index()
+    return table.rename(columns={"app": "app_id", "job": "job_id", "submit": "start"})[
+        columns
+    ].reset_index(drop=True)

@@ -29,7 +29,7 @@ import pandas as pd
 
 from . import components
 from .progress import numeric_column, stage_median, straggles, work
-from .replay import slot_release
+from .slots import slot_release
 
 SPECIAL_CAUSES = ("output_skew", "first_task")
 _IDENTITY = (

@@ -115,10 +115,11 @@ def whatifs(log: Log, scenarios: Sequence[Sequence[str]]) -> list[WhatIf]:
         (attempts["finish_time"] - attempts["launch_time"]).astype(float),
         log.jobs,
         log.apps,
+        log.stages,
     )
     results = []
     for without, durations in zip(scenarios, changed):
-        alt = replay(attempts, durations, log.jobs, log.apps)
+        alt = replay(attempts, durations, log.jobs, log.apps, log.stages)
         results.append(
             WhatIf(
                 _compare(base.jobs, alt.jobs, ["app_id", "job_id"]),

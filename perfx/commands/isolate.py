@@ -21,9 +21,13 @@ from .options import format_option, store_option
 
 @contextmanager
 def spark_progress(sc, console):
-    """A live line per running Spark stage (tasks done / total) on stderr."""
+    """A live line per running Spark stage (tasks done / total) on stderr, when stderr is a
+    terminal (elsewhere a transient display would leave a blank line behind)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    if not console.is_terminal:
+        yield
+        return
     stop = threading.Event()
     with Progress(
         TextColumn("{task.description}"),
@@ -91,7 +95,9 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
         load_program,
         prepare_run,
         run_traced,
+        spark_log,
         spark_session,
+        traces_in,
     )
 
     module = load_program(program)  # a broken program or a missing input fails before a JVM starts
@@ -99,25 +105,32 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
     console = terminal.console()
     status = terminal.console(stderr=True)
     if fmt == "text":
-        status.print(f"Starting Spark ({master}) for a traced run of {program}...")
+        status.print(
+            f"Starting Spark ({master}) for a traced run of {program}...",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     lineage_store, run_id, event_dir = prepare_run(store)
-    session, created = spark_session(master, f"perfx isolate {Path(program).name}", event_dir)
-    try:
-        with spark_progress(session.sparkContext, status):
-            result = run_traced(
-                program,
-                input_path,
-                spark=session,
-                store=lineage_store,
-                lineage=lineage,
-                top=top,
-                module=module,
-                run_id=run_id,
-                event_log=event_log_of(session, event_dir if created else None),
-            )
-    finally:
-        if created:
-            session.stop()
+    log = spark_log(event_dir)
+    session, created = spark_session(master, f"perfx isolate {Path(program).name}", event_dir, log)
+    with traces_in(log if created else None):
+        try:
+            with spark_progress(session.sparkContext, status):
+                result = run_traced(
+                    program,
+                    input_path,
+                    spark=session,
+                    store=lineage_store,
+                    lineage=lineage,
+                    top=top,
+                    module=module,
+                    run_id=run_id,
+                    event_log=event_log_of(session, event_dir if created else None),
+                )
+        finally:
+            if created:
+                session.stop()
     if fmt == "json":
         click.echo(
             json.dumps(

@@ -25,9 +25,11 @@ from .options import emit, format_option, log_option, open_session
 def whatif(logs, without, fmt) -> None:
     """How much faster would each job have run without GC, network, disk, ... or stragglers?
 
-    Replays every stage's scheduling on the slots it really used with shortened tasks
-    (blocked-time analysis, NSDI 2015). The improvement compares with the replay of the real
-    durations; the model error is how far that replay is from the real job time.
+    Replays all of an application's jobs together on its executors' slots with shortened
+    tasks (blocked-time analysis, NSDI 2015), keeping the delays each task really had with a
+    free slot (locality wait). The improvement compares with the replay of the real
+    durations; the model error is how far that replay is from the real job time. Jobs that
+    ran at the same time share the slots and are listed as overlapped.
     """
     from perfx.results.whatif import scenarios_of
 

@@ -6,6 +6,7 @@ JSON (stable)::
     {"scenarios": ["gc", "network+disk", ...],
      "model_error": {"jobs": n, "median": r, "p95": r, "max": r},   # |modelled - real| / real
      "jobs": [{"app_id", "job_id", "real_ms", "modelled_ms", "model_error",
+               "overlapped_with": ["<job id>", ...],   # jobs of the app that ran at once
                "whatif": {"<scenario>": {"ms": x, "improvement": r}}}],
      "apps": [... same fields per app ...]}
 """
@@ -60,15 +61,16 @@ def _rows(results: Sequence[Any], table: str, keys: list[str]) -> list[dict[str,
                 "ms": _number(other["whatif_ms"]),
                 "improvement": _number(other["improvement"]),
             }
-        rows.append(
-            {
-                **{k: str(row[k]) for k in keys},
-                "real_ms": _number(row["real_ms"]),
-                "modelled_ms": _number(row["modelled_ms"]),
-                "model_error": _number(row["model_error"]),
-                "whatif": whatif,
-            }
-        )
+        out: dict[str, Any] = {
+            **{k: str(row[k]) for k in keys},
+            "real_ms": _number(row["real_ms"]),
+            "modelled_ms": _number(row["modelled_ms"]),
+            "model_error": _number(row["model_error"]),
+        }
+        if "overlaps" in first.columns:
+            out["overlapped_with"] = [str(j) for j in row["overlaps"]]
+        out["whatif"] = whatif
+        rows.append(out)
     return rows
 
 
@@ -84,6 +86,16 @@ def _error_summary(jobs: list[dict[str, Any]]) -> dict[str, Any]:
         "p95": float(np.percentile(errors, 95)),
         "max": float(errors.max()),
     }
+
+
+OVERLAPS_SHOWN = 5
+"""Jobs named in a row's "Overlapped with" cell before "and N more"."""
+
+
+def _overlapped(jobs: list[str]) -> str:
+    shown = ", ".join(jobs[:OVERLAPS_SHOWN])
+    more = len(jobs) - OVERLAPS_SHOWN
+    return f"{shown} and {more} more" if more > 0 else shown or "-"
 
 
 def _percent(value: float | None) -> str:
@@ -130,12 +142,18 @@ class WhatIfReport:
         table = Table(title=title)
         for k in keys:
             table.add_column(k.replace("_", " ").title(), overflow="fold")
+        overlaps = any("overlapped_with" in r for r in rows)
+        if overlaps:
+            table.add_column("Overlapped with", overflow="fold")
         table.add_column("Real", justify="right")
         table.add_column("Modelled (error)", justify="right")
         for s in self.scenarios:
             table.add_column(f"Without {s}", justify="right", overflow="fold")
         for r in rows:
-            cells = [safe_text(r[k]) for k in keys] + [
+            cells = [safe_text(r[k]) for k in keys]
+            if overlaps:
+                cells.append(_overlapped(r.get("overlapped_with", [])))
+            cells += [
                 _seconds(r["real_ms"]),
                 f"{_seconds(r['modelled_ms'])} ({_percent(r['model_error'])})",
             ]
@@ -163,4 +181,9 @@ class WhatIfReport:
             f"Model error |modelled - real| / real over {summary['jobs']} jobs: median "
             f"{_percent(summary['median'])}, 95th percentile {_percent(summary['p95'])}, "
             f"max {_percent(summary['max'])}"
+        )
+        overlapped = sum(bool(j.get("overlapped_with")) for j in self.jobs)
+        yield safe_text(
+            f"{overlapped} of {len(self.jobs)} jobs overlapped other jobs of their app and "
+            "shared its slots"
         )

@@ -128,3 +128,18 @@ def test_whatif_of_a_mixed_folder_replays_the_spark_jobs(mixed):
     assert result.exit_code == 0, result.output
     jobs = json.loads(result.output)["jobs"]
     assert jobs and {j["app_id"] for j in jobs} == {"local-1430917381534"}
+
+
+def test_whatif_names_the_jobs_that_overlapped(data_dir):
+    log = str(
+        data_dir
+        / "public"
+        / "NVIDIA__spark-rapids-tools"
+        / "eventlog_4nodes_8cores_dynamic_alloc.zstd"
+    )
+    data = json.loads(_run("whatif", "--log", log, "--without", "gc", "--format", "json").output)
+    overlaps = {j["job_id"]: j["overlapped_with"] for j in data["jobs"]}
+    assert overlaps["12"] == ["13"] and overlaps["13"] == ["12"] and overlaps["10"] == []
+    text = _run("whatif", "--log", log, "--without", "gc").output
+    assert "Overlapped with" in text
+    assert "jobs overlapped other jobs" in text

@@ -1,0 +1,71 @@
+"""Spark's and the Python workers' traces go to ``spark.log`` in the run's folder: a failing
+user function shows its one-line error and that file's path on the terminal, nothing more."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from perfx.isolation.errors import IsolationError, UdfError
+from perfx.isolation.runner import SPARK_LOG, spark_log, traces_in
+
+FAILING = """
+def parse(line):
+    raise ValueError(f"cannot parse {line!r}")
+
+
+def pipeline(ctx, input_path):
+    return ctx.textFile(input_path).map(parse)
+"""
+
+
+@pytest.mark.spark
+def test_a_failing_udf_prints_one_line_and_the_trace_file(tmp_path):
+    program, data = tmp_path / "failing.py", tmp_path / "lines.txt"
+    program.write_text(FAILING)
+    data.write_text("first\nsecond\n")
+    store = tmp_path / "runs"
+    done = subprocess.run(
+        [sys.executable, "-m", "perfx.cli", "isolate", str(program), "--input", str(data)]
+        + ["--store", str(store)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("Starting Spark"), done.stderr
+    error = lines[1]
+    assert error.startswith("perfx: parse raised ValueError: cannot parse 'first' on record first")
+    logged = next(store.glob(f"*/{SPARK_LOG}"))
+    assert error.endswith(f"(Spark's and the Python workers' traces: {logged})")
+    trace = logged.read_text()
+    assert "Traceback (most recent call last)" in trace and "PythonException" in trace
+    assert 'raise ValueError(f"cannot parse {line!r}")' in trace
+
+
+def test_the_log_is_in_the_run_folder(tmp_path):
+    events = tmp_path / "runs" / "20260101-000000-abcdef" / "events"
+    assert spark_log(str(events)) == str(events.parent / SPARK_LOG)
+    assert spark_log(None) is None  # a store without a local folder
+
+
+def test_errors_name_the_trace_file_only_when_it_holds_something(tmp_path):
+    log = tmp_path / SPARK_LOG
+    log.write_text("")
+    with pytest.raises(IsolationError, match=r"^boom$"), traces_in(str(log)):
+        raise IsolationError("boom")
+    log.write_text("ERROR Executor: ...\n")
+    with pytest.raises(UdfError) as caught, traces_in(str(log)):
+        raise UdfError("parse raised ValueError")
+    assert (
+        str(caught.value)
+        == f"parse raised ValueError (Spark's and the Python workers' traces: {log})"
+    )
+    with pytest.raises(ValueError, match="not ours"), traces_in(str(log)):
+        raise ValueError("not ours")
+    assert Path(log).read_text() == "ERROR Executor: ...\n"
