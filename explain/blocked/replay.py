@@ -111,10 +111,11 @@ def _bounds(
     return out.drop_duplicates(keys).set_index(keys)
 
 
-def _attempts(tasks: pd.DataFrame, durations: pd.Series, stages: pd.DataFrame | None):
+def _attempts(tasks: pd.DataFrame, stages: pd.DataFrame | None):
     """The attempts in real launch order with what the replay needs of each: app, job, stage,
-    executor, real launch/finish, its stage's real submission (``ready``), new duration,
-    hand-off ``lag`` (finish - slot release) and ``held`` delay; and the executors' slots."""
+    executor, real launch/finish, its stage's real submission (``ready``), hand-off ``lag``
+    (finish - slot release) and ``held`` delay; and the executors' slots. None of it depends
+    on the durations replayed, so what-if scenarios share it."""
     machine = next((c for c in ("executor_id", "host") if c in tasks.columns), None)
     app = tasks[app_column(tasks)].astype(str)
     launch = pd.to_numeric(tasks["launch_time"]).astype(float)
@@ -126,7 +127,6 @@ def _attempts(tasks: pd.DataFrame, durations: pd.Series, stages: pd.DataFrame | 
             "executor": app + "\0" + (tasks[machine].astype(str) if machine else ""),
             "launch": launch,
             "finish": pd.to_numeric(tasks["finish_time"]).astype(float),
-            "new": durations.reindex(tasks.index).astype(float).clip(lower=0),
         },
         index=tasks.index,
     )
@@ -224,32 +224,44 @@ class _AppReplay:
         counts = slots.reindex(opens.index).astype(int)
         executor_of = a["executor"].map(pd.Series(np.arange(len(opens)), index=opens.index))
         pool = SlotPool(list(counts))
-        opens, closes = opens.to_numpy(float), closes.to_numpy(float)
+        opens, closes = opens.to_numpy(float).tolist(), closes.to_numpy(float).tolist()
         executor_of = executor_of.to_numpy(int)
         stage_of = a["stage"].map(pd.Series(np.arange(len(self.stages)), index=self.stages.index))
         stage_of = stage_of.to_numpy(int)
-        held, new, lag = a["held"].to_numpy(), a["new"].to_numpy(), a["lag"].to_numpy()
+        # Python lists, not numpy arrays, in the loop over attempts: a numpy scalar costs ten
+        # times a float in the arithmetic of one attempt, and a log has 10^5 of them.
+        held, new, lag = a["held"].tolist(), a["new"].tolist(), a["lag"].tolist()
+        stage_list, executor_list = stage_of.tolist(), executor_of.tolist()
+        job_of_stage = self.job_of_stage.tolist()
+        stage_end = self.new_stage_end.tolist()
+        job_last = self.new_job_last.tolist()
         n_jobs, n_stages = len(self.jobs), len(self.stages)
         kinds = np.repeat([0, 1, 2], [n_jobs, n_stages, len(a)])
         times = np.concatenate([self.job_start, self.stage_submit, a["launch"].to_numpy(float)])
-        for event in np.lexsort((kinds, times)):
+        for event in np.lexsort((kinds, times)).tolist():
             if event < n_jobs:
+                self.new_job_last[:] = job_last  # submit_job reads the replayed job ends
                 self.submit_job(event, origin)
             elif event < n_jobs + n_stages:
+                self.new_stage_end[:] = stage_end  # submit_stage reads the replayed stage ends
                 self.submit_stage(event - n_jobs)
             else:
                 i = event - n_jobs - n_stages
-                s = stage_of[i]
-                ready, e = self.new_stage_ready[s], executor_of[i]
+                s = stage_list[i]
+                ready, e = float(self.new_stage_ready[s]), executor_list[i]
                 if not pool.joined(e):
-                    shift = ready - self.stage_submit[s]
+                    shift = ready - float(self.stage_submit[s])
                     pool.join(e, opens[e] + shift, closes[e] + shift)
                 free, slot = pool.take(e, ready)
                 finish = max(free, ready) + held[i] + new[i]
                 pool.give_back(slot, finish - min(lag[i], new[i] / 2))
-                self.new_stage_end[s] = max(self.new_stage_end[s], finish)
-                j = self.job_of_stage[s]
-                self.new_job_last[j] = max(self.new_job_last[j], finish)
+                if finish > stage_end[s]:
+                    stage_end[s] = finish
+                j = job_of_stage[s]
+                if finish > job_last[j]:
+                    job_last[j] = finish
+        self.new_stage_end[:] = stage_end
+        self.new_job_last[:] = job_last
 
 
 def _overlaps(jobs: pd.DataFrame) -> list[list[str]]:
@@ -281,18 +293,84 @@ def _app_jobs(stages: pd.DataFrame, bounds: pd.DataFrame) -> pd.DataFrame:
     ]
 
 
-def replay(
+@dataclass(frozen=True)
+class Schedule:
+    """What a replay needs that does not depend on the durations replayed: the attempts in
+    launch order with their measured delays, the executors' slots, and the real bounds of
+    stages, jobs and apps. Built once, replayed once per what-if scenario."""
+
+    attempts: pd.DataFrame
+    slots: pd.Series
+    stage_table: pd.DataFrame
+    job_bounds: pd.DataFrame
+    app_bounds: pd.DataFrame
+
+    def replay(self, durations: pd.Series) -> Replay:
+        """The schedule replayed with new ``durations`` (ms, aligned to the tasks)."""
+        attempts = self.attempts.assign(
+            new=durations.reindex(self.attempts.index).astype(float).clip(lower=0)
+        )
+        stage_table, job_bounds, app_bounds = self.stage_table, self.job_bounds, self.app_bounds
+        apps_seen = list(
+            dict.fromkeys([*stage_table["app"], *job_bounds.index.get_level_values(0)])
+        )
+        stage_rows, job_rows, app_rows = [], [], []
+        for app in apps_seen:
+            app_stages = stage_table[stage_table["app"] == app]
+            app_jobs = _app_jobs(
+                app_stages,
+                job_bounds.xs(app, level="app_id")
+                if app in job_bounds.index
+                else job_bounds.droplevel(0).iloc[0:0],
+            )
+            if app_jobs.empty:
+                continue
+            real = app_bounds.loc[app] if app in app_bounds.index else None
+            start = app_jobs["start"].min()
+            if real is not None and pd.notna(real["start"]):
+                start = min(start, real["start"])
+            end = (
+                real["end"] if real is not None and pd.notna(real["end"]) else app_jobs["end"].max()
+            )
+            replayed = _AppReplay(attempts[attempts["app"] == app], app_stages, app_jobs)
+            replayed.run(self.slots, start)
+            new_job_end = replayed.new_job_end()
+            stage_rows.append(
+                app_stages.assign(
+                    replay_start=replayed.new_stage_ready, replay_end=replayed.new_stage_end
+                )
+            )
+            job_rows.append(
+                app_jobs.assign(
+                    app_id=app,
+                    real_ms=app_jobs["end"] - app_jobs["start"],
+                    replay_ms=new_job_end - replayed.new_job_start,
+                    overlaps=_overlaps(app_jobs),
+                )
+            )
+            new_end = new_job_end.max() + (end - app_jobs["end"].max())
+            app_rows.append((app, start, end, end - start, new_end - start, len(app_jobs)))
+        for app, real in app_bounds.dropna().iterrows():  # apps without jobs keep their real time
+            if app not in {row[0] for row in app_rows}:
+                duration = real["end"] - real["start"]
+                app_rows.append((app, real["start"], real["end"], duration, duration, 0))
+        return Replay(
+            _table(stage_rows, STAGE_COLUMNS, index_name="stage_key"),
+            _table(job_rows, JOB_COLUMNS),
+            pd.DataFrame(app_rows, columns=APP_COLUMNS),
+        )
+
+
+def schedule(
     tasks: pd.DataFrame,
-    durations: pd.Series,
     jobs: pd.DataFrame | None = None,
     apps: pd.DataFrame | None = None,
     stages: pd.DataFrame | None = None,
-) -> Replay:
-    """Replays ``tasks`` (replayable attempts) with new ``durations`` (ms, aligned to tasks).
-
-    Stage, job and app bounds come from the ``stages``/``jobs``/``apps`` tables where they
-    have them (Spark's submission and completion times), else from their tasks."""
-    attempts, slots = _attempts(tasks, durations, stages)
+) -> Schedule:
+    """The schedule of ``tasks`` (replayable attempts). Stage, job and app bounds come from
+    the ``stages``/``jobs``/``apps`` tables where they have them (Spark's submission and
+    completion times), else from their tasks."""
+    attempts, slots = _attempts(tasks, stages)
     stage_table = attempts.groupby("stage", sort=False).agg(
         app=("app", "first"),
         job=("job", "first"),
@@ -300,52 +378,24 @@ def replay(
         end=("finish", "max"),
         tasks=("launch", "size"),
     )
-    job_bounds = _bounds(jobs, ["app_id", "job_id"], JOB_START, JOB_END)
-    app_bounds = _bounds(apps, ["app_id"], APP_START, APP_END)
-    apps_seen = list(dict.fromkeys([*stage_table["app"], *job_bounds.index.get_level_values(0)]))
-    stage_rows, job_rows, app_rows = [], [], []
-    for app in apps_seen:
-        app_stages = stage_table[stage_table["app"] == app]
-        app_jobs = _app_jobs(
-            app_stages,
-            job_bounds.xs(app, level="app_id")
-            if app in job_bounds.index
-            else job_bounds.droplevel(0).iloc[0:0],
-        )
-        if app_jobs.empty:
-            continue
-        real = app_bounds.loc[app] if app in app_bounds.index else None
-        start = app_jobs["start"].min()
-        if real is not None and pd.notna(real["start"]):
-            start = min(start, real["start"])
-        end = real["end"] if real is not None and pd.notna(real["end"]) else app_jobs["end"].max()
-        replayed = _AppReplay(attempts[attempts["app"] == app], app_stages, app_jobs)
-        replayed.run(slots, start)
-        new_job_end = replayed.new_job_end()
-        stage_rows.append(
-            app_stages.assign(
-                replay_start=replayed.new_stage_ready, replay_end=replayed.new_stage_end
-            )
-        )
-        job_rows.append(
-            app_jobs.assign(
-                app_id=app,
-                real_ms=app_jobs["end"] - app_jobs["start"],
-                replay_ms=new_job_end - replayed.new_job_start,
-                overlaps=_overlaps(app_jobs),
-            )
-        )
-        new_end = new_job_end.max() + (end - app_jobs["end"].max())
-        app_rows.append((app, start, end, end - start, new_end - start, len(app_jobs)))
-    for app, real in app_bounds.dropna().iterrows():  # apps without jobs keep their real time
-        if app not in {row[0] for row in app_rows}:
-            duration = real["end"] - real["start"]
-            app_rows.append((app, real["start"], real["end"], duration, duration, 0))
-    return Replay(
-        _table(stage_rows, STAGE_COLUMNS, index_name="stage_key"),
-        _table(job_rows, JOB_COLUMNS),
-        pd.DataFrame(app_rows, columns=APP_COLUMNS),
+    return Schedule(
+        attempts,
+        slots,
+        stage_table,
+        _bounds(jobs, ["app_id", "job_id"], JOB_START, JOB_END),
+        _bounds(apps, ["app_id"], APP_START, APP_END),
     )
+
+
+def replay(
+    tasks: pd.DataFrame,
+    durations: pd.Series,
+    jobs: pd.DataFrame | None = None,
+    apps: pd.DataFrame | None = None,
+    stages: pd.DataFrame | None = None,
+) -> Replay:
+    """Replays ``tasks`` (replayable attempts) with new ``durations`` (ms, aligned to tasks)."""
+    return schedule(tasks, jobs, apps, stages).replay(durations)
 
 
 STAGE_COLUMNS = [

@@ -22,7 +22,7 @@ from perfx.logs.model import Log
 from ..errors import ExplainError
 from . import components
 from .progress import stage_median, work
-from .replay import REQUIRED, replay, replayable
+from .replay import REQUIRED, replayable, schedule
 
 STRAGGLERS = "stragglers"
 CHOICES = (*components.RESOURCES, STRAGGLERS)
@@ -110,16 +110,11 @@ def whatifs(log: Log, scenarios: Sequence[Sequence[str]]) -> list[WhatIf]:
             "(MapReduce and tabular logs have jobs and tasks only: try perfx stragglers)"
         )
     changed = [new_durations(attempts, without) for without in scenarios]
-    base = replay(
-        attempts,
-        (attempts["finish_time"] - attempts["launch_time"]).astype(float),
-        log.jobs,
-        log.apps,
-        log.stages,
-    )
+    planned = schedule(attempts, log.jobs, log.apps, log.stages)
+    base = planned.replay((attempts["finish_time"] - attempts["launch_time"]).astype(float))
     results = []
     for without, durations in zip(scenarios, changed):
-        alt = replay(attempts, durations, log.jobs, log.apps, log.stages)
+        alt = planned.replay(durations)
         results.append(
             WhatIf(
                 _compare(base.jobs, alt.jobs, ["app_id", "job_id"]),
