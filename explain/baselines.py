@@ -42,7 +42,7 @@ def rule_of_thumb(request: Request) -> Explanation:
     cols = columns_for(request.log, request.entity)
     ranking = relief_ranking(cols)
     first, second = request.first, request.second
-    atoms = []
+    atoms: list[Atom] = []
     for name in ranking:
         if len(atoms) == request.width:
             break

@@ -90,7 +90,7 @@ class Columns:
         """Rows whose unique ``id`` is ``text`` (a hash lookup; the index is built once)."""
         if self._ids is None:
             self._ids = pd.Index(self.table["id"].astype(str).to_numpy())
-        found = self._ids.get_indexer([text])
+        found = self._ids.get_indexer(pd.Index([text]))
         return found[found >= 0]
 
     def numeric(self, name: str) -> np.ndarray:

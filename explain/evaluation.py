@@ -263,7 +263,7 @@ class _Run:
             answer = answers.get(width)
             if width and answer is None:
                 continue
-            atoms = answer.despite_atoms if width else ()
+            atoms = answer.despite_atoms if answer is not None else ()
             self.result.add(
                 experiment="fig4a",
                 query=name,

@@ -41,7 +41,7 @@ def summarise(evaluation: Evaluation) -> dict:
     tables["fig4b"] = {
         m: {
             int(w): {"precision": _mean(g.precision), "generality": _mean(g.generality)}
-            for w, g in gm.groupby("width")
+            for w, g in gm.groupby(gm["width"].astype(int))
         }
         for m, gm in fig3b.groupby("method")
     }

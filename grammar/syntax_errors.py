@@ -12,7 +12,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 
 from .errors import PxqlError, or_list
 from .printer import RESERVED
-from .tokens import closest
+from .tokens import closest, token_span
 
 KEYWORDS: dict[str, str] = {
     name: name
@@ -160,8 +160,10 @@ def translate(err: UnexpectedInput, source: str) -> PxqlError:
     if isinstance(err, UnexpectedToken):
         return _unexpected_token(err.token, _acceptable(err, set(err.expected)), source)
     if isinstance(err, UnexpectedCharacters):
+        # lark declares pos_in_stream None on the base class and reads it as `or 0` itself;
+        # UnexpectedCharacters sets it to the offset of the character.
         return _unexpected_character(
-            err.pos_in_stream, _acceptable(err, set(err.allowed or ())), source
+            err.pos_in_stream or 0, _acceptable(err, set(err.allowed or ())), source
         )
     return PxqlError("the query could not be parsed", source=source, span=(0, len(source)))
 
@@ -180,9 +182,10 @@ def _unexpected_token(token: Token, expected: set[str], source: str) -> PxqlErro
         )
     keywords = [word for name in sorted(expected, key=_order) for word in _SPELLINGS.get(name, ())]
     suggestions = closest(token.value, keywords, cutoff=0.6) if token.value.isidentifier() else []
+    span = token_span(token)
     return PxqlError(
         f"unexpected '{token.value}'{wanted}",
-        span=(token.start_pos, token.end_pos),
+        span=(span.start, span.end),
         source=source,
         expected=words,
         suggestions=suggestions,

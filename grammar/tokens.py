@@ -24,7 +24,20 @@ class Located(NamedTuple):
 
 
 def token_span(token: Token) -> Span:
-    return Span(token.start_pos, token.end_pos, token.line, token.column)
+    return Span(
+        _position(token.start_pos),
+        _position(token.end_pos),
+        _position(token.line),
+        _position(token.column),
+    )
+
+
+def _position(value: int | None) -> int:
+    """lark types a token's positions as optional (a token made by hand may have none); every
+    token of PxqlLexer has them, so a missing one is a bug of ours."""
+    if value is None:
+        raise ValueError("a PXQL token without a position")
+    return value
 
 
 def join(first: Span, last: Span) -> Span:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .derive import group_codes
-from .registry import FeatureSpec, spec
+from .registry import FeatureSpec, Role, spec
 
 TASK_METRICS = (
     "executor_run_time",
@@ -142,7 +142,9 @@ def task_aggregates(
     with np.errstate(invalid="ignore", divide="ignore"):
         skew = maxima[:, spread] / np.where(medians > 0, medians, np.nan)
     index = pd.Index(uniques, name=key if isinstance(key, str) else None)
-    parts = {"task_count": np.diff(np.append(starts, len(codes))).astype(np.int64)}
+    parts: dict[str, np.ndarray] = {
+        "task_count": np.diff(np.append(starts, len(codes))).astype(np.int64)
+    }
     for suffix, block, which in (
         ("sum", sums, summed),
         ("mean", means, spread),
@@ -196,11 +198,9 @@ def aggregate_specs(task_specs: list[FeatureSpec], present: set[str]) -> list[Fe
             column = f"{name}_{suffix}"
             if task is None or column not in present:
                 continue
-            role = "outcome" if task.role == "outcome" else "feature"
+            role: Role = "outcome" if task.role == "outcome" else "feature"
             unit = "ratio" if suffix == "skew" else task.unit
-            parts = (
-                dict(time_part=task.time_part, accounts=task.accounts) if suffix == "sum" else {}
-            )
+            summed = suffix == "sum"  # a sum keeps the time part and the accounts; others do not
             specs.append(
                 spec(
                     column,
@@ -211,7 +211,8 @@ def aggregate_specs(task_specs: list[FeatureSpec], present: set[str]) -> list[Fe
                     "aggregate",
                     inputs=(f"task.{name}",),
                     window=task.window,
-                    **parts,
+                    time_part=summed and task.time_part,
+                    accounts=task.accounts if summed else (),
                 )
             )
     return [s for s in specs if s.name in present]

@@ -32,8 +32,10 @@ from .ec2fixtures_ganglia import sample
 from .ec2fixtures_work import MB, SCRIPTS, Hardware, map_tasks, reduce_tasks
 
 GB = 1 << 30
+CLUSTER_SIZES = (1, 2, 4, 8, 16)
+"""The paper's cluster sizes (instances): one simulated cluster each."""
 GRID = {
-    "num_instances": (1, 2, 4, 8, 16),
+    "num_instances": CLUSTER_SIZES,
     "input_size": (round(1.3 * GB), round(2.6 * GB)),
     "block_size": (64 * MB, 256 * MB, 1024 * MB),
     "reduce_tasks_factor": (1.0, 1.5, 2.0),
@@ -103,7 +105,7 @@ def generate(
     configs = configurations(scale, repeats, rng)
     jobs, tasks, metrics = [], [], []
     clock = EPOCH
-    for cluster, size in enumerate(GRID["num_instances"]):
+    for cluster, size in enumerate(CLUSTER_SIZES):
         mine = [c for c in configs if c["num_instances"] == size]
         if not mine:
             continue

@@ -137,6 +137,15 @@ def _apply(history: JobHistory, text: bytes, truncated: bool) -> str | None:
     return None
 
 
+def _kept_in(lines: list[SkippedLine]) -> Skip:
+    """A skip callback that appends the lines it is told about to ``lines``."""
+
+    def skip(name: str, line: int, reason: str) -> None:
+        lines.append(SkippedLine(name, line, reason))
+
+    return skip
+
+
 def read_job_history(path: Path, skip: Skip) -> JobHistory:
     """One file's job; bad lines go to ``skip``. The job always has an id: from its events,
     else from the file name (its leading job id, else the name up to its first ``-``)."""
@@ -171,10 +180,7 @@ def read_job_histories(paths: list[Path]) -> Log:
     read: list[tuple[Path, JobHistory, list[SkippedLine]]] = []
     for path in paths:
         lines: list[SkippedLine] = []
-        history = read_job_history(
-            path,
-            lambda name, line, reason, lines=lines: lines.append(SkippedLine(name, line, reason)),
-        )
+        history = read_job_history(path, _kept_in(lines))
         read.append((path, history, lines))
     best: dict[str, tuple[Path, JobHistory, list[SkippedLine]]] = {}
     for copy in read:

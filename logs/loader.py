@@ -195,17 +195,16 @@ def load_log(
     (logs.hostmetrics). Bad lines are skipped and listed in ``Log.skipped``; only inputs that
     cannot be read at all raise ``LogError`` (``NotALog`` for anything unrecognised or a path
     that does not exist)."""
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    paths = [Path(p) for p in paths]
-    if not paths:
+    given = [paths] if isinstance(paths, (str, os.PathLike)) else paths
+    log_paths = [Path(p) for p in given]
+    if not log_paths:
         raise NotALog("no log paths given")
     metrics = read_host_metrics(host_metrics) if host_metrics is not None else None
     logs: list[Log] = []
     skipped: list[SkippedLine] = []
     found: list[EventLogSource] = []
     found_histories: list[Path] = []
-    for path in paths:
+    for path in log_paths:
         if (other := _read_path(path, skipped, found, found_histories)) is not None:
             logs.append(other)
     sources = _once(found, lambda s: s.path)

@@ -130,7 +130,7 @@ def app_column(table: pd.DataFrame) -> str:
 
 
 def _bounds(
-    table: pd.DataFrame, keys: list[str], starts: tuple[str, ...], ends: tuple[str, ...]
+    table: pd.DataFrame | None, keys: list[str], starts: tuple[str, ...], ends: tuple[str, ...]
 ) -> pd.DataFrame:
     """``keys`` + ``start``/``end`` from the first of the candidate columns the table has."""
     if (
@@ -210,13 +210,13 @@ def _place(units: pd.DataFrame, parents: pd.DataFrame, keys: list[str]) -> pd.Da
     chained from the parent's real start, plus the parent's real tail after its last unit.
     Parents with no units (a job whose stages were all skipped) keep their real duration."""
     rows = []
+    real_bounds = dict(zip(parents.index, zip(parents["start"], parents["end"])))
     for key, group in units.groupby(keys, sort=False):
         key = key if isinstance(key, tuple) else (key,)
-        label = key if len(keys) > 1 else key[0]
-        real = parents.loc[label] if label in parents.index else None
+        real_start, real_end = real_bounds.get(key if len(keys) > 1 else key[0], (np.nan, np.nan))
         first, last = group["start"].min(), group["end"].max()
-        start = first if real is None or pd.isna(real["start"]) else min(real["start"], first)
-        end = last if real is None or pd.isna(real["end"]) else real["end"]
+        start = first if pd.isna(real_start) else min(real_start, first)
+        end = last if pd.isna(real_end) else real_end
         new_end = chain(
             group["start"].to_numpy(float),
             group["end"].to_numpy(float),
