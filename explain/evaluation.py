@@ -45,6 +45,18 @@ DESPITE_WIDTHS = tuple(range(6))
 LAST = "WhyLastTaskFaster"
 SLOWER = "WhySlowerDespiteSameNumInstances"
 EXPERIMENTS = ("fig3a", "fig3b", "fig3c", "fig3d", "fig4c", "table3")
+TITLES = {
+    "fig3a": f"Figure 3(a): precision vs width, {LAST}",
+    "fig3b": f"Figure 3(b): precision vs width, {SLOWER}",
+    "fig3c": f"Figure 3(c): precision vs width, {SLOWER}, training log of simple-groupby jobs, simple-filter pair and test log",
+    "fig3d": f"Figure 3(d): width-3 precision vs training log size, {SLOWER}",
+    "fig4a": "Figure 4(a): relevance of the generated DESPITE vs its width (0 = no DESPITE)",
+    "fig4b": f"Figure 4(b): precision vs generality (widths 1-5), {SLOWER}",
+    "fig4c": f"Figure 4(c): PerfXplain precision vs width by feature level, {SLOWER}",
+    "table3": "Table 3: relevance with no DESPITE, the user's DESPITE, and a generated DESPITE (width 3)",
+}
+"""The paper's caption of each experiment's figure or table (fig4a and fig4b come with
+table3 and fig3b)."""
 
 
 @dataclass

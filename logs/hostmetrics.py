@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .tabular import infer_unit
+from .column_names import infer_unit
 from .errors import LogError, NotALog
 from .model import Log, SkippedLine
 from .registry import spec

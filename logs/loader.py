@@ -11,10 +11,8 @@ which host metrics may be joined.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -28,26 +26,27 @@ from .hostmetrics import join_host_metrics, read_host_metrics
 from .jhist import SUFFIX as JHIST_SUFFIX
 from .jhist import find_job_histories, is_job_history, not_a_history, read_job_histories
 from .model import Log, SkippedLine
+from .ousterhout import is_ousterhout_log, read_ousterhout_log
 from .registry import ENTITIES, FeatureRegistry
+from .tabular import is_tabular_log, read_tabular_log
 
 PROGRESS_MIN_BYTES = 64 << 20
 """Inputs smaller than this load too fast for a progress bar to help."""
 
-OTHER_READERS = (
-    ("perfx.logs.tabular", "is_tabular_log", "read_tabular_log"),
-    ("perfx.logs.ousterhout", "is_ousterhout_log", "read_ousterhout_log"),
+OTHER_READERS: tuple[tuple[Callable[[Path], bool], Callable[[Path], Log]], ...] = (
+    (is_tabular_log, read_tabular_log),
+    (is_ousterhout_log, read_ousterhout_log),
 )
-"""(module, recogniser, reader) of the non-Spark formats, imported only when present."""
+"""(recogniser, reader) of the non-Spark formats: tabular logs first, Ousterhout's last."""
 
 
-def _other_format(path: Path, readers: tuple[tuple[str, str, str], ...]) -> Log | None:
+def _other_format(
+    path: Path, readers: tuple[tuple[Callable[[Path], bool], Callable[[Path], Log]], ...]
+) -> Log | None:
     """The Log of ``path`` if one of ``readers`` recognises it, else None."""
-    for module_name, recognise, read in readers:
-        if importlib.util.find_spec(module_name) is None:
-            continue
-        module = importlib.import_module(module_name)
-        if getattr(module, recognise)(path):
-            return getattr(module, read)(path)
+    for recognise, read in readers:
+        if recognise(path):
+            return read(path)
     return None
 
 
