@@ -23,8 +23,8 @@ from .errors import NotALog
 from .eventlog.log import read_event_logs
 from .eventlog.open import EventLogSource, find_event_logs
 from .hostmetrics import join_host_metrics, read_host_metrics
-from .jhist import SUFFIX as JHIST_SUFFIX
-from .jhist import find_job_histories, is_job_history, not_a_history, read_job_histories
+from .jhist.reader import SUFFIX as JHIST_SUFFIX
+from .jhist.reader import find_job_histories, is_job_history, not_a_history, read_job_histories
 from .model import Log, SkippedLine
 from .ousterhout import is_ousterhout_log, read_ousterhout_log
 from .registry import ENTITIES, FeatureRegistry

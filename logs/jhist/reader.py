@@ -23,7 +23,7 @@ from urllib.parse import unquote_plus
 
 import orjson
 
-from .eventlog.open import (
+from ..eventlog.open import (
     IGNORED_SUFFIXES,
     EventLogSource,
     broken_stream,
@@ -31,9 +31,9 @@ from .eventlog.open import (
     iter_lines,
     sniff,
 )
-from .jhist_events import HANDLERS, IGNORED, JobHistory, plain
-from .jhist_tables import build_tables
-from .model import Log, SkippedLine
+from ..model import Log, SkippedLine
+from .events import HANDLERS, IGNORED, JobHistory, plain
+from .tables import build_tables
 
 HEADER = b"Avro-Json"
 SUFFIX = ".jhist"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from .evaluation import METHODS, TITLES, Evaluation
-from .evaluation_plots import plot_all
+from .plots import plot_all
 
 
 def summarise(evaluation: Evaluation) -> dict:
