@@ -42,7 +42,7 @@ class Columns:
 
     def spec(self, name: str) -> FeatureSpec:
         """The registered feature a user-written name refers to, present in this table."""
-        spec = self.log.registry.resolve(self.entity, name) or self._loose(name)
+        spec = self.log.registry.resolve(self.entity, name)
         if spec is None and name in self.table.columns:
             spec = FeatureSpec(
                 name,
@@ -60,19 +60,6 @@ class Columns:
                 f"{self.entity} feature {spec.name!r} is not in this log (no such column)"
             )
         return spec
-
-    def _loose(self, name: str) -> FeatureSpec | None:
-        """The paper writes names loosely (``pig script``, ``jobID``): match them as the
-        parser does, ignoring case, spaces, underscores, dots and dashes."""
-        from perfx.grammar.checks import resolve_feature
-
-        spellings = {
-            s: spec
-            for spec in self.log.registry.specs(self.entity)
-            for s in (spec.name, *spec.aliases)
-        }
-        found = resolve_feature(name, spellings)
-        return spellings[found] if found is not None else None
 
     def candidates(self) -> list[FeatureSpec]:
         """Features the search may propose: role ``feature`` and present in the table.

@@ -8,7 +8,8 @@ from typing import Literal, NamedTuple, TypedDict
 from lark import Token
 
 from .ast import Atom, EntityId, EntityKind, Ordering, Predicate, Span
-from .tokens import closest, error, token_span
+from .names import closest
+from .tokens import error, token_span
 
 MAX_WIDTH = 1000
 """Widths beyond this are typos: no log has a thousand features worth predicating on."""

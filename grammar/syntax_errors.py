@@ -10,40 +10,19 @@ from __future__ import annotations
 from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
+from . import vocabulary
 from .errors import PxqlError, or_list
-from .printer import RESERVED
-from .tokens import closest, token_span
+from .names import closest
+from .tokens import token_span
 
-KEYWORDS: dict[str, str] = {
-    name: name
-    for name in (
-        "FOR",
-        "WHERE",
-        "DESPITE",
-        "OBSERVED",
-        "EXPECTED",
-        "WITH",
-        "WIDTH",
-        "WHY",
-        "SLOWER",
-        "FASTER",
-        "SAME",
-        "THAN",
-        "AS",
-        "APP",
-        "JOB",
-        "STAGE",
-        "TASK",
-        "AND",
-    )
-}
+KEYWORDS: dict[str, str] = {word: word for word in vocabulary.KEYWORDS}
 """Keyword terminals -> how they are spelled to the user (and offered as did-you-mean)."""
 
 _SPELLINGS: dict[str, list[str]] = {
     **{name: [word] for name, word in KEYWORDS.items()},
-    "PAIR_OP": ["isSame", "compare", "diff"],
-    "BOOL": ["T", "F"],
-    "ORDERING": ["LT", "SIM", "GT"],
+    "PAIR_OP": list(vocabulary.PAIR_OPS),
+    "BOOL": list(vocabulary.BOOLEANS),
+    "ORDERING": list(vocabulary.ORDERINGS),
 }
 """Terminals -> the words a misspelled token is compared with for a did-you-mean."""
 
@@ -176,7 +155,7 @@ def _unexpected_token(token: Token, expected: set[str], source: str) -> PxqlErro
         return PxqlError(
             f"unexpected end of query{wanted}", span=(end, end + 1), source=source, expected=words
         )
-    if "WORD" in expected and token.value.lower() in RESERVED:
+    if "WORD" in expected and token.value.lower() in vocabulary.RESERVED:
         wanted += (
             f" ('{token.value}' is a keyword: write `{token.value}` for a feature of that name)"
         )

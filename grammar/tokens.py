@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import NamedTuple
 
@@ -58,14 +57,6 @@ def children_span(children: list) -> Span:
 def error(message: str, span: Span, **kwargs) -> PxqlError:
     """A PxqlError located at ``span`` (parse() attaches the source text)."""
     return PxqlError(message, span=(span.start, span.end), **kwargs)
-
-
-def closest(word: str, choices: list[str], cutoff: float = 0.6) -> list[str]:
-    """Did-you-mean candidates for ``word`` among ``choices``, case-insensitively."""
-    by_key = {c.lower(): c for c in choices}
-    return [
-        by_key[m] for m in difflib.get_close_matches(word.lower(), list(by_key), n=3, cutoff=cutoff)
-    ]
 
 
 def unquote(token: Token) -> str:

@@ -29,7 +29,8 @@ from .clauses import (
     resolve_for,
     width,
 )
-from .tokens import Located, children_span, closest, error, join, token_span, unquote
+from .names import closest
+from .tokens import Located, children_span, error, join, token_span, unquote
 
 
 class _Where(NamedTuple):

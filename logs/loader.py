@@ -82,7 +82,7 @@ def _merge(logs: list[Log]) -> Log:
     for log in logs:
         for entity in ENTITIES:
             for spec in log.registry.specs(entity):
-                if registry.resolve(entity, spec.name) is None:
+                if spec.name not in registry.names(entity):
                     registry.register(entity, spec)
 
     def concat(entity: str) -> pd.DataFrame:

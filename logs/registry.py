@@ -27,15 +27,16 @@ host, executor, configuration, wave): a generated DESPITE is made of those only.
 
 Users may still write any registered feature in a query; roles only restrict what the search
 proposes. Names are snake_case; ``aliases`` hold the paper's spellings (``inputsize``,
-``hostname``, ``jobID``) and older names, matched case-insensitively.
+``hostname``, ``jobID``) and older names, matched loosely (grammar.names).
 """
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
+
+from perfx.grammar.names import closest, resolve_name
 
 Entity = Literal["app", "job", "stage", "task"]
 Kind = Literal["numeric", "nominal"]
@@ -162,22 +163,23 @@ class FeatureRegistry:
         return any(self._symptom(entity, i, seen | {(entity, name)}) for i in found.inputs)
 
     def resolve(self, entity: str, name: str) -> FeatureSpec | None:
-        """The spec a user-written name refers to (exact name, alias, any case), or None."""
-        wanted = name.lower()
-        for spec in self._specs.get(entity, {}).values():
-            if spec.name.lower() == wanted or wanted in (a.lower() for a in spec.aliases):
-                return spec
-        return None
+        """The spec a user-written name refers to (its name or an alias, written loosely as
+        grammar.names allows), or None."""
+        found = resolve_name(name, self._spellings(entity))
+        return self._specs[entity][found] if found is not None else None
 
     def suggest(self, entity: str, name: str, n: int = 3) -> list[str]:
         """The closest registered names to a misspelled one, for "did you mean" messages."""
+        return closest(name, self._spellings(entity), n=n)
+
+    def _spellings(self, entity: str) -> dict[str, str]:
+        """Every name and alias of the entity's specs -> the spec's name."""
         spellings: dict[str, str] = {}
         for spec in self._specs.get(entity, {}).values():
-            spellings[spec.name.lower()] = spec.name
+            spellings.setdefault(spec.name, spec.name)
             for alias in spec.aliases:
-                spellings.setdefault(alias.lower(), spec.name)
-        close = difflib.get_close_matches(name.lower(), list(spellings), n=n * 2, cutoff=0.6)
-        return list(dict.fromkeys(spellings[c] for c in close))[:n]
+                spellings.setdefault(alias, spec.name)
+        return spellings
 
     def copy(self) -> FeatureRegistry:
         return FeatureRegistry({e: dict(t) for e, t in self._specs.items()})
