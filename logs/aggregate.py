@@ -11,38 +11,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from . import spark_metrics
 from .derive import group_codes
-from .registry import FeatureSpec, Role, spec
+from .registry import SPARK_TASK, FeatureSpec, Role, spec
 
-TASK_METRICS = (
-    "executor_run_time",
-    "executor_cpu_time",
-    "deserialize_time",
-    "deserialize_cpu_time",
-    "result_serialization_time",
-    "getting_result_time",
-    "scheduler_delay",
-    "gc_time",
-    "result_size",
-    "peak_execution_memory",
-    "memory_bytes_spilled",
-    "disk_bytes_spilled",
-    "input_bytes",
-    "input_records",
-    "output_bytes",
-    "output_records",
-    "shuffle_read_bytes",
-    "shuffle_remote_bytes_read",
-    "shuffle_remote_bytes_read_to_disk",
-    "shuffle_local_bytes_read",
-    "shuffle_read_records",
-    "shuffle_remote_blocks_fetched",
-    "shuffle_local_blocks_fetched",
-    "shuffle_fetch_wait_time",
-    "shuffle_remote_reqs_duration",
-    "shuffle_write_bytes",
-    "shuffle_write_records",
-    "shuffle_write_time",
+DERIVED_METRICS = ("getting_result_time", "scheduler_delay", "shuffle_read_bytes")
+"""Task metrics the Spark reader computes from Task Info times and the shuffle byte counts."""
+TASK_METRICS = tuple(
+    s.name for s in SPARK_TASK if s.name in spark_metrics.COLUMNS or s.name in DERIVED_METRICS
 )
 """The task metrics Spark logs (the Spark task table's last columns): amounts a task used or
 moved, whose sum over an entity's tasks means something — all but ``peak_execution_memory``,

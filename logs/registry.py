@@ -38,6 +38,8 @@ from typing import Literal
 
 from perfx.grammar.names import closest, resolve_name
 
+from .spark_metrics import SOURCE
+
 Entity = Literal["app", "job", "stage", "task"]
 Kind = Literal["numeric", "nominal"]
 Unit = Literal["ms", "bytes", "count", "ratio", "none"]
@@ -262,8 +264,9 @@ TASK_HOST_LOAD = [
     ),
 ]
 
-# Spark tasks: one row per task attempt. Spark field names in ``source``; nanosecond fields
-# (CPU times, shuffle write time) are converted to ms by the reader.
+# Spark tasks: one row per task attempt. Spark field names in ``source`` (the task metrics'
+# from logs.spark_metrics); nanosecond fields (CPU times, shuffle write time) are converted to
+# ms by the reader.
 SPARK_TASK = COMMON + [
     spec("app_id", C, "none", "identity", "Spark application id.", "App ID", "appID"),
     spec(
@@ -379,7 +382,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "outcome",
         "Time the executor spent running the task.",
-        "Executor Run Time",
+        SOURCE["executor_run_time"],
         "runtime_ms",
     ),
     spec(
@@ -388,7 +391,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "JVM CPU time of the task (ns in the log).",
-        "Executor CPU Time",
+        SOURCE["executor_cpu_time"],
         "cpu_time",
         time_part=True,
         accounts=("cost",),
@@ -399,7 +402,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "Time deserializing the task.",
-        "Executor Deserialize Time",
+        SOURCE["deserialize_time"],
         time_part=True,
         accounts=("task_deserialization",),
     ),
@@ -409,7 +412,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "CPU time deserializing the task (ns in the log).",
-        "Executor Deserialize CPU Time",
+        SOURCE["deserialize_cpu_time"],
         time_part=True,
         accounts=("task_deserialization",),
     ),
@@ -419,7 +422,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "Time serializing the task result.",
-        "Result Serialization Time",
+        SOURCE["result_serialization_time"],
         time_part=True,
         accounts=("result_serialization",),
     ),
@@ -456,7 +459,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "JVM garbage collection time.",
-        "JVM GC Time",
+        SOURCE["gc_time"],
         "gc",
         time_part=True,
         accounts=("gc",),
@@ -467,7 +470,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Size of the serialized task result.",
-        "Result Size",
+        SOURCE["result_size"],
         accounts=("result_serialization", "getting_result"),
     ),
     spec(
@@ -476,7 +479,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Peak execution memory.",
-        "Peak Execution Memory",
+        SOURCE["peak_execution_memory"],
         accounts=("gc",),
     ),
     spec(
@@ -485,7 +488,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Bytes spilled from memory.",
-        "Memory Bytes Spilled",
+        SOURCE["memory_bytes_spilled"],
         accounts=("cost",),
     ),
     spec(
@@ -494,7 +497,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Bytes spilled to disk.",
-        "Disk Bytes Spilled",
+        SOURCE["disk_bytes_spilled"],
         accounts=("cost",),
     ),
     spec(
@@ -503,7 +506,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Bytes read from the input source.",
-        "Input Metrics/Bytes Read",
+        SOURCE["input_bytes"],
         "inputsize",
         "input_size",
         accounts=("volume", "input_read"),
@@ -515,7 +518,7 @@ SPARK_TASK = COMMON + [
         "count",
         "feature",
         "Records read from the input source.",
-        "Input Metrics/Records Read",
+        SOURCE["input_records"],
         accounts=("volume", "input_read"),
         context=True,
     ),
@@ -525,7 +528,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Bytes written to the output.",
-        "Output Metrics/Bytes Written",
+        SOURCE["output_bytes"],
         "outputsize",
         accounts=("cost",),
     ),
@@ -535,7 +538,7 @@ SPARK_TASK = COMMON + [
         "count",
         "feature",
         "Records written to the output.",
-        "Output Metrics/Records Written",
+        SOURCE["output_records"],
         accounts=("cost",),
     ),
     spec(
@@ -554,7 +557,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Shuffle bytes read from other executors.",
-        "Shuffle Read Metrics/Remote Bytes Read",
+        SOURCE["shuffle_remote_bytes_read"],
         accounts=("shuffle_read",),
     ),
     spec(
@@ -563,7 +566,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Remote shuffle bytes fetched to disk.",
-        "Shuffle Read Metrics/Remote Bytes Read To Disk",
+        SOURCE["shuffle_remote_bytes_read_to_disk"],
         accounts=("shuffle_read",),
     ),
     spec(
@@ -572,7 +575,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Shuffle bytes read locally.",
-        "Shuffle Read Metrics/Local Bytes Read",
+        SOURCE["shuffle_local_bytes_read"],
     ),
     spec(
         "shuffle_read_records",
@@ -580,7 +583,7 @@ SPARK_TASK = COMMON + [
         "count",
         "feature",
         "Shuffle records read.",
-        "Shuffle Read Metrics/Total Records Read",
+        SOURCE["shuffle_read_records"],
         accounts=("volume", "shuffle_read"),
         context=True,
     ),
@@ -590,7 +593,7 @@ SPARK_TASK = COMMON + [
         "count",
         "feature",
         "Remote shuffle blocks fetched.",
-        "Shuffle Read Metrics/Remote Blocks Fetched",
+        SOURCE["shuffle_remote_blocks_fetched"],
         accounts=("shuffle_read",),
     ),
     spec(
@@ -599,7 +602,7 @@ SPARK_TASK = COMMON + [
         "count",
         "feature",
         "Local shuffle blocks fetched.",
-        "Shuffle Read Metrics/Local Blocks Fetched",
+        SOURCE["shuffle_local_blocks_fetched"],
     ),
     spec(
         "shuffle_fetch_wait_time",
@@ -607,7 +610,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "Time blocked waiting for shuffle fetches.",
-        "Shuffle Read Metrics/Fetch Wait Time",
+        SOURCE["shuffle_fetch_wait_time"],
         "fetch_wait_time",
         time_part=True,
         accounts=("shuffle_read",),
@@ -618,7 +621,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "Duration of remote shuffle requests.",
-        "Shuffle Read Metrics/Remote Requests Duration",
+        SOURCE["shuffle_remote_reqs_duration"],
         accounts=("shuffle_read",),
     ),
     spec(
@@ -627,7 +630,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Shuffle bytes written.",
-        "Shuffle Write Metrics/Shuffle Bytes Written",
+        SOURCE["shuffle_write_bytes"],
         accounts=("shuffle_write",),
     ),
     spec(
@@ -636,7 +639,7 @@ SPARK_TASK = COMMON + [
         "count",
         "feature",
         "Shuffle records written.",
-        "Shuffle Write Metrics/Shuffle Records Written",
+        SOURCE["shuffle_write_records"],
         accounts=("shuffle_write",),
     ),
     spec(
@@ -645,7 +648,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "Time blocked writing shuffle data (ns in the log).",
-        "Shuffle Write Metrics/Shuffle Write Time",
+        SOURCE["shuffle_write_time"],
         time_part=True,
         accounts=("shuffle_write",),
     ),
