@@ -14,12 +14,14 @@ import numpy as np
 import pandas as pd
 
 from perfx.logs.progress import BASIS_WORDS, THRESHOLD, inverse_rate
+from perfx.logs.time_parts import BY_NAME
 
 COSTS = {
-    "gc_time": "GC",
-    "result_serialization_time": "result serialization",
-    "deserialize_time": "deserialization",
+    BY_NAME[part].columns[0]: BY_NAME[part].label
+    for part in ("gc", "task_deserialization", "result_serialization")
 }
+"""The parts of a task's time that grow with what its records cost (logs.time_parts):
+task column -> how a reason names it."""
 COLUMNS = [
     "app_id",
     "stage_id",

@@ -1,8 +1,8 @@
 """Hadoop MapReduce job history files (``.jhist``) -> a ``Log`` with ``job`` and ``task`` tables.
 
 The MapReduce ApplicationMaster writes one file per job: line 1 ``Avro-Json``, line 2 the Avro
-schema of its events, then one event per line (``logs.jhist_events`` applies them,
-``logs.jhist_tables`` makes the tables). A file is recognised by its first line, not its
+schema of its events, then one event per line (``events`` applies them,
+``tables`` makes the tables). A file is recognised by its first line, not its
 name, and may be compressed with any codec the event-log opener reads (``logs.eventlog.open``
 recognises it from the bytes). As in Spark event logs, a line that cannot be used — malformed
 JSON, a truncated tail, an unknown event, an event without the fields it needs — is skipped
