@@ -22,7 +22,6 @@ from perfx.grammar.ast import Atom, Bool
 from perfx.grammar.printer import to_pxql
 
 from .columns import Columns, columns_for
-from .engine import register_method
 from .explanation import Explanation, Step
 from .metrics import generality, metrics_on, share
 from .pairs import atom_mask, pair_features
@@ -37,12 +36,11 @@ SIMILARITY = 0.9
 least this fraction of the isSame features (the paper's setting)."""
 
 
-@register_method("ruleofthumb")
 def rule_of_thumb(request: Request) -> Explanation:
     cols = columns_for(request.log, request.entity)
     ranking = relief_ranking(cols)
     first, second = request.first, request.second
-    atoms = []
+    atoms: list[Atom] = []
     for name in ranking:
         if len(atoms) == request.width:
             break
@@ -51,7 +49,6 @@ def rule_of_thumb(request: Request) -> Explanation:
     return _answer(request, cols, atoms, "ruleofthumb")
 
 
-@register_method("simbutdiff")
 def sim_but_diff(request: Request) -> Explanation:
     cols = columns_for(request.log, request.entity)
     ts = _training(request, cols)

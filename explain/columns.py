@@ -42,7 +42,7 @@ class Columns:
 
     def spec(self, name: str) -> FeatureSpec:
         """The registered feature a user-written name refers to, present in this table."""
-        spec = self.log.registry.resolve(self.entity, name) or self._loose(name)
+        spec = self.log.registry.resolve(self.entity, name)
         if spec is None and name in self.table.columns:
             spec = FeatureSpec(
                 name,
@@ -61,19 +61,6 @@ class Columns:
             )
         return spec
 
-    def _loose(self, name: str) -> FeatureSpec | None:
-        """The paper writes names loosely (``pig script``, ``jobID``): match them as the
-        parser does, ignoring case, spaces, underscores, dots and dashes."""
-        from perfx.grammar.checks import resolve_feature
-
-        spellings = {
-            s: spec
-            for spec in self.log.registry.specs(self.entity)
-            for s in (spec.name, *spec.aliases)
-        }
-        found = resolve_feature(name, spellings)
-        return spellings[found] if found is not None else None
-
     def candidates(self) -> list[FeatureSpec]:
         """Features the search may propose: role ``feature`` and present in the table.
         Outcome and identity features are never candidates (they restate or name the run)."""
@@ -90,7 +77,7 @@ class Columns:
         """Rows whose unique ``id`` is ``text`` (a hash lookup; the index is built once)."""
         if self._ids is None:
             self._ids = pd.Index(self.table["id"].astype(str).to_numpy())
-        found = self._ids.get_indexer([text])
+        found = self._ids.get_indexer(pd.Index([text]))
         return found[found >= 0]
 
     def numeric(self, name: str) -> np.ndarray:

@@ -3,35 +3,21 @@
 The engine owns everything that is the same for every method: parsing, binding ``?``
 placeholders, resolving ids, picking the reference when the query names only one execution,
 and checking the pair of interest against its own clauses. Methods live in ``METHODS``
-(name -> callable taking a ``Request``); the baselines register theirs there.
+(explain/methods.py: name -> callable taking a ``Request``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from perfx.grammar.ast import Query
 from perfx.logs.model import Log
 
 from .errors import ExplainError
 from .explanation import Explanation
+from .methods import METHODS
 from .request import Request
 from .search import GAP_WEIGHT
-
-Method = Callable[[Request], Explanation]
-
-METHODS: dict[str, Method] = {}
-"""Method name (``--method``) -> the function answering a validated request."""
-
-
-def register_method(name: str) -> Callable[[Method], Method]:
-    """Decorator: make ``fn`` answer ``explain(..., method=name)``."""
-
-    def wrap(fn: Method) -> Method:
-        METHODS[name] = fn
-        return fn
-
-    return wrap
 
 
 def explain(
@@ -59,7 +45,6 @@ def explain(
     diff; 3: + base features). ``gap_weight`` weighs the share of the pair's duration gap a
     BECAUSE predicate accounts for against the paper's precision/generality score (0: the
     paper's ranking alone; see ``search.grow``)."""
-    _load_methods()
     if method not in METHODS:
         raise ExplainError(f"unknown method {method!r}; available: {', '.join(sorted(METHODS))}")
     if level not in (1, 2, 3):
@@ -134,20 +119,6 @@ def _spellings(log: Log) -> dict[str, str | None]:
     return spellings
 
 
-def _load_methods() -> None:
-    """Import the modules that register methods (here, not at import time, to keep
-    ``import perfx.explain.engine`` light and free of import cycles)."""
-    import importlib
-
-    for module in ("perfx.explain.perfxplain", "perfx.explain.baselines"):
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as err:
-            if err.name != module:
-                raise
-
-
 def known_methods() -> list[str]:
     """The names ``explain(..., method=...)`` accepts, for options checked before a query."""
-    _load_methods()
     return sorted(METHODS)

@@ -34,21 +34,15 @@ from functools import cached_property
 
 import numpy as np
 
-from .blocked.components import CAUSES
+from perfx.logs.time_parts import TIME_PARTS
+
 from .columns import Columns
 
-PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("scheduler_delay", "scheduler delay", CAUSES["scheduler_delay"]),
-    ("task_deserialization", "task deserialization", CAUSES["task_deserialization"]),
-    ("gc", "GC", CAUSES["gc"]),
-    ("shuffle_read", "shuffle fetch wait", CAUSES["shuffle_read"]),
-    ("shuffle_write", "shuffle write", CAUSES["shuffle_write"]),
-    ("input_read", "input read", CAUSES["input_read"]),
-    ("result_serialization", "result serialization", CAUSES["result_serialization"]),
-    ("getting_result", "getting result", ("getting_result_time",)),
+PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
+    (part.name, part.label, part.columns) for part in TIME_PARTS
 )
-"""(part, label, columns): the measured components of a duration, named as the blocked-time
-causes; compute is what they leave."""
+"""(part, label, columns): the measured components of a duration (logs.time_parts); compute
+is what they leave."""
 
 VOLUMES: tuple[tuple[str, str, str], ...] = (
     ("records_in", "records", "time per record"),

@@ -20,7 +20,7 @@ from perfx.grammar.ast import Atom, Query
 from perfx.logs.model import Log
 
 from .columns import Columns, columns_for
-from .explanation import Metrics, Step
+from .explanation import ClauseKind, Metrics, Step
 from .pairs import atom_mask, conjunction_mask
 from .sampling import TrainingSet, training_set
 
@@ -37,7 +37,12 @@ def generality(weight: np.ndarray, mask: np.ndarray) -> float:
 
 
 def ordered_steps(
-    cols: Columns, atoms: Sequence[Atom], ts: TrainingSet, kind: str, *, keep_order: bool = False
+    cols: Columns,
+    atoms: Sequence[Atom],
+    ts: TrainingSet,
+    kind: ClauseKind,
+    *,
+    keep_order: bool = False,
 ) -> list[Step]:
     """The clause's atoms ordered by marginal figure (precision for BECAUSE, relevance for
     DESPITE): at each position the atom that raises the cumulative figure most; each step
@@ -60,7 +65,7 @@ def ordered_steps(
             Step(
                 atoms[best], kind, share(ts.weight, target, current), generality(ts.weight, current)
             )
-        )  # type: ignore[arg-type]
+        )
     return steps
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perfx.grammar.ast import Atom, Bool, Number, Ordering, String, ValuePair
+from perfx.grammar.ast import Atom, Bool, Number, Ordering, OrderingValue, String, ValuePair
 from perfx.logs.registry import FeatureSpec
 
 from .columns import Columns, value_matches
@@ -29,7 +29,7 @@ from .errors import ExplainError
 SIMILARITY = 0.1
 """Two numbers are SIM when they differ by at most this fraction of the larger magnitude."""
 
-ORDER = {"LT": -1.0, "SIM": 0.0, "GT": 1.0}
+ORDER: dict[OrderingValue, float] = {"LT": -1.0, "SIM": 0.0, "GT": 1.0}
 ORDER_NAMES = {v: k for k, v in ORDER.items()}
 
 LEVELS: dict[int, tuple[str, ...]] = {
@@ -147,7 +147,7 @@ def _numeric_features(
 ) -> list[PairColumn]:
     missing = np.isnan(a) | np.isnan(b)
     same = np.where(missing, np.nan, (a == b).astype(np.float64))
-    kinds = []
+    kinds: list[tuple[str, np.ndarray, bool, Callable[[float], object]]] = []
     if "isSame" in ops:
         kinds.append(("isSame", same, False, lambda v: Bool(bool(v))))
     if "compare" in ops:

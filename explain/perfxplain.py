@@ -16,7 +16,6 @@ from perfx.grammar.ast import Atom, Bool
 from perfx.grammar.printer import to_pxql
 
 from .columns import Columns, columns_for
-from .engine import register_method
 from .errors import ExplainError
 from .explanation import Explanation, Step, format_conjunction
 from .metrics import metrics_on, ordered_steps, share
@@ -42,7 +41,6 @@ MIN_PER_LABEL = 3
 """Fewer related pairs of either label than this and there is nothing to learn from."""
 
 
-@register_method("perfxplain")
 def perfxplain(request: Request) -> Explanation:
     cols = columns_for(request.log, request.entity)
     query = request.query

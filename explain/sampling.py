@@ -164,10 +164,8 @@ def training_set(
     else:
         i, j, des, obs, exp = _draw_until_full(cols, b, despite, observed, expected, sample, rng)
         totals, exact = _totals(des, obs, exp, candidates / len(i)), False
-        related = np.flatnonzero(obs | exp)
-        i, j, des, obs, exp = _distinct(
-            cols.n, i[related], j[related], des[related], obs[related], exp[related]
-        )
+        kept = np.flatnonzero(obs | exp)
+        i, j, des, obs, exp = _distinct(cols.n, i[kept], j[kept], des[kept], obs[kept], exp[kept])
     both = np.flatnonzero(des & obs & exp)
     overlap = (int(i[both[0]]), int(j[both[0]])) if len(both) else None
     obs_rel, exp_rel = obs & ~exp, exp & ~obs

@@ -70,14 +70,16 @@ def _threshold(atom: Atom, subject: str, unit: str = "none") -> str:
     return f"{subject} {label(atom.feature)} {words + ' ' if words else ''}{value}".strip()
 
 
-def _both(atom: Atom) -> bool:
-    """``f diff = (v, v)``: both executions had the value v."""
-    return (
+def _both(atom: Atom) -> ValuePair | None:
+    """``f diff = (v, v)``: the pair of the value v both executions had, else None."""
+    if (
         atom.pair_op == "diff"
         and atom.op == "="
         and isinstance(atom.value, ValuePair)
         and atom.value.first == atom.value.second
-    )
+    ):
+        return atom.value
+    return None
 
 
 def value_text(value: object, unit: str = "none") -> str:
@@ -135,8 +137,8 @@ def despite_phrase(atom: Atom, values: PairValues | None = None) -> str:
         return f"a {_ORDERING[atom.value.value]} {name} for the first{_pair(values)}"
     if atom.pair_op == "base":
         return _threshold(atom, "both with", unit)
-    if _both(atom):
-        return f"the same {name} ({value_text(atom.value.first, unit)})"
+    if (both := _both(atom)) is not None:
+        return f"the same {name} ({value_text(both.first, unit)})"
     return f"{name} {atom.pair_op} {atom.op} {value_to_pxql(atom.value)}"
 
 
@@ -158,8 +160,8 @@ def because_phrase(atom: Atom, values: PairValues | None = None) -> str:
                 0 if str(values.first) == "T" else 1
             ] + " (the other was not)" * (str(values.first) == "T")
         return f"its {name} was {'the same' if same else 'different'}{_pair(values)}"
-    if _both(atom):
-        return f"both had {name} {value_text(atom.value.first, unit)}"
+    if (both := _both(atom)) is not None:
+        return f"both had {name} {value_text(both.first, unit)}"
     if atom.pair_op == "diff" and isinstance(atom.value, ValuePair) and atom.op == "=":
         first, second = value_text(atom.value.first, unit), value_text(atom.value.second, unit)
         if atom.feature in _FLAGS and {first, second} == {"T", "F"}:

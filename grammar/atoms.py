@@ -15,12 +15,13 @@ from typing import NamedTuple
 
 from lark import Token
 
-from . import units
+from . import units, vocabulary
 from .ast import Atom, Bool, Number, Ordering, Span, String, Value, ValuePair
 from .errors import PxqlError
-from .tokens import children_span, closest, error, token_span, unquote
+from .names import closest
+from .tokens import children_span, error, token_span, unquote
 
-PAIR_OPS = {"issame": "isSame", "compare": "compare", "diff": "diff"}
+PAIR_OPS = {op.lower(): op for op in vocabulary.PAIR_OPS}
 """Pair features as written in any case -> as the AST spells them."""
 
 _PAIR_SUFFIX = re.compile(r"(.+)[._](issame|compare|diff)", re.IGNORECASE)
@@ -116,7 +117,7 @@ def _feature(items: list[Token], op_at: int) -> tuple[str, str]:
 
 
 _VALUE_TYPES = {"isSame": Bool, "compare": Ordering, "diff": ValuePair}
-_VALUE_CHOICES = {"isSame": ["T", "F"], "compare": ["LT", "SIM", "GT"]}
+_VALUE_CHOICES = {"isSame": list(vocabulary.BOOLEANS), "compare": list(vocabulary.ORDERINGS)}
 _VALUE_WORDS = {
     "isSame": "T or F",
     "compare": "LT, SIM or GT",

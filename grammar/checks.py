@@ -14,23 +14,21 @@ They run after the parse because the parser is shared and holds no per-call stat
   ``bytes``, ``count``, ``ratio``, ``none``): a time needs an ``ms`` feature, a size a
   ``bytes`` one; plain numbers go with any.
 
-Feature names match their registry entry ignoring case, underscores, spaces, dots and dashes
-(``jobID`` is ``job_id``, ``pig script`` is ``pigscript``): the paper writes them loosely.
-``resolve_feature`` exposes that matching to the explanation engine.
+Feature names match their registry entry as every name does in perfx (names.py: ignoring
+case, underscores, spaces, dots and dashes; the paper writes them loosely).
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Mapping
 
 from .ast import Atom, Number, Query, Span, ValuePair
 from .atoms import PAIR_OPS, pair_op_like
 from .errors import PxqlError
+from .names import closest, name_key
 from .printer import value_to_pxql
 
-_SEPARATORS = re.compile(r"[\s_.\-]+")
 _LAST_WORD = re.compile(r"[\s_.]([^\s_.]+)$")
 _UNIT_OF = {"time": "ms", "size": "bytes"}
 """The feature unit a number with a unit of each dimension (units.py) measures in."""
@@ -43,19 +41,8 @@ _UNIT_WORDS = {
 }
 
 
-def feature_key(name: str) -> str:
-    """The form under which feature names are compared: ``Job_ID`` and ``jobID`` agree."""
-    return _SEPARATORS.sub("", name).lower()
-
-
-def resolve_feature(name: str, features: Iterable[str]) -> str | None:
-    """The registry name that ``name`` (as written in a query) refers to, or None."""
-    key = feature_key(name)
-    return next((f for f in features if feature_key(f) == key), None)
-
-
 class FeatureIndex:
-    """The caller's feature names, indexed by ``feature_key``, and their units when
+    """The caller's feature names, indexed by ``name_key``, and their units when
     ``features`` maps each name to one."""
 
     def __init__(self, features: Iterable[str] | Mapping[str, str | None]) -> None:
@@ -63,19 +50,18 @@ class FeatureIndex:
         self.units: dict[str, str | None] = {}
         units = features if isinstance(features, Mapping) else {}
         for name in features:
-            key = feature_key(name)
+            key = name_key(name)
             self.by_key.setdefault(key, name)
             self.units.setdefault(key, units.get(name))
 
     def __contains__(self, name: str) -> bool:
-        return feature_key(name) in self.by_key
+        return name_key(name) in self.by_key
 
     def unit(self, name: str) -> str | None:
-        return self.units.get(feature_key(name))
+        return self.units.get(name_key(name))
 
     def closest(self, name: str) -> list[str]:
-        keys = difflib.get_close_matches(feature_key(name), list(self.by_key), n=3, cutoff=0.6)
-        return [self.by_key[k] for k in keys]
+        return closest(name, self.by_key.values())
 
 
 def check_features(

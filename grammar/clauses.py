@@ -3,12 +3,13 @@ expansion of the WHY sugar into OBSERVED/EXPECTED clauses."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple, TypedDict
 
 from lark import Token
 
 from .ast import Atom, EntityId, EntityKind, Ordering, Predicate, Span
-from .tokens import closest, error, token_span
+from .names import closest
+from .tokens import error, token_span
 
 MAX_WIDTH = 1000
 """Widths beyond this are typos: no log has a thousand features worth predicating on."""
@@ -46,7 +47,7 @@ class Binding(NamedTuple):
 class Option(NamedTuple):
     """``WIDTH 3`` or ``DESPITE WIDTH 2`` in a WITH clause."""
 
-    name: str
+    name: Literal["width", "despite_width"]
     width: int
     span: Span
 
@@ -71,14 +72,24 @@ def width(token: Token) -> int:
     return int(text)
 
 
-def options(chosen_options: list[Option]) -> dict[str, int]:
+class Widths(TypedDict, total=False):
+    """The Query keyword arguments the WITH options set."""
+
+    width: int
+    despite_width: int
+
+
+def options(chosen_options: list[Option]) -> Widths:
     """Query keyword arguments (width, despite_width) from the WITH options, each at most once."""
-    chosen: dict[str, int] = {}
+    chosen = Widths()
     for option in chosen_options:
         if option.name in chosen:
             words = "WIDTH" if option.name == "width" else "DESPITE WIDTH"
             raise error(f"{words} is given twice", option.span)
-        chosen[option.name] = option.width
+        if option.name == "width":
+            chosen["width"] = option.width
+        else:
+            chosen["despite_width"] = option.width
     return chosen
 
 

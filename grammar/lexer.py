@@ -83,7 +83,7 @@ class PxqlLexer(Lexer):
                 if self.skip_re.match(text, pos, end).end() == end:  # type: ignore[union-attr]
                     return
                 raise self._error(text, pos, end, line, line_start, parser_state)
-            kind = match.lastgroup
+            kind = _terminal(match)
             start = match.start(kind)
             newlines = text.count("\n", pos, start)
             if newlines:
@@ -108,9 +108,16 @@ class PxqlLexer(Lexer):
         accepts = self._state_scanner(parser_state)[1]
         match = self._scanner(frozenset(self.terminals) - self.ignore).match(text, start, end)
         if match is not None:
-            kind = match.lastgroup
+            kind = _terminal(match)
             token = Token(kind, match.group(kind), start, line, column, line, None, match.end())
             return UnexpectedToken(
                 token, accepts, state=parser_state, terminals_by_name=self.terminals
             )
         return UnexpectedCharacters(text, start, line, column, allowed=accepts, state=parser_state)
+
+
+def _terminal(match: re.Match[str]) -> str:
+    """The terminal a scanner matched: every alternative of a scanner is a named group."""
+    if match.lastgroup is None:
+        raise ValueError(f"a PXQL scanner matched {match.group()!r} outside its named groups")
+    return match.lastgroup

@@ -15,6 +15,7 @@ import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 from lark import Lark
 from lark.exceptions import UnexpectedInput
@@ -62,7 +63,8 @@ def parse(text: str, *, features: Iterable[str] | Mapping[str, str | None] | Non
     ):
         raise PxqlError("the query is empty", expected=["FOR", "DESPITE", "OBSERVED", "WHY"])
     try:
-        query = _lark().parse(text)
+        # the transformer (ToAst) builds the Query while lark parses: no Tree is left.
+        query = cast(Query, _lark().parse(text))
         check_features(query, text, features)
         return replace(query, source=text)
     except PxqlError as err:

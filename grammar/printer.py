@@ -14,14 +14,11 @@ from . import units
 from .ast import Atom, Bool, EntityId, Number, Ordering, Predicate, Query, String, Value, ValuePair
 from .atoms import PAIR_OPS
 from .clauses import ID_FIELD_NAMES
+from .vocabulary import RESERVED
 
 _BARE_ID = re.compile(r"\w+(?:[.\-/:]\w+)*")
 _BARE_WORD = re.compile(r"(?!\d)\w+")
 _PAIR_SUFFIX = re.compile(r".+[._](?:issame|compare|diff)", re.IGNORECASE)
-RESERVED = frozenset(
-    "and for where despite observed expected with why slower faster same than as".split()
-)
-"""Words that never lex as a feature name or a bare id (pxql.lark's _UNRESERVED)."""
 
 
 def to_pxql(query: Query) -> str:

@@ -10,40 +10,19 @@ from __future__ import annotations
 from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
+from . import vocabulary
 from .errors import PxqlError, or_list
-from .printer import RESERVED
-from .tokens import closest
+from .names import closest
+from .tokens import token_span
 
-KEYWORDS: dict[str, str] = {
-    name: name
-    for name in (
-        "FOR",
-        "WHERE",
-        "DESPITE",
-        "OBSERVED",
-        "EXPECTED",
-        "WITH",
-        "WIDTH",
-        "WHY",
-        "SLOWER",
-        "FASTER",
-        "SAME",
-        "THAN",
-        "AS",
-        "APP",
-        "JOB",
-        "STAGE",
-        "TASK",
-        "AND",
-    )
-}
+KEYWORDS: dict[str, str] = {word: word for word in vocabulary.KEYWORDS}
 """Keyword terminals -> how they are spelled to the user (and offered as did-you-mean)."""
 
 _SPELLINGS: dict[str, list[str]] = {
     **{name: [word] for name, word in KEYWORDS.items()},
-    "PAIR_OP": ["isSame", "compare", "diff"],
-    "BOOL": ["T", "F"],
-    "ORDERING": ["LT", "SIM", "GT"],
+    "PAIR_OP": list(vocabulary.PAIR_OPS),
+    "BOOL": list(vocabulary.BOOLEANS),
+    "ORDERING": list(vocabulary.ORDERINGS),
 }
 """Terminals -> the words a misspelled token is compared with for a did-you-mean."""
 
@@ -160,8 +139,10 @@ def translate(err: UnexpectedInput, source: str) -> PxqlError:
     if isinstance(err, UnexpectedToken):
         return _unexpected_token(err.token, _acceptable(err, set(err.expected)), source)
     if isinstance(err, UnexpectedCharacters):
+        # lark declares pos_in_stream None on the base class and reads it as `or 0` itself;
+        # UnexpectedCharacters sets it to the offset of the character.
         return _unexpected_character(
-            err.pos_in_stream, _acceptable(err, set(err.allowed or ())), source
+            err.pos_in_stream or 0, _acceptable(err, set(err.allowed or ())), source
         )
     return PxqlError("the query could not be parsed", source=source, span=(0, len(source)))
 
@@ -174,15 +155,16 @@ def _unexpected_token(token: Token, expected: set[str], source: str) -> PxqlErro
         return PxqlError(
             f"unexpected end of query{wanted}", span=(end, end + 1), source=source, expected=words
         )
-    if "WORD" in expected and token.value.lower() in RESERVED:
+    if "WORD" in expected and token.value.lower() in vocabulary.RESERVED:
         wanted += (
             f" ('{token.value}' is a keyword: write `{token.value}` for a feature of that name)"
         )
     keywords = [word for name in sorted(expected, key=_order) for word in _SPELLINGS.get(name, ())]
     suggestions = closest(token.value, keywords, cutoff=0.6) if token.value.isidentifier() else []
+    span = token_span(token)
     return PxqlError(
         f"unexpected '{token.value}'{wanted}",
-        span=(token.start_pos, token.end_pos),
+        span=(span.start, span.end),
         source=source,
         expected=words,
         suggestions=suggestions,

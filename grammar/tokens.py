@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import NamedTuple
 
@@ -24,7 +23,20 @@ class Located(NamedTuple):
 
 
 def token_span(token: Token) -> Span:
-    return Span(token.start_pos, token.end_pos, token.line, token.column)
+    return Span(
+        _position(token.start_pos),
+        _position(token.end_pos),
+        _position(token.line),
+        _position(token.column),
+    )
+
+
+def _position(value: int | None) -> int:
+    """lark types a token's positions as optional (a token made by hand may have none); every
+    token of PxqlLexer has them, so a missing one is a bug of ours."""
+    if value is None:
+        raise ValueError("a PXQL token without a position")
+    return value
 
 
 def join(first: Span, last: Span) -> Span:
@@ -45,14 +57,6 @@ def children_span(children: list) -> Span:
 def error(message: str, span: Span, **kwargs) -> PxqlError:
     """A PxqlError located at ``span`` (parse() attaches the source text)."""
     return PxqlError(message, span=(span.start, span.end), **kwargs)
-
-
-def closest(word: str, choices: list[str], cutoff: float = 0.6) -> list[str]:
-    """Did-you-mean candidates for ``word`` among ``choices``, case-insensitively."""
-    by_key = {c.lower(): c for c in choices}
-    return [
-        by_key[m] for m in difflib.get_close_matches(word.lower(), list(by_key), n=3, cutoff=cutoff)
-    ]
 
 
 def unquote(token: Token) -> str:

@@ -29,7 +29,8 @@ from .clauses import (
     resolve_for,
     width,
 )
-from .tokens import Located, children_span, closest, error, join, token_span, unquote
+from .names import closest
+from .tokens import Located, children_span, error, join, token_span, unquote
 
 
 class _Where(NamedTuple):
@@ -91,7 +92,7 @@ class ToAst(Transformer):
 
     def predicate(self, children: list) -> Predicate:
         atoms = tuple(children[0])
-        return Predicate(atoms, span=join(atoms[0].span, atoms[-1].span))  # type: ignore[arg-type]
+        return Predicate(atoms, span=join(atoms[0].span, atoms[-1].span))
 
     def despite(self, children: list) -> _Clause:
         return _Clause("despite", children[1], children_span(children))
@@ -142,7 +143,7 @@ class ToAst(Transformer):
                 suggestions=closest(field_name, list(ID_FIELD_NAMES.values())),
                 expected=list(ID_FIELD_NAMES.values()),
             )
-        return Binding(variable, kind, entity, join(token_span(qualified), entity.span))  # type: ignore[arg-type]
+        return Binding(variable, kind, entity, join(token_span(qualified), entity.span))
 
     def where(self, children: list) -> _Where:
         return _Where([c for c in children if isinstance(c, Binding)], children_span(children))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 
-from pyspark.rdd import portable_hash
+from pyspark.core.rdd import RDD, portable_hash
 
 from . import narrow, output, shuffle
 from .records import TracedRecord
@@ -40,7 +40,7 @@ class TracedDataset:
         self._rdd = rdd
         self._stage_inputs = stage_inputs
         self._consumers = 0
-        self._output: tuple[int, object] | None = None
+        self._output: tuple[int, RDD] | None = None
 
     def __repr__(self) -> str:
         return f"TracedDataset({self.name})"
@@ -169,7 +169,7 @@ class TracedDataset:
 
     # -- actions ---------------------------------------------------------------------------
 
-    def _finalized(self) -> tuple[int, object]:
+    def _finalized(self) -> tuple[int, RDD]:
         """This dataset's output stage: computed once, persisted, then reused by every action."""
         if self._output is None:
             rdd = self._consume()

@@ -1,7 +1,7 @@
 """Computation-skew detection from the original run's event log (PerfDebug section 4.1).
 
-A task is flagged when its inverse progress rate (ms per input record; per MB, or its
-duration, when its stage logs no records) exceeds ``factor`` x its stage's median, or when
+A task is flagged when its inverse progress rate (logs.progress: time per byte read, else per
+record, else its duration, one basis per stage) exceeds ``factor`` x its stage's median, or when
 its GC, result-serialization or deserialization time is far above its stage's: more than
 ``cost_factor`` x the stage median of that time and at least ``min_share`` of the task's
 duration. Both are signs that some records cost far more than others: the cue to re-run the
@@ -13,11 +13,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from perfx.logs.progress import BASIS_WORDS, THRESHOLD, inverse_rate
+from perfx.logs.time_parts import BY_NAME
+
 COSTS = {
-    "gc_time": "GC",
-    "result_serialization_time": "result serialization",
-    "deserialize_time": "deserialization",
+    BY_NAME[part].columns[0]: BY_NAME[part].label
+    for part in ("gc", "task_deserialization", "result_serialization")
 }
+"""The parts of a task's time that grow with what its records cost (logs.time_parts):
+task column -> how a reason names it."""
 COLUMNS = [
     "app_id",
     "stage_id",
@@ -32,18 +36,11 @@ COLUMNS = [
 ]
 
 
-def _rate(tasks: pd.DataFrame) -> pd.Series:
-    """Per task: ms per record if its whole stage logs records, else ms per MB, else duration."""
-    stage = tasks.groupby("stage_key")
-    by_records = stage["records_in"].transform(lambda r: bool((r.fillna(0) > 0).all()))
-    by_bytes = stage["bytes_in"].transform(lambda b: bool((b.fillna(0) > 0).all()))
-    per_record = tasks["duration"] / tasks["records_in"].replace(0, np.nan)
-    per_mb = tasks["duration"] / (tasks["bytes_in"].replace(0, np.nan) / 1e6)
-    return per_record.where(by_records, per_mb.where(by_bytes, tasks["duration"]))
-
-
 def skewed_tasks(
-    tasks: pd.DataFrame, factor: float = 1.5, cost_factor: float = 3.0, min_share: float = 0.1
+    tasks: pd.DataFrame,
+    factor: float = THRESHOLD,
+    cost_factor: float = 3.0,
+    min_share: float = 0.1,
 ) -> pd.DataFrame:
     """The flagged tasks of stages with at least two tasks, slowest (relative) first."""
     tasks = tasks.copy()
@@ -53,13 +50,15 @@ def skewed_tasks(
     tasks = tasks[tasks.groupby("stage_key")["stage_key"].transform("size") >= 2]
     if tasks.empty:
         return pd.DataFrame(columns=COLUMNS)
-    tasks["rate"] = _rate(tasks)
+    rates = inverse_rate(tasks)
+    tasks["rate"] = rates["rate"]
     tasks["stage_median_rate"] = tasks.groupby("stage_key")["rate"].transform("median")
     tasks["rate_ratio"] = tasks["rate"] / tasks["stage_median_rate"].replace(0, np.nan)
+    rate_words = rates["basis"].map(BASIS_WORDS)
     reasons = pd.Series([[] for _ in range(len(tasks))], index=tasks.index)
     for index in tasks.index[tasks["rate_ratio"] > factor]:
         reasons[index].append(
-            f"{tasks.at[index, 'rate_ratio']:.1f}x the stage's median time per record"
+            f"{tasks.at[index, 'rate_ratio']:.1f}x the stage's median {rate_words[index]}"
         )
     for column, label in COSTS.items():
         median = tasks.groupby("stage_key")[column].transform("median").fillna(0)

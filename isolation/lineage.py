@@ -81,11 +81,15 @@ class PartitionRows:
 
     def add_key(self, key: object, count: int) -> None:
         """The key of the row just added and how many records it combined (combine tables)."""
+        if self.keys is None or self.counts is None:
+            raise ValueError("add_key on the rows of a stage built without keys")
         self.keys.append(excerpt(key if isinstance(key, str) else repr(key), EXCERPT_WIDTH))
         self.counts.append(count)
 
     def add_output(self, value: object) -> None:
         """The output record of the row just added (output tables only)."""
+        if self.records is None or self.keys is None:
+            raise ValueError("add_output on the rows of a stage that is not an output")
         self.records.append(excerpt(value, EXCERPT_WIDTH))
         self.keys.append(excerpt(output_key(value), EXCERPT_WIDTH))
 

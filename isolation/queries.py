@@ -63,7 +63,7 @@ class StoredRun:
         by_table: dict[int, list[int]] = {}
         for record_id in record_ids:
             by_table.setdefault(split_id(record_id)[0], []).append(record_id)
-        stored = {}
+        stored: dict[int, str] = {}
         for table, ids in by_table.items():
             source = self.meta.get("sources", {}).get(str(table))
             if source and source["kind"] == "collection" and table in self.tables:
@@ -107,7 +107,7 @@ def top_culprits(
     if (stage is None) != (partition is None):
         raise IsolationError("give both --stage and --partition, or neither")
     table = run.table(run.final_stage if stage is None else stage)
-    where = "" if stage is None else f"WHERE partition = {int(partition)}"
+    where = "" if partition is None else f"WHERE partition = {int(partition)}"
     rows = run.query(
         f"SELECT most_impactful_source, total_latency_ms, remediated_latency_ms FROM t {where}",
         t=table,

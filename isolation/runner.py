@@ -44,6 +44,8 @@ def load_program(path: str | os.PathLike):
         raise IsolationError(f"no program file {path}")
     name = f"perfx_program_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:  # Python loads only its own suffixes (.py, .pyc, ...)
+        raise IsolationError(f"{path} is not a Python program (a .py file)")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:

@@ -1,2 +1,2 @@
-"""Logs in: readers for Spark event logs, tabular logs and host metrics, the canonical tables
-and the feature registry, and the EC2-style fixture generator."""
+"""Logs in: readers for Spark event logs, Hadoop job histories (``jhist``), tabular logs and
+host metrics, the canonical tables and the feature registry."""

@@ -11,38 +11,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from . import spark_metrics
 from .derive import group_codes
-from .registry import FeatureSpec, spec
+from .registry import SPARK_TASK, FeatureSpec, Role, spec
 
-TASK_METRICS = (
-    "executor_run_time",
-    "executor_cpu_time",
-    "deserialize_time",
-    "deserialize_cpu_time",
-    "result_serialization_time",
-    "getting_result_time",
-    "scheduler_delay",
-    "gc_time",
-    "result_size",
-    "peak_execution_memory",
-    "memory_bytes_spilled",
-    "disk_bytes_spilled",
-    "input_bytes",
-    "input_records",
-    "output_bytes",
-    "output_records",
-    "shuffle_read_bytes",
-    "shuffle_remote_bytes_read",
-    "shuffle_remote_bytes_read_to_disk",
-    "shuffle_local_bytes_read",
-    "shuffle_read_records",
-    "shuffle_remote_blocks_fetched",
-    "shuffle_local_blocks_fetched",
-    "shuffle_fetch_wait_time",
-    "shuffle_remote_reqs_duration",
-    "shuffle_write_bytes",
-    "shuffle_write_records",
-    "shuffle_write_time",
+DERIVED_METRICS = ("getting_result_time", "scheduler_delay", "shuffle_read_bytes")
+"""Task metrics the Spark reader computes from Task Info times and the shuffle byte counts."""
+TASK_METRICS = tuple(
+    s.name for s in SPARK_TASK if s.name in spark_metrics.COLUMNS or s.name in DERIVED_METRICS
 )
 """The task metrics Spark logs (the Spark task table's last columns): amounts a task used or
 moved, whose sum over an entity's tasks means something — all but ``peak_execution_memory``,
@@ -142,7 +118,9 @@ def task_aggregates(
     with np.errstate(invalid="ignore", divide="ignore"):
         skew = maxima[:, spread] / np.where(medians > 0, medians, np.nan)
     index = pd.Index(uniques, name=key if isinstance(key, str) else None)
-    parts = {"task_count": np.diff(np.append(starts, len(codes))).astype(np.int64)}
+    parts: dict[str, np.ndarray] = {
+        "task_count": np.diff(np.append(starts, len(codes))).astype(np.int64)
+    }
     for suffix, block, which in (
         ("sum", sums, summed),
         ("mean", means, spread),
@@ -196,11 +174,9 @@ def aggregate_specs(task_specs: list[FeatureSpec], present: set[str]) -> list[Fe
             column = f"{name}_{suffix}"
             if task is None or column not in present:
                 continue
-            role = "outcome" if task.role == "outcome" else "feature"
+            role: Role = "outcome" if task.role == "outcome" else "feature"
             unit = "ratio" if suffix == "skew" else task.unit
-            parts = (
-                dict(time_part=task.time_part, accounts=task.accounts) if suffix == "sum" else {}
-            )
+            summed = suffix == "sum"  # a sum keeps the time part and the accounts; others do not
             specs.append(
                 spec(
                     column,
@@ -211,7 +187,8 @@ def aggregate_specs(task_specs: list[FeatureSpec], present: set[str]) -> list[Fe
                     "aggregate",
                     inputs=(f"task.{name}",),
                     window=task.window,
-                    **parts,
+                    time_part=summed and task.time_part,
+                    accounts=task.accounts if summed else (),
                 )
             )
     return [s for s in specs if s.name in present]

@@ -57,9 +57,10 @@ def varying_settings(
             continue
         name = column_name(key)
         parsed = [_number(v) if v is not None else (None, False) for v in values]
-        if all(p is not None for p in parsed):
-            is_size = any(p[1] for p in parsed)
-            columns[name] = [p[0] for p in parsed]
+        numbers = [p for p in parsed if p is not None]
+        if len(numbers) == len(parsed):
+            is_size = any(size for _, size in numbers)
+            columns[name] = [number for number, _ in numbers]
             specs.append(
                 spec(
                     name,

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .time_parts import RUN_TIME_PARTS
+
 MB = float(1 << 20)
 
 
@@ -139,13 +141,6 @@ def add_task_features(tasks: pd.DataFrame) -> pd.DataFrame:
     tasks["first_task_on_executor"] = np.where(first, "T", "F").astype(object)
     tasks["wave"] = _waves(stage, start, end, ran, by_launch)
     return tasks
-
-
-RUN_TIME_PARTS = ("gc_time", "shuffle_fetch_wait_time", "shuffle_write_time", "input_read_time")
-"""The measured parts of a Spark task's executor run time: Spark times GC, shuffle fetch
-waits and shuffle writes (and instrumented traces input reads) while the task runs, so they
-are inside ``executor_run_time``; deserialization, result serialization and getting the
-result are outside it."""
 
 
 def compute_time(tasks: pd.DataFrame) -> pd.Series:

@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .column_names import infer_unit
 from .errors import LogError, NotALog
 from .model import Log, SkippedLine
 from .registry import spec
-from .tabular import infer_unit
 
 PREFIX = "host_"
 """Joined metric ``m`` becomes the task and job feature ``host_m``."""
@@ -133,12 +133,12 @@ def task_means(tasks: pd.DataFrame, samples: pd.DataFrame, names: list[str]) -> 
             continue
         group = group.sort_values("timestamp", kind="stable")
         a, b = launch[rows], finish[rows]
-        for name in names:
+        for column, name in enumerate(names):
             values = group[name].to_numpy(float)
             keep = ~np.isnan(values)
             if keep.any():
                 starts = interval_starts(group["timestamp"].to_numpy(float)[keep])
-                out.iloc[rows, out.columns.get_loc(name)] = step_mean(starts, values[keep], a, b)
+                out.iloc[rows, column] = step_mean(starts, values[keep], a, b)
     return out
 
 

@@ -11,10 +11,8 @@ which host metrics may be joined.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -25,30 +23,30 @@ from .errors import NotALog
 from .eventlog.log import read_event_logs
 from .eventlog.open import EventLogSource, find_event_logs
 from .hostmetrics import join_host_metrics, read_host_metrics
-from .jhist import SUFFIX as JHIST_SUFFIX
-from .jhist import find_job_histories, is_job_history, not_a_history, read_job_histories
-from .model import Log, SkippedLine
-from .registry import ENTITIES, FeatureRegistry
+from .jhist.reader import SUFFIX as JHIST_SUFFIX
+from .jhist.reader import find_job_histories, is_job_history, not_a_history, read_job_histories
+from .model import Log, SkippedLine, merge_logs
+from .ousterhout import is_ousterhout_log, read_ousterhout_log
 from .store.read import is_store, read_store
+from .tabular import is_tabular_log, read_tabular_log
 
 PROGRESS_MIN_BYTES = 64 << 20
 """Inputs smaller than this load too fast for a progress bar to help."""
 
-OTHER_READERS = (
-    ("perfx.logs.tabular", "is_tabular_log", "read_tabular_log"),
-    ("perfx.logs.ousterhout", "is_ousterhout_log", "read_ousterhout_log"),
+OTHER_READERS: tuple[tuple[Callable[[Path], bool], Callable[[Path], Log]], ...] = (
+    (is_tabular_log, read_tabular_log),
+    (is_ousterhout_log, read_ousterhout_log),
 )
-"""(module, recogniser, reader) of the non-Spark formats, imported only when present."""
+"""(recogniser, reader) of the non-Spark formats: tabular logs first, Ousterhout's last."""
 
 
-def _other_format(path: Path, readers: tuple[tuple[str, str, str], ...]) -> Log | None:
+def _other_format(
+    path: Path, readers: tuple[tuple[Callable[[Path], bool], Callable[[Path], Log]], ...]
+) -> Log | None:
     """The Log of ``path`` if one of ``readers`` recognises it, else None."""
-    for module_name, recognise, read in readers:
-        if importlib.util.find_spec(module_name) is None:
-            continue
-        module = importlib.import_module(module_name)
-        if getattr(module, recognise)(path):
-            return getattr(module, read)(path)
+    for recognise, read in readers:
+        if recognise(path):
+            return read(path)
     return None
 
 
@@ -73,33 +71,6 @@ def _once(found: list, path_of) -> list:
             seen.add(resolved)
             kept.append(item)
     return kept
-
-
-def merge_logs(logs: list[Log]) -> Log:
-    """One Log holding every input's rows; a feature registered by several inputs keeps its
-    first spec."""
-    if len(logs) == 1:
-        return logs[0]
-    registry = FeatureRegistry()
-    for log in logs:
-        for entity in ENTITIES:
-            for spec in log.registry.specs(entity):
-                if registry.resolve(entity, spec.name) is None:
-                    registry.register(entity, spec)
-
-    def concat(entity: str) -> pd.DataFrame:
-        frames = [log.table(entity) for log in logs if len(log.table(entity).columns)]
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-    return Log(
-        tasks=concat("task"),
-        stages=concat("stage"),
-        jobs=concat("job"),
-        apps=concat("app"),
-        registry=registry,
-        skipped=[s for log in logs for s in log.skipped],
-        sources=[s for log in logs for s in log.sources],
-    )
 
 
 def _progress_bar(sources: list[EventLogSource], wanted: bool):
@@ -202,18 +173,16 @@ def load_log(
     A feature store (``perfx ingest``: a folder or a URI) is read as the logs it holds; a
     large one only in part, what a question about ``focus`` (ids of ``entity``) needs
     (logs.store.read)."""
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    paths = list(paths)
-    if not paths:
+    given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    if not given:
         raise NotALog("no log paths given")
     metrics = read_host_metrics(host_metrics) if host_metrics is not None else None
-    logs: list[Log] = [read_store(p, focus=focus, entity=entity) for p in paths if is_store(p)]
-    paths = [Path(p) for p in paths if not is_store(p)]
+    logs: list[Log] = [read_store(p, focus=focus, entity=entity) for p in given if is_store(p)]
+    log_paths = [Path(p) for p in given if not is_store(p)]
     skipped: list[SkippedLine] = []
     found: list[EventLogSource] = []
     found_histories: list[Path] = []
-    for path in paths:
+    for path in log_paths:
         if (other := _read_path(path, skipped, found, found_histories)) is not None:
             logs.append(other)
     sources = _once(found, lambda s: s.path)

@@ -54,3 +54,30 @@ class Log:
             for s in self.registry.specs(entity)
             if s.name in columns and (kind is None or s.kind == kind)
         ]
+
+
+def merge_logs(logs: list[Log]) -> Log:
+    """One Log holding every input's rows; a feature registered by several inputs keeps its
+    first spec."""
+    if len(logs) == 1:
+        return logs[0]
+    registry = FeatureRegistry()
+    for log in logs:
+        for entity in ENTITIES:
+            for spec in log.registry.specs(entity):
+                if spec.name not in registry.names(entity):
+                    registry.register(entity, spec)
+
+    def concat(entity: str) -> pd.DataFrame:
+        frames = [log.table(entity) for log in logs if len(log.table(entity).columns)]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    return Log(
+        tasks=concat("task"),
+        stages=concat("stage"),
+        jobs=concat("job"),
+        apps=concat("app"),
+        registry=registry,
+        skipped=[s for log in logs for s in log.skipped],
+        sources=[s for log in logs for s in log.sources],
+    )

@@ -27,15 +27,18 @@ host, executor, configuration, wave): a generated DESPITE is made of those only.
 
 Users may still write any registered feature in a query; roles only restrict what the search
 proposes. Names are snake_case; ``aliases`` hold the paper's spellings (``inputsize``,
-``hostname``, ``jobID``) and older names, matched case-insensitively.
+``hostname``, ``jobID``) and older names, matched loosely (grammar.names).
 """
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
+
+from perfx.grammar.names import closest, resolve_name
+
+from .spark_metrics import SOURCE
 
 Entity = Literal["app", "job", "stage", "task"]
 Kind = Literal["numeric", "nominal"]
@@ -162,22 +165,23 @@ class FeatureRegistry:
         return any(self._symptom(entity, i, seen | {(entity, name)}) for i in found.inputs)
 
     def resolve(self, entity: str, name: str) -> FeatureSpec | None:
-        """The spec a user-written name refers to (exact name, alias, any case), or None."""
-        wanted = name.lower()
-        for spec in self._specs.get(entity, {}).values():
-            if spec.name.lower() == wanted or wanted in (a.lower() for a in spec.aliases):
-                return spec
-        return None
+        """The spec a user-written name refers to (its name or an alias, written loosely as
+        grammar.names allows), or None."""
+        found = resolve_name(name, self._spellings(entity))
+        return self._specs[entity][found] if found is not None else None
 
     def suggest(self, entity: str, name: str, n: int = 3) -> list[str]:
         """The closest registered names to a misspelled one, for "did you mean" messages."""
+        return closest(name, self._spellings(entity), n=n)
+
+    def _spellings(self, entity: str) -> dict[str, str]:
+        """Every name and alias of the entity's specs -> the spec's name."""
         spellings: dict[str, str] = {}
         for spec in self._specs.get(entity, {}).values():
-            spellings[spec.name.lower()] = spec.name
+            spellings.setdefault(spec.name, spec.name)
             for alias in spec.aliases:
-                spellings.setdefault(alias.lower(), spec.name)
-        close = difflib.get_close_matches(name.lower(), list(spellings), n=n * 2, cutoff=0.6)
-        return list(dict.fromkeys(spellings[c] for c in close))[:n]
+                spellings.setdefault(alias, spec.name)
+        return spellings
 
     def copy(self) -> FeatureRegistry:
         return FeatureRegistry({e: dict(t) for e, t in self._specs.items()})
@@ -260,8 +264,9 @@ TASK_HOST_LOAD = [
     ),
 ]
 
-# Spark tasks: one row per task attempt. Spark field names in ``source``; nanosecond fields
-# (CPU times, shuffle write time) are converted to ms by the reader.
+# Spark tasks: one row per task attempt. Spark field names in ``source`` (the task metrics'
+# from logs.spark_metrics); nanosecond fields (CPU times, shuffle write time) are converted to
+# ms by the reader.
 SPARK_TASK = COMMON + [
     spec("app_id", C, "none", "identity", "Spark application id.", "App ID", "appID"),
     spec(
@@ -377,7 +382,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "outcome",
         "Time the executor spent running the task.",
-        "Executor Run Time",
+        SOURCE["executor_run_time"],
         "runtime_ms",
     ),
     spec(
@@ -386,7 +391,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "JVM CPU time of the task (ns in the log).",
-        "Executor CPU Time",
+        SOURCE["executor_cpu_time"],
         "cpu_time",
         time_part=True,
         accounts=("cost",),
@@ -397,7 +402,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "Time deserializing the task.",
-        "Executor Deserialize Time",
+        SOURCE["deserialize_time"],
         time_part=True,
         accounts=("task_deserialization",),
     ),
@@ -407,7 +412,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "CPU time deserializing the task (ns in the log).",
-        "Executor Deserialize CPU Time",
+        SOURCE["deserialize_cpu_time"],
         time_part=True,
         accounts=("task_deserialization",),
     ),
@@ -417,7 +422,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "Time serializing the task result.",
-        "Result Serialization Time",
+        SOURCE["result_serialization_time"],
         time_part=True,
         accounts=("result_serialization",),
     ),
@@ -454,7 +459,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "JVM garbage collection time.",
-        "JVM GC Time",
+        SOURCE["gc_time"],
         "gc",
         time_part=True,
         accounts=("gc",),
@@ -465,7 +470,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Size of the serialized task result.",
-        "Result Size",
+        SOURCE["result_size"],
         accounts=("result_serialization", "getting_result"),
     ),
     spec(
@@ -474,7 +479,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Peak execution memory.",
-        "Peak Execution Memory",
+        SOURCE["peak_execution_memory"],
         accounts=("gc",),
     ),
     spec(
@@ -483,7 +488,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Bytes spilled from memory.",
-        "Memory Bytes Spilled",
+        SOURCE["memory_bytes_spilled"],
         accounts=("cost",),
     ),
     spec(
@@ -492,7 +497,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Bytes spilled to disk.",
-        "Disk Bytes Spilled",
+        SOURCE["disk_bytes_spilled"],
         accounts=("cost",),
     ),
     spec(
@@ -501,7 +506,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Bytes read from the input source.",
-        "Input Metrics/Bytes Read",
+        SOURCE["input_bytes"],
         "inputsize",
         "input_size",
         accounts=("volume", "input_read"),
@@ -513,7 +518,7 @@ SPARK_TASK = COMMON + [
         "count",
         "feature",
         "Records read from the input source.",
-        "Input Metrics/Records Read",
+        SOURCE["input_records"],
         accounts=("volume", "input_read"),
         context=True,
     ),
@@ -523,7 +528,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Bytes written to the output.",
-        "Output Metrics/Bytes Written",
+        SOURCE["output_bytes"],
         "outputsize",
         accounts=("cost",),
     ),
@@ -533,7 +538,7 @@ SPARK_TASK = COMMON + [
         "count",
         "feature",
         "Records written to the output.",
-        "Output Metrics/Records Written",
+        SOURCE["output_records"],
         accounts=("cost",),
     ),
     spec(
@@ -552,7 +557,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Shuffle bytes read from other executors.",
-        "Shuffle Read Metrics/Remote Bytes Read",
+        SOURCE["shuffle_remote_bytes_read"],
         accounts=("shuffle_read",),
     ),
     spec(
@@ -561,7 +566,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Remote shuffle bytes fetched to disk.",
-        "Shuffle Read Metrics/Remote Bytes Read To Disk",
+        SOURCE["shuffle_remote_bytes_read_to_disk"],
         accounts=("shuffle_read",),
     ),
     spec(
@@ -570,7 +575,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Shuffle bytes read locally.",
-        "Shuffle Read Metrics/Local Bytes Read",
+        SOURCE["shuffle_local_bytes_read"],
     ),
     spec(
         "shuffle_read_records",
@@ -578,7 +583,7 @@ SPARK_TASK = COMMON + [
         "count",
         "feature",
         "Shuffle records read.",
-        "Shuffle Read Metrics/Total Records Read",
+        SOURCE["shuffle_read_records"],
         accounts=("volume", "shuffle_read"),
         context=True,
     ),
@@ -588,7 +593,7 @@ SPARK_TASK = COMMON + [
         "count",
         "feature",
         "Remote shuffle blocks fetched.",
-        "Shuffle Read Metrics/Remote Blocks Fetched",
+        SOURCE["shuffle_remote_blocks_fetched"],
         accounts=("shuffle_read",),
     ),
     spec(
@@ -597,7 +602,7 @@ SPARK_TASK = COMMON + [
         "count",
         "feature",
         "Local shuffle blocks fetched.",
-        "Shuffle Read Metrics/Local Blocks Fetched",
+        SOURCE["shuffle_local_blocks_fetched"],
     ),
     spec(
         "shuffle_fetch_wait_time",
@@ -605,7 +610,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "Time blocked waiting for shuffle fetches.",
-        "Shuffle Read Metrics/Fetch Wait Time",
+        SOURCE["shuffle_fetch_wait_time"],
         "fetch_wait_time",
         time_part=True,
         accounts=("shuffle_read",),
@@ -616,7 +621,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "Duration of remote shuffle requests.",
-        "Shuffle Read Metrics/Remote Requests Duration",
+        SOURCE["shuffle_remote_reqs_duration"],
         accounts=("shuffle_read",),
     ),
     spec(
@@ -625,7 +630,7 @@ SPARK_TASK = COMMON + [
         "bytes",
         "feature",
         "Shuffle bytes written.",
-        "Shuffle Write Metrics/Shuffle Bytes Written",
+        SOURCE["shuffle_write_bytes"],
         accounts=("shuffle_write",),
     ),
     spec(
@@ -634,7 +639,7 @@ SPARK_TASK = COMMON + [
         "count",
         "feature",
         "Shuffle records written.",
-        "Shuffle Write Metrics/Shuffle Records Written",
+        SOURCE["shuffle_write_records"],
         accounts=("shuffle_write",),
     ),
     spec(
@@ -643,7 +648,7 @@ SPARK_TASK = COMMON + [
         "ms",
         "feature",
         "Time blocked writing shuffle data (ns in the log).",
-        "Shuffle Write Metrics/Shuffle Write Time",
+        SOURCE["shuffle_write_time"],
         time_part=True,
         accounts=("shuffle_write",),
     ),

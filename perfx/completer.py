@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from perfx.grammar.names import completes
+
 from .suggest import query_entity, suggest
 
 
@@ -41,7 +43,7 @@ class PxqlCompleter(Completer):
             else:
                 options = suggestion.options
             for option in options:
-                if option.lower().startswith(word.lower()):
+                if completes(word, option):
                     yield Completion(
                         option, start_position=-len(word), display_meta=suggestion.kind
                     )

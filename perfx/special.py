@@ -80,9 +80,9 @@ def run(session: ReplSession, line: str) -> None:
     word, _, rest = line.strip().partition(" ")
     command = REGISTRY.get(word)
     if command is None:
-        import difflib
+        from perfx.grammar.names import closest
 
-        close = difflib.get_close_matches(word, names(), n=1)
+        close = closest(word, names(), n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise ValueError(f"unknown command {word}{hint}; \\help lists the commands")
     command.handler(session, rest.strip())

@@ -11,18 +11,23 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from perfx.grammar.vocabulary import (
+    BOOLEANS,
+    CLAUSES,
+    DIRECTIONS,
+    ENTITY_KEYWORDS,
+    OPERATOR_SYMBOLS,
+    OPERATORS,
+    ORDERINGS,
+    PAIR_OPS,
+)
+
 SuggestionKind = Literal["keyword", "feature", "value", "special"]
 
 _TOKEN = re.compile(
     r"""\s*(?:(?P<string>'[^']*'?|"[^"]*"?)|(?P<op><=|>=|!=|[=<>≠≤≥∧(),?])|(?P<word>[^\s=<>!≠≤≥∧(),'"]+))"""
 )
 
-ENTITIES = ("TASK", "JOB", "STAGE", "APP")
-CLAUSES = ("DESPITE", "OBSERVED", "EXPECTED")
-PAIR_OPS = ("isSame", "compare", "diff")
-OPERATORS = ("=", "!=", "<", "<=", ">", ">=")
-ORDERINGS = ("LT", "SIM", "GT")
-BOOLEANS = ("T", "F")
 _CONJUNCTIONS = {"and", "∧"}
 
 
@@ -62,15 +67,15 @@ def suggest(text_before_cursor: str) -> list[Suggestion]:
     before = tokens[-2].lower() if len(tokens) > 1 else ""
 
     if low == "why" or low in {"than", "as"}:
-        return [Suggestion("keyword", ENTITIES)]
-    if last.upper() in ENTITIES and before in {"why", "than", "as"}:
+        return [Suggestion("keyword", ENTITY_KEYWORDS)]
+    if last.upper() in ENTITY_KEYWORDS and before in {"why", "than", "as"}:
         return []  # an id comes next: nothing to complete
     if (
         before in {"task", "job", "stage", "app"}
         and len(tokens) > 2
         and tokens[-3].lower() == "why"
     ):
-        return [Suggestion("keyword", ("SLOWER", "FASTER", "SAME"))]
+        return [Suggestion("keyword", DIRECTIONS)]
     if low in {"slower", "faster"}:
         return [Suggestion("keyword", ("THAN", "DESPITE", "WITH"))]
     if low == "same":
@@ -86,7 +91,7 @@ def suggest(text_before_cursor: str) -> list[Suggestion]:
         return [Suggestion("keyword", PAIR_OPS), Suggestion("keyword", OPERATORS)]
     if low in {p.lower() for p in PAIR_OPS}:
         return [Suggestion("keyword", OPERATORS)]
-    if last in OPERATORS or last in {"≠", "≤", "≥"}:
+    if last in OPERATORS or last in OPERATOR_SYMBOLS:
         if before == "compare":
             return [Suggestion("value", ORDERINGS)]
         if before == "issame":

@@ -2,7 +2,6 @@
 
 * ``components`` — the parts of a task's time it was blocked on (GC, shuffle read wait, shuffle
   write, input read, scheduler delay, (de)serialization) and how to remove them.
-* ``progress`` — inverse progress rates, the yardstick stragglers are measured with.
 * ``stragglers`` — stragglers per stage and their causes by the paper's counterfactual rule,
   plus output skew and first task on an executor.
 * ``slots`` — what the real schedule says: executors' slots, slot releases and the delays

@@ -4,7 +4,8 @@ The paper's question "what if X had taken zero time?" is asked of the same compo
 straggler attribution (per cause) and by the what-if replay (per resource, grouping causes:
 ``disk`` is shuffle write plus input read). Input read time is not a standard Spark metric;
 it exists only in instrumented traces (Ousterhout's ``READ_BLOCKED_TIME``), so a component
-counts as *available* only when one of its columns is in the task table with a value.
+counts as *available* only when one of its columns is in the task table with a value. The
+causes and their columns are logs.time_parts'.
 """
 
 from __future__ import annotations
@@ -13,16 +14,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-CAUSES: dict[str, tuple[str, ...]] = {
-    "gc": ("gc_time",),
-    "shuffle_read": ("shuffle_fetch_wait_time",),
-    "shuffle_write": ("shuffle_write_time",),
-    "input_read": ("input_read_time",),
-    "scheduler_delay": ("scheduler_delay",),
-    "task_deserialization": ("deserialize_time",),
-    "result_serialization": ("result_serialization_time",),
-}
-"""Counterfactual straggler causes -> task columns holding the time spent on them (ms)."""
+from perfx.logs.time_parts import CAUSES
 
 RESOURCES: dict[str, tuple[str, ...]] = {
     "gc": ("gc",),

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from perfx.logs.model import Log
+from perfx.logs.progress import THRESHOLD
 from perfx.logs.registry import FeatureSpec, spec
 
 from . import components
@@ -49,7 +50,7 @@ STRAGGLER_SPECS = [
         "nominal",
         "none",
         "outcome",
-        "T if its inverse progress rate exceeds 1.5x its stage's median (successful attempts only).",
+        f"T if its inverse progress rate exceeds {THRESHOLD}x its stage's median (successful attempts only).",
         "derived",
         inputs=("progress_ratio",),
     ),
@@ -68,7 +69,7 @@ STRAGGLER_SPECS = [
         "numeric",
         "ratio",
         "outcome",
-        "Inverse progress rate / its stage's median: above 1.5 it is a straggler.",
+        f"Inverse progress rate / its stage's median: above {THRESHOLD} it is a straggler.",
         "derived",
         inputs=("duration", "records_in", "bytes_in"),
     ),

@@ -78,6 +78,8 @@ class SlotPool:
             other is not None and max(other[0], ready) + LOCALITY_WAIT_MS < max(own[0], ready)
         ):
             own = other
+        if own is None:
+            raise ValueError(f"executor {executor} has no slot: the replay cannot place a task")
         free, slot = own
         self.version[slot] += 1
         return free, slot

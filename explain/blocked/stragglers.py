@@ -27,8 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from perfx.logs.progress import inverse_rate, numeric_column, stage_median, straggles
+
 from . import components
-from .progress import numeric_column, stage_median, straggles, work
 from .slots import slot_release
 
 SPECIAL_CAUSES = ("output_skew", "first_task")
@@ -118,8 +119,8 @@ def find_stragglers(tasks: pd.DataFrame) -> StragglerReport:
     t = analysed_tasks(tasks)
     stage = t["stage_key"]
     duration = numeric_column(t, "duration").astype(float)
-    w = work(t)
-    rate = duration / w["size"]
+    w = inverse_rate(t)
+    rate = w["rate"]
     median = stage_median(rate, stage)
     straggler = straggles(rate, stage)
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from perfx.logs.model import Log
+from perfx.logs.progress import stage_median, work
 
 from ..errors import ExplainError
 from . import components
-from .progress import stage_median, work
 from .replay import REQUIRED, replayable, schedule
 
 STRAGGLERS = "stragglers"

@@ -16,6 +16,7 @@ Tasks write through their own client (the store is pickled without its connectio
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 import pandas as pd
@@ -23,6 +24,9 @@ import pyarrow as pa
 
 from ..errors import IsolationError, StoreError
 from .base import PARTITION_COLUMNS, LineageStore, oldest_first, one_line
+
+if TYPE_CHECKING:  # pyignite is imported when a store connects: perfx runs without it
+    from pyignite import Client
 
 RUNS = "perfx_runs"
 DEFAULT_PORT = 10800
@@ -38,7 +42,7 @@ class IgniteStore(LineageStore):
         self.url = url
         self.host = parsed.hostname
         self.port = parsed.port or DEFAULT_PORT
-        self._client = None
+        self._client: Client | None = None
 
     def __getstate__(self):
         return {"url": self.url, "host": self.host, "port": self.port}

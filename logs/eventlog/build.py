@@ -244,18 +244,20 @@ class AppState:
                 values[row] = np.array(numeric, dtype=np.float64)
                 self.nominal_rows[row] = nominal_row
         columns = {name: values[:, i] for i, name in enumerate(events.TASK_NUMERIC)}
-        nominal = zip(*self.nominal_rows) if self.nominal_rows else [()] * len(events.TASK_NOMINAL)
-        for name, column in zip(events.TASK_NOMINAL, nominal):
+        nominal_columns = (
+            zip(*self.nominal_rows) if self.nominal_rows else [()] * len(events.TASK_NOMINAL)
+        )
+        for name, column in zip(events.TASK_NOMINAL, nominal_columns):
             columns[name] = (
                 fastend.decode_column(column)
                 if name in fastend.RAW_NOMINAL
                 else np.array(column, dtype=object)
             )
         columns["resubmitted"] = resubmitted
-        for column in NS_COLUMNS:
-            columns[column] = columns[column] / 1e6
-        for column in INT_COLUMNS + ("launch_time",):
-            columns[column] = columns[column].astype(np.int64)
+        for ns_name in NS_COLUMNS:
+            columns[ns_name] = columns[ns_name] / 1e6
+        for int_name in INT_COLUMNS + ("launch_time",):
+            columns[int_name] = columns[int_name].astype(np.int64)
         return columns
 
 
@@ -340,11 +342,15 @@ def read_app(
             skip(path, number, "truncated last line" if truncated else f"malformed JSON: {err}")
             continue
         if handler is None:
-            name = event.get("Event") if isinstance(event, dict) else None
-            handler = HANDLERS.get(name) if isinstance(name, str) else None
+            event_name = event.get("Event") if isinstance(event, dict) else None
+            handler = HANDLERS.get(event_name) if isinstance(event_name, str) else None
             if handler is None:
-                if not (isinstance(name, str) and _is_spark_event(name)):
-                    skip(path, number, f"unknown event {name!r}" if name else "not an event")
+                if not (isinstance(event_name, str) and _is_spark_event(event_name)):
+                    skip(
+                        path,
+                        number,
+                        f"unknown event {event_name!r}" if event_name else "not an event",
+                    )
                 continue
         try:
             if handler is AppState.on_task_start:

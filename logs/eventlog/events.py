@@ -10,8 +10,11 @@ Nanosecond fields stay raw here (the builder converts whole columns at once).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from operator import itemgetter
 from sys import intern
+
+from .. import spark_metrics
 
 EMPTY: dict = {}
 
@@ -26,31 +29,7 @@ TASK_NUMERIC = (
     "stage_id",
     "stage_attempt_id",
     "has_metrics",
-    "deserialize_time",
-    "deserialize_cpu_time",
-    "executor_run_time",
-    "executor_cpu_time",
-    "peak_execution_memory",
-    "result_size",
-    "gc_time",
-    "result_serialization_time",
-    "memory_bytes_spilled",
-    "disk_bytes_spilled",
-    "shuffle_remote_blocks_fetched",
-    "shuffle_local_blocks_fetched",
-    "shuffle_fetch_wait_time",
-    "shuffle_remote_bytes_read",
-    "shuffle_remote_bytes_read_to_disk",
-    "shuffle_local_bytes_read",
-    "shuffle_read_records",
-    "shuffle_remote_reqs_duration",
-    "shuffle_write_bytes",
-    "shuffle_write_time",
-    "shuffle_write_records",
-    "input_bytes",
-    "input_records",
-    "output_bytes",
-    "output_records",
+    *spark_metrics.COLUMNS,
 )
 """Numeric values of one task attempt, in the order ``task_end`` returns them."""
 
@@ -66,7 +45,7 @@ TASK_NOMINAL = (
 )
 """Nominal values of one task attempt, in the order ``task_end`` returns them."""
 
-NO_METRICS = (0,) + (None,) * 25
+NO_METRICS = (0,) + (None,) * len(spark_metrics.TASK_METRICS)
 
 # Nominal values repeat across tasks (hosts, executors, localities, reasons): ``intern`` keeps
 # one string object per distinct value instead of one per task.
@@ -97,90 +76,49 @@ def failure_text(reason: dict) -> str:
     return kind
 
 
-_METRICS = itemgetter(
-    "Executor Deserialize Time",
-    "Executor Deserialize CPU Time",
-    "Executor Run Time",
-    "Executor CPU Time",
-    "Peak Execution Memory",
-    "Result Size",
-    "JVM GC Time",
-    "Result Serialization Time",
-    "Memory Bytes Spilled",
-    "Disk Bytes Spilled",
-    "Shuffle Read Metrics",
-    "Shuffle Write Metrics",
-    "Input Metrics",
-    "Output Metrics",
+def _fields(names: list[str]) -> Callable[[dict], tuple]:
+    """A C-level getter of ``names`` from a dict that always returns a tuple."""
+    if len(names) == 1:
+        name = names[0]
+        return lambda values: (values[name],)
+    return itemgetter(*names)
+
+
+def _group_getter(group: str) -> Callable[[dict], tuple]:
+    """The values of one nested metric object: its fields in table order, a recent field 0
+    when the log's Spark predates it."""
+    metrics = spark_metrics.in_group(group)
+    required = _fields([m.field for m in metrics if not m.recent])
+    recent = [m.field for m in metrics if m.recent]
+    if not recent:
+        return required
+    return lambda values: (*required(values), *[values.get(field, 0) for field in recent])
+
+
+_METRICS = _fields(
+    [m.field for m in spark_metrics.in_group(spark_metrics.TOP)] + list(spark_metrics.GROUPS)
 )
-_READ = itemgetter(
-    "Remote Blocks Fetched",
-    "Local Blocks Fetched",
-    "Fetch Wait Time",
-    "Remote Bytes Read",
-    "Remote Bytes Read To Disk",
-    "Local Bytes Read",
-    "Total Records Read",
-)
-_WRITE = itemgetter("Shuffle Bytes Written", "Shuffle Write Time", "Shuffle Records Written")
-_INPUT = itemgetter("Bytes Read", "Records Read")
-_OUTPUT = itemgetter("Bytes Written", "Records Written")
+_READ, _WRITE, _INPUT, _OUTPUT = map(_group_getter, spark_metrics.GROUPS)
 
 
 def task_metrics(m: dict) -> tuple:
-    """The metric values of a ``Task Metrics`` object, raw units, absent groups as 0.
+    """The metric values of a ``Task Metrics`` object (logs.spark_metrics order), raw units,
+    absent groups as 0.
 
-    Logs of Spark 3.x-4.x have every field but ``Remote Requests Duration`` (3.4+): one C-level
-    lookup each for them; older logs take the field-by-field path."""
+    Logs of Spark 3.x-4.x have every field but the recent ones (``Remote Requests Duration``,
+    3.4+): one C-level lookup per group for them; older logs take the field-by-field path."""
     try:
         *scalars, read, write, inp, out = _METRICS(m)
-        return (
-            1,
-            *scalars,
-            *_READ(read),
-            read.get("Remote Requests Duration", 0),
-            *_WRITE(write),
-            *_INPUT(inp),
-            *_OUTPUT(out),
-        )
-    except (KeyError, TypeError):
+        return (1, *scalars, *_READ(read), *_WRITE(write), *_INPUT(inp), *_OUTPUT(out))
+    except (KeyError, TypeError, AttributeError):
         return task_metrics_any_version(m)
 
 
 def task_metrics_any_version(m: dict) -> tuple:
     """``task_metrics`` for logs that lack some fields (Spark 1.x-2.x, partial metrics)."""
-    read = m.get("Shuffle Read Metrics") or EMPTY
-    write = m.get("Shuffle Write Metrics") or EMPTY
-    inp = m.get("Input Metrics") or EMPTY
-    out = m.get("Output Metrics") or EMPTY
-    return (
-        1,
-        m.get("Executor Deserialize Time", 0),
-        m.get("Executor Deserialize CPU Time", 0),
-        m.get("Executor Run Time", 0),
-        m.get("Executor CPU Time", 0),
-        m.get("Peak Execution Memory", 0),
-        m.get("Result Size", 0),
-        m.get("JVM GC Time", 0),
-        m.get("Result Serialization Time", 0),
-        m.get("Memory Bytes Spilled", 0),
-        m.get("Disk Bytes Spilled", 0),
-        read.get("Remote Blocks Fetched", 0),
-        read.get("Local Blocks Fetched", 0),
-        read.get("Fetch Wait Time", 0),
-        read.get("Remote Bytes Read", 0),
-        read.get("Remote Bytes Read To Disk", 0),
-        read.get("Local Bytes Read", 0),
-        read.get("Total Records Read", 0),
-        read.get("Remote Requests Duration", 0),
-        write.get("Shuffle Bytes Written", 0),
-        write.get("Shuffle Write Time", 0),
-        write.get("Shuffle Records Written", 0),
-        inp.get("Bytes Read", 0),
-        inp.get("Records Read", 0),
-        out.get("Bytes Written", 0),
-        out.get("Records Written", 0),
-    )
+    groups = {group: m.get(group) or EMPTY for group in spark_metrics.GROUPS}
+    groups[spark_metrics.TOP] = m
+    return (1, *(groups[t.group].get(t.field, 0) for t in spark_metrics.TASK_METRICS))
 
 
 _INFO = itemgetter(

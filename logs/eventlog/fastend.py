@@ -12,11 +12,14 @@ reference: both paths give the same values (tests/logs/test_fastend.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from sys import intern
 
 import msgspec
 import numpy as np
 import pandas as pd
+
+from .. import spark_metrics
 
 
 def _f(name: str, default=msgspec.NODEFAULT):
@@ -43,51 +46,29 @@ class _Info(msgspec.Struct, kw_only=True):
     killed: bool = _f("Killed", False)
 
 
-class _Read(msgspec.Struct, kw_only=True, frozen=True):
-    remote_blocks: int = _f("Remote Blocks Fetched", 0)
-    local_blocks: int = _f("Local Blocks Fetched", 0)
-    fetch_wait: int = _f("Fetch Wait Time", 0)
-    remote_bytes: int = _f("Remote Bytes Read", 0)
-    remote_to_disk: int = _f("Remote Bytes Read To Disk", 0)
-    local_bytes: int = _f("Local Bytes Read", 0)
-    records: int = _f("Total Records Read", 0)
-    requests: int = _f("Remote Requests Duration", 0)
+def _metrics_struct(name: str, group: str, *more: tuple) -> type[msgspec.Struct]:
+    """A struct of the group's metrics (logs.spark_metrics), each 0 when absent, as in
+    Spark's ``JsonProtocol``; attributes are the metrics' column names."""
+    fields = [(metric.column, int, _f(metric.field, 0)) for metric in spark_metrics.in_group(group)]
+    return msgspec.defstruct(name, [*fields, *more], kw_only=True, frozen=True)
 
 
-class _Write(msgspec.Struct, kw_only=True, frozen=True):
-    bytes: int = _f("Shuffle Bytes Written", 0)
-    time: int = _f("Shuffle Write Time", 0)
-    records: int = _f("Shuffle Records Written", 0)
-
-
-class _Input(msgspec.Struct, kw_only=True, frozen=True):
-    bytes: int = _f("Bytes Read", 0)
-    records: int = _f("Records Read", 0)
-
-
-class _Output(msgspec.Struct, kw_only=True, frozen=True):
-    bytes: int = _f("Bytes Written", 0)
-    records: int = _f("Records Written", 0)
-
-
-_NO_READ, _NO_WRITE, _NO_INPUT, _NO_OUTPUT = _Read(), _Write(), _Input(), _Output()
-
-
-class _Metrics(msgspec.Struct, kw_only=True):
-    deserialize: int = _f("Executor Deserialize Time", 0)
-    deserialize_cpu: int = _f("Executor Deserialize CPU Time", 0)
-    run: int = _f("Executor Run Time", 0)
-    cpu: int = _f("Executor CPU Time", 0)
-    peak_memory: int = _f("Peak Execution Memory", 0)
-    result_size: int = _f("Result Size", 0)
-    gc: int = _f("JVM GC Time", 0)
-    serialization: int = _f("Result Serialization Time", 0)
-    memory_spilled: int = _f("Memory Bytes Spilled", 0)
-    disk_spilled: int = _f("Disk Bytes Spilled", 0)
-    read: _Read = _f("Shuffle Read Metrics", _NO_READ)
-    write: _Write = _f("Shuffle Write Metrics", _NO_WRITE)
-    input: _Input = _f("Input Metrics", _NO_INPUT)
-    output: _Output = _f("Output Metrics", _NO_OUTPUT)
+_GROUP_ATTRIBUTES = {
+    group: group.removesuffix(" Metrics").lower().replace(" ", "_")
+    for group in spark_metrics.GROUPS
+}
+"""Each nested metric object's attribute on ``_Metrics``: ``shuffle_read``, ..., ``output``."""
+_GROUP_STRUCTS = {
+    group: _metrics_struct(f"_{attribute}", group) for group, attribute in _GROUP_ATTRIBUTES.items()
+}
+_Metrics = _metrics_struct(
+    "_Metrics",
+    spark_metrics.TOP,
+    *(
+        (_GROUP_ATTRIBUTES[group], struct, _f(group, struct()))
+        for group, struct in _GROUP_STRUCTS.items()
+    ),
+)
 
 
 class _TaskEnd(msgspec.Struct, kw_only=True):
@@ -96,7 +77,7 @@ class _TaskEnd(msgspec.Struct, kw_only=True):
     task_type: str = _f("Task Type")
     reason: _Reason = _f("Task End Reason")
     info: _Info = _f("Task Info")
-    metrics: _Metrics | None = _f("Task Metrics", None)
+    metrics: _Metrics | None = _f("Task Metrics", None)  # type: ignore[valid-type]  # built by defstruct from the metric table
 
 
 _DECODE = msgspec.json.Decoder(_TaskEnd).decode
@@ -112,7 +93,6 @@ def read(line: bytes) -> tuple[tuple, tuple] | None:
     info, m = end.info, end.metrics
     if m is None or end.reason.reason != "Success" or info.failed or info.killed or not info.finish:
         return None
-    r, w, i, o = m.read, m.write, m.input, m.output
     numeric = (
         info.task_id,
         info.index,
@@ -124,31 +104,7 @@ def read(line: bytes) -> tuple[tuple, tuple] | None:
         end.stage,
         end.stage_attempt,
         1,
-        m.deserialize,
-        m.deserialize_cpu,
-        m.run,
-        m.cpu,
-        m.peak_memory,
-        m.result_size,
-        m.gc,
-        m.serialization,
-        m.memory_spilled,
-        m.disk_spilled,
-        r.remote_blocks,
-        r.local_blocks,
-        r.fetch_wait,
-        r.remote_bytes,
-        r.remote_to_disk,
-        r.local_bytes,
-        r.records,
-        r.requests,
-        w.bytes,
-        w.time,
-        w.records,
-        i.bytes,
-        i.records,
-        o.bytes,
-        o.records,
+        *_metric_values(m),
     )
     nominal = (
         info.executor,
@@ -161,6 +117,26 @@ def read(line: bytes) -> tuple[tuple, tuple] | None:
         "",
     )
     return numeric, nominal
+
+
+def _values_reader() -> Callable[[msgspec.Struct], tuple]:
+    """A function returning every metric value of a ``_Metrics`` in logs.spark_metrics' order.
+
+    Written out from the table at import, as ``dataclasses`` writes ``__init__``: one tuple of
+    attribute reads is about twice as fast as assembling it from the structs' tuples, and this
+    runs once per task of every log."""
+    reads = ", ".join(
+        f"m.{_GROUP_ATTRIBUTES[metric.group]}.{metric.column}"
+        if metric.group
+        else f"m.{metric.column}"
+        for metric in spark_metrics.TASK_METRICS
+    )
+    namespace: dict = {}
+    exec(f"def metric_values(m):\n    return ({reads},)", namespace)
+    return namespace["metric_values"]
+
+
+_metric_values = _values_reader()
 
 
 RAW_NOMINAL = ("executor_id", "host", "locality", "task_type")

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,7 +27,7 @@ import pyarrow.dataset as pads
 
 from ..errors import NotALog
 from ..eventlog.log import add_varying_settings
-from ..model import Log, SkippedLine
+from ..model import Log, SkippedLine, merge_logs
 from ..registry import ENTITIES, FeatureRegistry
 from .fs import Location, is_uri, locate
 from .manifest import MANIFEST, Entry, Manifest
@@ -270,7 +271,7 @@ def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
 def _tables(store: Store, selection: Selection, entries: list[Entry]) -> dict[str, pd.DataFrame]:
     whole = [e for e in entries if e.partition not in selection.stages]
     parts = [e for e in entries if e.partition in selection.stages]
-    tables = {}
+    tables: dict[str, Any] = {}
     for entity in ENTITIES:
         table = ENTITY_TABLE[entity]
         frames = [store.frame(table, whole)]
@@ -313,7 +314,6 @@ def _kind_log(store: Store, selection: Selection, entries: list[Entry]) -> Log:
 def _merged(logs: list[Log]) -> Log:
     if len(logs) == 1:
         return logs[0]
-    from ..loader import merge_logs  # the loader reads stores: imported when used
 
     return merge_logs(logs)
 

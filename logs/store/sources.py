@@ -17,7 +17,7 @@ import pyarrow.fs as pafs
 
 from ..errors import NotALog
 from ..eventlog.open import IGNORED_SUFFIXES, ROLLING_DIR, ROLLING_PART, find_event_logs
-from ..jhist import find_job_histories, is_job_history
+from ..jhist.reader import find_job_histories, is_job_history
 from ..model import SkippedLine
 from .fs import Location, locate
 

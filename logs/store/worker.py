@@ -24,7 +24,7 @@ from ..eventlog.build import AppState, read_app
 from ..eventlog.codecs import MAGIC_BYTES, sniff_codec
 from ..eventlog.log import log_of_states, name_app
 from ..eventlog.open import EventLogSource, find_event_logs
-from ..jhist import is_job_history, read_job_histories
+from ..jhist.reader import is_job_history, read_job_histories
 from ..model import Log, SkippedLine
 from .fs import Location
 from .partition import registry_bytes, state_bytes, write_tables

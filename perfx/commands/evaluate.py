@@ -51,9 +51,9 @@ def evaluate(log_path: str, out: str, runs: int, seed: int, sample: int, fmt: st
     import json
     import sys
 
-    from perfx.explain.evaluation import evaluate as run
-    from perfx.explain.evaluation_report import summarise, write
     from perfx.logs.loader import load_log
+    from perfx.paper.evaluation import evaluate as run
+    from perfx.paper.report import summarise, write
 
     log = load_log([log_path])
     evaluation = run(log, runs=runs, seed=seed, sample=sample, progress=sys.stderr.isatty())

@@ -49,7 +49,7 @@ def ec2(seed: int, out: str, repeats: int, scale: float, fmt: str) -> None:
     """
     import json
 
-    from perfx.logs.ec2fixtures import generate
+    from perfx.paper.ec2.generate import generate
 
     logs = generate(seed, scale=scale, repeats=repeats)
     paths = logs.write(out)

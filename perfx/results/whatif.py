@@ -20,6 +20,7 @@ from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.table import Table
+from rich.text import Text
 
 from perfx.terminal import safe_text
 
@@ -150,7 +151,7 @@ class WhatIfReport:
         for s in self.scenarios:
             table.add_column(f"Without {s}", justify="right", overflow="fold")
         for r in rows:
-            cells = [safe_text(r[k]) for k in keys]
+            cells: list[Text | str] = [safe_text(r[k]) for k in keys]
             if overlaps:
                 cells.append(_overlapped(r.get("overlapped_with", [])))
             cells += [

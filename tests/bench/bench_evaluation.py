@@ -14,10 +14,10 @@ BUDGET_S = 600.0
 
 
 def main() -> None:
-    from perfx.explain.evaluation import evaluate
-    from perfx.explain.evaluation_report import summarise, write
-    from perfx.logs.ec2fixtures import write_fixtures
     from perfx.logs.loader import load_log
+    from perfx.paper.ec2.generate import write_fixtures
+    from perfx.paper.evaluation import evaluate
+    from perfx.paper.report import summarise, write
 
     out = Path(
         os.environ.get("PERFX_EVALUATION_OUT") or tempfile.mkdtemp(prefix="perfx-evaluation-")

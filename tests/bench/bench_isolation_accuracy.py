@@ -21,9 +21,9 @@ PAPER = {"movie_ratings": "2102X", "college_student": "1250000X", "weather": "29
 def main() -> None:
     import importlib
 
-    from perfx.isolation.accuracy import PAPER_PROGRAMS, run_trial
     from perfx.isolation.runner import spark_session
     from perfx.isolation.stores import open_store
+    from perfx.paper.accuracy import PAPER_PROGRAMS, run_trial
 
     spark, created = spark_session("local[2]", "perfx bench isolation_accuracy")
     rows = []

@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from perfx.logs.ec2fixtures import GRID, configurations, generate
 from perfx.logs.tabular import read_tabular_log
+from perfx.paper.ec2.generate import GRID, configurations, generate
 
-SAMPLE = Path(__file__).resolve().parents[2] / "logs" / "fixtures" / "ec2-seed1-small"
+SAMPLE = Path(__file__).resolve().parents[2] / "paper" / "fixtures" / "ec2-seed1-small"
 GB = 1 << 30
 
 

@@ -8,11 +8,11 @@ import json
 import pandas as pd
 import pytest
 
-from perfx.explain.evaluation import EXPERIMENTS, LAST, SLOWER, evaluate
-from perfx.explain.evaluation_report import summarise, write
-from perfx.explain.evaluation_setup import QUERY_TEXT, candidates, query, restrict
-from perfx.logs.ec2fixtures import generate
 from perfx.logs.tabular import read_tabular_log
+from perfx.paper.ec2.generate import generate
+from perfx.paper.evaluation import EXPERIMENTS, LAST, SLOWER, evaluate
+from perfx.paper.protocol import QUERY_TEXT, candidates, query, restrict
+from perfx.paper.report import summarise, write
 
 PLOTS = {
     "fig3a.png",
@@ -145,7 +145,7 @@ def test_cli(fixture_dir, tmp_path):
 
 
 def test_explanation_kinds_are_shares_of_runs():
-    from perfx.explain.evaluation_report import kinds
+    from perfx.paper.report import kinds
 
     def row(experiment, text, method="perfxplain", width=3):
         return {"experiment": experiment, "method": method, "width": width, "explanation": text}

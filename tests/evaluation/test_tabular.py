@@ -8,11 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from perfx.logs.column_names import infer_role, infer_unit, snake_case
 from perfx.logs.errors import NotALog
 from perfx.logs.hostmetrics import join_host_metrics, step_mean
 from perfx.logs.model import Log
 from perfx.logs.registry import FeatureRegistry
-from perfx.logs.tabular import infer_role, infer_unit, is_tabular_log, read_tabular_log, snake_case
+from perfx.logs.tabular import is_tabular_log, read_tabular_log
 
 
 def _write(tmp_path, suffix=".csv", metrics=True):

@@ -18,7 +18,7 @@ from perfx.grammar.errors import PxqlError
 from .handmade import SAME_STAGE, make_log, skewed_log, slower
 
 USER_ERRORS = (ExplainError, PxqlError)
-EC2_SAMPLE = Path(__file__).resolve().parents[2] / "logs" / "fixtures" / "ec2-seed1-small"
+EC2_SAMPLE = Path(__file__).resolve().parents[2] / "paper" / "fixtures" / "ec2-seed1-small"
 
 
 def test_slow_task_explained_by_its_compute_not_by_symptoms():

@@ -106,7 +106,7 @@ def test_straggler_questions_name_real_stragglers(log_path):
 
 def test_a_log_without_stragglers_says_so(tmp_path):
     # The committed EC2-style sample: every task's time per byte is within 1.5x of its stage's.
-    sample = Path(__file__).resolve().parents[2] / "logs" / "fixtures" / "ec2-seed1-small"
+    sample = Path(__file__).resolve().parents[2] / "paper" / "fixtures" / "ec2-seed1-small"
     out = tmp_path / "report.html"
     result = CliRunner().invoke(
         cli, ["batch", "--log", str(sample), "--stragglers", "--out", str(out)]

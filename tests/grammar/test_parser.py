@@ -15,8 +15,8 @@ from perfx.grammar.ast import (
     String,
     ValuePair,
 )
-from perfx.grammar.checks import resolve_feature
 from perfx.grammar.errors import PxqlError
+from perfx.grammar.names import resolve_name
 from perfx.grammar.parser import parse
 
 TAIL = " OBSERVED duration compare = GT EXPECTED duration compare = SIM"
@@ -219,10 +219,10 @@ def test_misspelled_pair_suffix_is_told_even_with_a_scalar_value() -> None:
     assert atom.feature == "num_compares"
 
 
-def test_resolve_feature_ignores_case_and_separators() -> None:
-    assert resolve_feature("jobID", ["job_id", "x"]) == "job_id"
-    assert resolve_feature("pig script", ["pigscript"]) == "pigscript"
-    assert resolve_feature("nope", ["x"]) is None
+def test_resolve_name_ignores_case_and_separators() -> None:
+    assert resolve_name("jobID", ["job_id", "x"]) == "job_id"
+    assert resolve_name("pig script", ["pigscript"]) == "pigscript"
+    assert resolve_name("nope", ["x"]) is None
 
 
 @pytest.mark.parametrize("bad", [None, 3, b"\xff\xfe", ["FOR"]])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from perfx.isolation.accuracy import PAPER_PROGRAMS, run_trial
+from perfx.paper.accuracy import PAPER_PROGRAMS, run_trial
 
 pytestmark = pytest.mark.spark
 

@@ -108,3 +108,15 @@ def test_program_without_pipeline(tmp_path, capsys):
         main(["isolate", str(program), "--input", str(program), "--store", str(tmp_path)])
     assert caught.value.code == 1
     assert "defines no pipeline(ctx, input_path)" in capsys.readouterr().err
+
+
+def test_program_that_is_not_python(tmp_path, capsys):
+    """A program with a suffix Python does not load (Python has no loader for it) is refused
+    in one line, before a JVM starts."""
+    program = tmp_path / "prog.txt"
+    program.write_text("def pipeline(ctx, input_path):\n    pass\n")
+    with pytest.raises(SystemExit) as caught:
+        main(["isolate", str(program), "--input", str(program), "--store", str(tmp_path)])
+    assert caught.value.code == 1
+    err = capsys.readouterr().err
+    assert err == f"perfx: {program} is not a Python program (a .py file)\n"

@@ -43,7 +43,7 @@ def test_flags_the_partition_of_the_expensive_record(spark, spark_event_dir, tmp
     flagged = skewed_tasks(log.tasks)
     ours = flagged[(flagged.app_id == sc.applicationId) & flagged.stage_id.isin(stages)]
     assert ours.partition_id.iloc[0] == hot[0]  # flagged, and the most skewed of its stage
-    assert "median time per record" in ours.reasons.iloc[0][0]
+    assert "x the stage's median time per byte read" in ours.reasons.iloc[0][0]
 
     result = CliRunner().invoke(
         __import__("perfx.cli", fromlist=["cli"]).cli,
@@ -86,6 +86,12 @@ def test_even_stage_is_not_flagged():
     assert skewed_tasks(_tasks()).empty
 
 
-def test_stage_without_records_uses_bytes():
-    flagged = skewed_tasks(_tasks(records_in=[0] * 5, duration=[100.0, 100.0, 100.0, 100.0, 400.0]))
+def test_rates_are_per_byte_read_else_per_record():
+    """The basis of logs.progress, the stragglers' own: bytes when every task of the stage
+    read some, else records."""
+    slow = _tasks(duration=[100.0, 100.0, 100.0, 100.0, 400.0], bytes_in=[1e6] * 4 + [4e6])
+    assert skewed_tasks(slow).empty  # four times the time for four times the bytes
+    no_bytes = _tasks(duration=[100.0, 100.0, 100.0, 100.0, 400.0], bytes_in=[0.0] * 5)
+    flagged = skewed_tasks(no_bytes)
     assert flagged.task_id.tolist() == [4] and flagged.rate_ratio[0] == pytest.approx(4.0)
+    assert flagged.reasons[0] == ["4.0x the stage's median time per record"]

@@ -18,7 +18,7 @@ from perfx.cli import main
 from perfx.explain.engine import explain
 from perfx.explain.errors import ExplainError
 from perfx.logs.errors import NotALog
-from perfx.logs.jhist import name_summary
+from perfx.logs.jhist.reader import name_summary
 from perfx.logs.loader import load_log
 from tests.conftest import DATA
 from tests.logs.test_reader import lz4_stream

@@ -9,13 +9,13 @@ import pytest
 
 from perfx.explain.blocked.features import STRAGGLER_SPECS, _share_specs, add_straggler_features
 from perfx.logs.aggregate import SPREAD, SUMMED, aggregate_specs
-from perfx.logs.jhist_tables import JHIST_TASK
+from perfx.logs.jhist.tables import JHIST_TASK
 from perfx.logs.loader import load_log
 from perfx.logs.ousterhout import OUSTERHOUT_TASK
 from perfx.logs.registry import ENTITIES, GAP_PARTS, SPARK_TASK, FeatureRegistry
 
 REPO = Path(__file__).resolve().parents[2]
-EC2_SAMPLE = REPO / "logs" / "fixtures" / "ec2-seed1-small"
+EC2_SAMPLE = REPO / "paper" / "fixtures" / "ec2-seed1-small"
 
 SPARK = (
     SPARK_TASK

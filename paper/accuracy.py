@@ -15,10 +15,10 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from .context import TracedContext
-from .ids import split_id
-from .queries import StoredRun, backward_trace, outputs, top_culprits
-from .sources import read_split_lines
+from perfx.isolation.context import TracedContext
+from perfx.isolation.ids import split_id
+from perfx.isolation.queries import StoredRun, backward_trace, outputs, top_culprits
+from perfx.isolation.sources import read_split_lines
 
 PAPER_PROGRAMS = ("movie_ratings", "college_student", "weather")
 """The three programs of the paper's Table 2."""

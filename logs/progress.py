@@ -1,11 +1,12 @@
-"""Inverse progress rates: time per unit of work, the yardstick for stragglers.
+"""Inverse progress rates: time per unit of work, the yardstick for stragglers and skew.
 
-The paper (after Dolly and Mantri) divides a task's time by the data it read, so a task that
-is slow only because it had more to do is not a straggler. Rates are compared within a stage,
-so one stage must use one basis for all its tasks: bytes read (input + shuffle read; a
-MapReduce task's input size) when every task read some, else records read when every task
-read some, else the duration itself (stages that read nothing, such as ``parallelize``, have
-nothing better to divide by).
+The one definition perfx uses (the straggler analysis of explain/blocked, the what-if replay
+and the computation-skew detection of isolation/detect). The blocked-time paper (after Dolly
+and Mantri) divides a task's time by the data it read, so a task that is slow only because it
+had more to do is not a straggler. Rates are compared within a stage, so one stage must use
+one basis for all its tasks: bytes read (input + shuffle read; a MapReduce task's input size)
+when every task read some, else records read when every task read some, else the duration
+itself (stages that read nothing, such as ``parallelize``, have nothing better to divide by).
 """
 
 from __future__ import annotations
@@ -57,6 +58,16 @@ def work(tasks: pd.DataFrame) -> pd.DataFrame:
     basis = np.where(all_bytes, "bytes", np.where(all_records, "records", "duration"))
     size = np.where(all_bytes, nbytes, np.where(all_records, nrecords, 1.0))
     return pd.DataFrame({"size": size.astype(float), "basis": basis}, index=tasks.index)
+
+
+BASIS_WORDS = {"bytes": "time per byte read", "records": "time per record", "duration": "duration"}
+"""How a sentence names the rate of each basis."""
+
+
+def inverse_rate(tasks: pd.DataFrame) -> pd.DataFrame:
+    """Per task: ``rate`` (duration / work, ms per unit), ``size`` and ``basis`` (see ``work``)."""
+    w = work(tasks)
+    return w.assign(rate=numeric_column(tasks, "duration").astype(float) / w["size"])
 
 
 def stage_median(values: pd.Series, stage: pd.Series) -> pd.Series:

@@ -90,7 +90,7 @@ class JobHistory:
 
     source: str
     job: dict[str, Any] = field(default_factory=dict)
-    """Job fields as read, under their canonical column names (see ``logs.jhist_tables``)."""
+    """Job fields as read, under their canonical column names (see ``tables``)."""
     counters: Counters = field(default_factory=dict)
     tasks: dict[str, Task] = field(default_factory=dict)
     counter_names: dict[tuple[str, str], str] = field(default_factory=dict)

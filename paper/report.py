@@ -13,18 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .evaluation import LAST, METHODS, SLOWER, Evaluation
-
-TITLES = {
-    "fig3a": f"Figure 3(a): precision vs width, {LAST}",
-    "fig3b": f"Figure 3(b): precision vs width, {SLOWER}",
-    "fig3c": f"Figure 3(c): precision vs width, {SLOWER}, training log of simple-groupby jobs, simple-filter pair and test log",
-    "fig3d": f"Figure 3(d): width-3 precision vs training log size, {SLOWER}",
-    "fig4a": "Figure 4(a): relevance of the generated DESPITE vs its width (0 = no DESPITE)",
-    "fig4b": f"Figure 4(b): precision vs generality (widths 1-5), {SLOWER}",
-    "fig4c": f"Figure 4(c): PerfXplain precision vs width by feature level, {SLOWER}",
-    "table3": "Table 3: relevance with no DESPITE, the user's DESPITE, and a generated DESPITE (width 3)",
-}
+from .evaluation import METHODS, TITLES, Evaluation
+from .plots import plot_all
 
 
 def summarise(evaluation: Evaluation) -> dict:
@@ -41,7 +31,7 @@ def summarise(evaluation: Evaluation) -> dict:
     tables["fig4b"] = {
         m: {
             int(w): {"precision": _mean(g.precision), "generality": _mean(g.generality)}
-            for w, g in gm.groupby("width")
+            for w, g in gm.groupby(gm["width"].astype(int))
         }
         for m, gm in fig3b.groupby("method")
     }
@@ -223,8 +213,6 @@ def markdown(summary: dict) -> str:
 
 def write(evaluation: Evaluation, out: str | Path) -> list[Path]:
     """results.json (records and summary), results.md and the PNG plots under ``out``."""
-    from .evaluation_plots import plot_all
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summary = summarise(evaluation)

@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 from scipy.signal import lfilter
 
-from .ec2fixtures_cluster import ACTIVITY, Activity
-from .ec2fixtures_work import MB, Hardware
-from .hostmetrics import step_mean
+from perfx.logs.hostmetrics import step_mean
+
+from .cluster import ACTIVITY, Activity
+from .work import MB, Hardware
 
 INTERVAL_S = 5.0
 METRICS = (

@@ -2,7 +2,7 @@
 idle instance), the resources it keeps busy while it runs, and its Hadoop counters.
 
 Nothing here knows how long a task *will* take: that depends on what else runs on its
-instance (``ec2fixtures_cluster``). The numbers are those of the paper's setup — the Excite
+instance (``cluster``). The numbers are those of the paper's setup — the Excite
 query log of the Pig tutorial (≈46 bytes a line) on m1.large-like instances — and are the
 same for every configuration; the effects of the evaluation come from how they combine.
 """

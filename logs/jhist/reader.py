@@ -1,8 +1,8 @@
 """Hadoop MapReduce job history files (``.jhist``) -> a ``Log`` with ``job`` and ``task`` tables.
 
 The MapReduce ApplicationMaster writes one file per job: line 1 ``Avro-Json``, line 2 the Avro
-schema of its events, then one event per line (``logs.jhist_events`` applies them,
-``logs.jhist_tables`` makes the tables). A file is recognised by its first line, not its
+schema of its events, then one event per line (``events`` applies them,
+``tables`` makes the tables). A file is recognised by its first line, not its
 name, and may be compressed with any codec the event-log opener reads (``logs.eventlog.open``
 recognises it from the bytes). As in Spark event logs, a line that cannot be used — malformed
 JSON, a truncated tail, an unknown event, an event without the fields it needs — is skipped
@@ -23,7 +23,7 @@ from urllib.parse import unquote_plus
 
 import orjson
 
-from .eventlog.open import (
+from ..eventlog.open import (
     IGNORED_SUFFIXES,
     EventLogSource,
     broken_stream,
@@ -31,9 +31,9 @@ from .eventlog.open import (
     iter_lines,
     sniff,
 )
-from .jhist_events import HANDLERS, IGNORED, JobHistory, plain
-from .jhist_tables import build_tables
-from .model import Log, SkippedLine
+from ..model import Log, SkippedLine
+from .events import HANDLERS, IGNORED, JobHistory, plain
+from .tables import build_tables
 
 HEADER = b"Avro-Json"
 SUFFIX = ".jhist"
@@ -137,6 +137,15 @@ def _apply(history: JobHistory, text: bytes, truncated: bool) -> str | None:
     return None
 
 
+def _kept_in(lines: list[SkippedLine]) -> Skip:
+    """A skip callback that appends the lines it is told about to ``lines``."""
+
+    def skip(name: str, line: int, reason: str) -> None:
+        lines.append(SkippedLine(name, line, reason))
+
+    return skip
+
+
 def read_job_history(path: Path, skip: Skip) -> JobHistory:
     """One file's job; bad lines go to ``skip``. The job always has an id: from its events,
     else from the file name (its leading job id, else the name up to its first ``-``)."""
@@ -171,10 +180,7 @@ def read_job_histories(paths: list[Path]) -> Log:
     read: list[tuple[Path, JobHistory, list[SkippedLine]]] = []
     for path in paths:
         lines: list[SkippedLine] = []
-        history = read_job_history(
-            path,
-            lambda name, line, reason, lines=lines: lines.append(SkippedLine(name, line, reason)),
-        )
+        history = read_job_history(path, _kept_in(lines))
         read.append((path, history, lines))
     best: dict[str, tuple[Path, JobHistory, list[SkippedLine]]] = {}
     for copy in read:

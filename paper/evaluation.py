@@ -1,7 +1,7 @@
 """The paper's evaluation (section 6) on a log: PerfXplain against RuleOfThumb and SimButDiff.
 
 Protocol: each job goes to the training log with probability 1/2, the rest is the test log;
-the pair of interest is drawn from the training log (``evaluation_setup``); each method
+the pair of interest is drawn from the training log (``protocol``); each method
 explains it from the training log, and the explanation is measured on the test log
 (precision P(obs | bec ∧ des′ ∧ des), generality, relevance). Repeated ``runs`` times.
 
@@ -16,7 +16,7 @@ Experiments (paper figure or table -> ``experiment`` key of the records):
   DESPITE of width 3 (section 6.4); it also gives ``fig4a``, the generated DESPITE's
   relevance at widths 0–5.
 
-``evaluate(log, runs, seed)`` returns the records; ``evaluation_report`` summarises and
+``evaluate(log, runs, seed)`` returns the records; ``report`` summarises and
 writes them.
 """
 
@@ -27,14 +27,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from perfx.explain.engine import explain
+from perfx.explain.errors import ExplainError
+from perfx.explain.explanation import format_conjunction
+from perfx.explain.metrics import measurement_set, metrics_on
 from perfx.grammar.printer import to_pxql
 from perfx.logs.model import Log
 
-from .engine import explain
-from .errors import ExplainError
-from .evaluation_setup import bound, candidates, query, restrict, split_jobs, without_despite
-from .explanation import format_conjunction
-from .metrics import measurement_set, metrics_on
+from .protocol import bound, candidates, query, restrict, split_jobs, without_despite
 
 METHODS = ("perfxplain", "ruleofthumb", "simbutdiff")
 WIDTHS = tuple(range(6))
@@ -45,6 +45,18 @@ DESPITE_WIDTHS = tuple(range(6))
 LAST = "WhyLastTaskFaster"
 SLOWER = "WhySlowerDespiteSameNumInstances"
 EXPERIMENTS = ("fig3a", "fig3b", "fig3c", "fig3d", "fig4c", "table3")
+TITLES = {
+    "fig3a": f"Figure 3(a): precision vs width, {LAST}",
+    "fig3b": f"Figure 3(b): precision vs width, {SLOWER}",
+    "fig3c": f"Figure 3(c): precision vs width, {SLOWER}, training log of simple-groupby jobs, simple-filter pair and test log",
+    "fig3d": f"Figure 3(d): width-3 precision vs training log size, {SLOWER}",
+    "fig4a": "Figure 4(a): relevance of the generated DESPITE vs its width (0 = no DESPITE)",
+    "fig4b": f"Figure 4(b): precision vs generality (widths 1-5), {SLOWER}",
+    "fig4c": f"Figure 4(c): PerfXplain precision vs width by feature level, {SLOWER}",
+    "table3": "Table 3: relevance with no DESPITE, the user's DESPITE, and a generated DESPITE (width 3)",
+}
+"""The paper's caption of each experiment's figure or table (fig4a and fig4b come with
+table3 and fig3b)."""
 
 
 @dataclass
@@ -263,7 +275,7 @@ class _Run:
             answer = answers.get(width)
             if width and answer is None:
                 continue
-            atoms = answer.despite_atoms if width else ()
+            atoms = answer.despite_atoms if answer is not None else ()
             self.result.add(
                 experiment="fig4a",
                 query=name,

@@ -21,11 +21,11 @@ import math
 
 import pandas as pd
 
-from .aggregate import add_task_aggregates, aggregate_specs
-from .derive import add_host_load
-from .jhist_events import Attempt, Counters, JobHistory, Task
-from .registry import COMMON, TASK_HOST_LOAD, C, FeatureRegistry, FeatureSpec, N, Unit, spec
-from .tabular import infer_unit, is_input_volume, snake_case
+from ..aggregate import add_task_aggregates, aggregate_specs
+from ..column_names import infer_unit, is_input_volume, snake_case
+from ..derive import add_host_load
+from ..registry import COMMON, TASK_HOST_LOAD, C, FeatureRegistry, FeatureSpec, N, Role, Unit, spec
+from .events import Attempt, Counters, JobHistory, Task
 
 JHIST_TASK = COMMON + [
     spec("job_id", C, "none", "identity", "Hadoop job id.", "TaskStarted/taskid", "jobID", "jobid"),
@@ -413,7 +413,7 @@ def _counter_unit(group: str, name: str, column: str) -> Unit:
 def counter_spec(column: str, group: str, name: str, display: str, whose: str) -> FeatureSpec:
     """Counters are measurements, hence candidates, except the job's task-time totals
     (``MILLIS_MAPS``, ``SLOTS_MILLIS_REDUCES``, ...), which restate its tasks' durations."""
-    role = "outcome" if group.endswith(".JobCounter") and "MILLIS" in name else "feature"
+    role: Role = "outcome" if group.endswith(".JobCounter") and "MILLIS" in name else "feature"
     aliases = (
         (snake_case(name),) if column != snake_case(name) and group in FRAMEWORK_GROUPS else ()
     )

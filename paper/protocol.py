@@ -19,11 +19,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from perfx.explain.columns import columns_for
+from perfx.explain.pairs import conjunction_mask
 from perfx.grammar.ast import EntityId, Predicate, Query
 from perfx.logs.model import Log
-
-from .columns import columns_for
-from .pairs import conjunction_mask
 
 QUERY_TEXT = {
     "WhyLastTaskFaster": """FOR T1, T2 WHERE T1.TaskID = ? AND T2.TaskID = ?

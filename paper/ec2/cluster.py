@@ -12,7 +12,7 @@ tracker than the cluster's load allows (Hadoop 1's default scheduler); reduces s
 every map has finished.
 
 Besides the tasks' times, the run leaves each instance's activity as a step function (what
-ran and how busy each resource was after every change), which ``ec2fixtures_ganglia``
+ran and how busy each resource was after every change), which ``ganglia``
 samples.
 """
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .ec2fixtures_work import Hardware, TaskWork
+from .work import Hardware, TaskWork
 
 ACTIVITY = ("cpu", "disk_mb_s", "net_in_mb_s", "net_out_mb_s", "runnable", "jvms")
 """Per-instance activity after each change: cores in use, disk and network throughput,

@@ -11,7 +11,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from .evaluation_report import TITLES
+from .evaluation import TITLES
 
 STYLE = {
     "perfxplain": ("PerfXplain", "o-"),

@@ -10,8 +10,8 @@ instance every 5 s.
 
 The generator writes what Hadoop and Ganglia would have logged — jobs, tasks with Hadoop
 counters and tracker names, host metrics — and nothing else: no label says why a task or job
-was slow. The paper's effects come out of the mechanics in ``ec2fixtures_work`` (work per
-byte) and ``ec2fixtures_cluster`` (slots, heartbeats, contention on an instance).
+was slow. The paper's effects come out of the mechanics in ``work`` (work per
+byte) and ``cluster`` (slots, heartbeats, contention on an instance).
 
     logs = generate(seed=1)            # DataFrames
     write_fixtures("DIR", seed=1)      # DIR/jobs.csv, DIR/tasks.csv, DIR/host_metrics.csv
@@ -27,13 +27,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .ec2fixtures_cluster import Activity, TaskRun, run_job
-from .ec2fixtures_ganglia import sample
-from .ec2fixtures_work import MB, SCRIPTS, Hardware, map_tasks, reduce_tasks
+from .cluster import Activity, TaskRun, run_job
+from .ganglia import sample
+from .work import MB, SCRIPTS, Hardware, map_tasks, reduce_tasks
 
 GB = 1 << 30
+CLUSTER_SIZES = (1, 2, 4, 8, 16)
+"""The paper's cluster sizes (instances): one simulated cluster each."""
 GRID = {
-    "num_instances": (1, 2, 4, 8, 16),
+    "num_instances": CLUSTER_SIZES,
     "input_size": (round(1.3 * GB), round(2.6 * GB)),
     "block_size": (64 * MB, 256 * MB, 1024 * MB),
     "reduce_tasks_factor": (1.0, 1.5, 2.0),
@@ -103,7 +105,7 @@ def generate(
     configs = configurations(scale, repeats, rng)
     jobs, tasks, metrics = [], [], []
     clock = EPOCH
-    for cluster, size in enumerate(GRID["num_instances"]):
+    for cluster, size in enumerate(CLUSTER_SIZES):
         mine = [c for c in configs if c["num_instances"] == size]
         if not mine:
             continue
