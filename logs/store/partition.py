@@ -12,6 +12,7 @@ from dataclasses import fields
 
 import orjson
 import pyarrow as pa
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from ..model import Log
@@ -73,7 +74,17 @@ def publish(store: Location, temporary: str, partition: str) -> None:
     target = folder(store, partition)
     if target.exists():
         store.fs.delete_dir(target.path)
-    store.fs.move(store.join(DATA, temporary).path, target.path)
+    written = store.join(DATA, temporary)
+    if store.fs.type_name == "local":
+        store.fs.move(written.path, target.path)
+        return
+    # Object stores (S3, GCS) rename no folder: copy each object, then drop the temporary
+    # ones. Readers still never see half a partition: only the manifest, written last,
+    # makes it visible.
+    store.fs.create_dir(target.path, recursive=True)
+    for info in store.fs.get_file_info(pafs.FileSelector(written.path)):
+        store.fs.copy_file(info.path, target.join(info.base_name).path)
+    store.fs.delete_dir(written.path)
 
 
 def discard(store: Location, temporary: str) -> None:

@@ -21,11 +21,27 @@ def _compose(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     return apply
 
 
+class LogSource(click.ParamType):
+    """A local log, history, folder or feature store, which must exist; or the URI of a
+    feature store (``s3://bucket/store``), which is checked when it is read."""
+
+    name = "path"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from perfx.logs.store.fs import is_uri
+
+        text = str(value)
+        if is_uri(text):
+            return text
+        return str(click.Path(exists=True).convert(value, param, ctx))
+
+
 def log_option(
-    help: str = "Event log, history file or folder (repeatable).", required: bool = True
+    help: str = "Event log, history file, folder or feature store (path or URI; repeatable).",
+    required: bool = True,
 ) -> Callable[[F], F]:
     return click.option(
-        "--log", "logs", multiple=True, required=required, type=click.Path(exists=True), help=help
+        "--log", "logs", multiple=True, required=required, type=LogSource(), help=help
     )
 
 

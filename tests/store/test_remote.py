@@ -69,3 +69,25 @@ def test_ingest_from_s3_reads_new_and_appended_logs_only(bucket, tmp_path):
     assert (third.read, third.unchanged) == (1, len(LOGS))
     assert len(half) < len(load_log([store]).tasks)
     assert_same_log(load_log([DATA / "spark-events" / n for n in sorted(LOGS)]), load_log([store]))
+
+
+def test_a_store_on_s3_answers_through_log(bucket):
+    """``--log`` takes a store's URI as it takes a local store: ingest into the bucket, then
+    ask perfx stragglers of it; the answer is the one of the logs themselves."""
+    import json
+
+    from click.testing import CliRunner
+
+    from perfx.cli import cli
+
+    _, uri = bucket
+    path, options = uri.split("?", 1)
+    store = f"{path.rsplit('/', 1)[0]}/store?{options}"
+    assert ingest([uri], store, workers=1).read == len(LOGS)
+    runner = CliRunner()
+    from_store = runner.invoke(cli, ["stragglers", "--log", store, "--format", "json"])
+    assert from_store.exit_code == 0, from_store.output
+    logs = [arg for n in sorted(LOGS) for arg in ("--log", str(DATA / "spark-events" / n))]
+    from_logs = runner.invoke(cli, ["stragglers", *logs, "--format", "json"])
+    assert json.loads(from_store.output)["stragglers"] == json.loads(from_logs.output)["stragglers"]
+    assert json.loads(from_store.output)["by_cause"] == json.loads(from_logs.output)["by_cause"]
