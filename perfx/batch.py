@@ -29,6 +29,14 @@ class BatchItem:
     def ok(self) -> bool:
         return self.error is None
 
+    def not_answered(self) -> str:
+        """The line that says this question went unanswered and why (its text shown as
+        text: control characters from the query or the log escaped)."""
+        from perfx.explain.wording import printable
+
+        binding = f" {' '.join(self.binding)}" if self.binding else ""
+        return printable(f"not answered: {self.query}{binding}: {self.error}")
+
     def to_dict(self) -> dict:
         return {
             "query": self.query,

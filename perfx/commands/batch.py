@@ -89,7 +89,6 @@ def batch(logs, queries, pairs, stragglers, top, out, width, sample, seed, fmt, 
             f"report written to {out}"
         )
         for item in failed:
-            binding = f" {' '.join(item.binding)}" if item.binding else ""
-            click.echo(f"not answered: {item.query}{binding}: {item.error}", err=True)
+            click.echo(item.not_answered(), err=True)
     if failed:
         sys.exit(1)

@@ -75,7 +75,6 @@ def report_command(logs, run, store, queries, pairs, limit, out, width, sample, 
             f"report written to {out} ({len(report.html.encode()) / 1e6:.1f} MB)"
         )
         for item in failed:
-            binding = f" {' '.join(item.binding)}" if item.binding else ""
-            click.echo(f"not answered: {item.query}{binding}: {item.error}", err=True)
+            click.echo(item.not_answered(), err=True)
     if failed:
         sys.exit(1)
