@@ -13,8 +13,7 @@ released by dynamic allocation after that).
 from __future__ import annotations
 
 import heapq
-
-import numpy as np
+import math
 
 LOCALITY_WAIT_MS = 3000.0
 """Spark's default ``spark.locality.wait``: how long a task waits for a slot where its data is."""
@@ -33,13 +32,13 @@ class SlotPool:
         self.counts = counts
         self.executor_of: list[int] = []
         self.free: list[float] = []
-        self.closes: list[float] = [np.nan] * len(counts)
+        self.closes: list[float] = [math.nan] * len(counts)
         self.version: list[int] = []
         self.mine: list[list] = [[] for _ in counts]
         self.anywhere: list = []
 
     def joined(self, executor: int) -> bool:
-        return not np.isnan(self.closes[executor])
+        return not math.isnan(self.closes[executor])
 
     def join(self, executor: int, opens: float, closes: float) -> None:
         """``executor``'s slots open at ``opens``; from ``closes`` on it is gone."""
