@@ -16,7 +16,7 @@ from perfx.commands.culprits import (
     print_outputs,
 )
 
-from .options import format_option, store_option
+from .options import format_option, master_option, program_options, store_option
 
 
 @contextmanager
@@ -61,14 +61,8 @@ def spark_progress(sc, console):
 
 
 @click.command()
-@click.argument("program", type=click.Path(exists=True, dir_okay=False))
-@click.option(
-    "--input",
-    "input_path",
-    required=True,
-    help="Input file, folder or glob (any path Spark reads).",
-)
-@click.option("--master", default="local[2]", show_default=True, help="Spark master URL.")
+@program_options
+@master_option
 @store_option
 @click.option(
     "--lineage",

@@ -55,6 +55,21 @@ host_metrics_option = click.option(
     help="Host metrics CSV/Parquet (host, timestamp, metrics...) to join onto tasks and jobs.",
 )
 
+program_options = _compose(
+    click.argument("program", type=click.Path(exists=True, dir_okay=False)),
+    click.option(
+        "--input",
+        "input_path",
+        required=True,
+        help="Input file, folder or glob (any path Spark reads).",
+    ),
+)
+"""A PySpark program (``pipeline(ctx, input_path)``) and its input: isolate and why."""
+
+master_option = click.option(
+    "--master", default="local[2]", show_default=True, help="Spark master URL."
+)
+
 STORE_HELP = (
     "Lineage store: a path or URI (Parquet; default $PERFX_HOME/runs) or ignite://host:port."
 )

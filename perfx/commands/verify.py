@@ -7,7 +7,7 @@ import json
 
 import click
 
-from .options import format_option, store_option
+from .options import format_option, master_option, store_option
 
 
 @click.command()
@@ -21,7 +21,7 @@ from .options import format_option, store_option
     help="How many of the run's top culprit records to remove.",
 )
 @store_option
-@click.option("--master", default="local[2]", show_default=True, help="Spark master URL.")
+@master_option
 @click.option(
     "--repeats",
     type=click.IntRange(1),

@@ -46,10 +46,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-JOB_START = ("submission_time", "start_time")
-JOB_END = ("completion_time", "end_time")
-APP_START = ("start_time", "submission_time")
-APP_END = ("end_time", "completion_time")
+# What the old replay shares with today's is imported, not copied: only the scheduling differs.
+from perfx.explain.blocked.replay import (
+    APP_END,
+    APP_START,
+    JOB_END,
+    JOB_START,
+    app_column,
+)
+from perfx.explain.blocked.slots import executor_slots, slot_release
 
 
 @dataclass(frozen=True)
@@ -61,36 +66,6 @@ class Replay:
     stages: pd.DataFrame
     jobs: pd.DataFrame
     apps: pd.DataFrame
-
-
-REQUIRED = ("app_id", "job_id", "stage_key", "launch_time", "finish_time")
-"""Task columns the replay needs; a table without them (a log with no tasks) replays nothing."""
-
-
-def replayable(tasks: pd.DataFrame) -> pd.DataFrame:
-    """Every Spark task attempt with a launch and a finish time (rows without an app, job or
-    stage — MapReduce tasks loaded beside Spark logs — have no stage to replay)."""
-    if not set(REQUIRED) <= set(tasks.columns):
-        return pd.DataFrame({c: pd.Series(dtype=float) for c in REQUIRED})
-    launch = pd.to_numeric(tasks["launch_time"], errors="coerce")
-    finish = pd.to_numeric(tasks["finish_time"], errors="coerce")
-    placed = tasks[["app_id", "job_id", "stage_key"]].notna().all(axis=1)
-    return tasks[placed & launch.notna() & finish.notna() & (finish >= launch)]
-
-
-def executor_slots(group: pd.Series, launch: np.ndarray, busy_end: np.ndarray) -> pd.Series:
-    """Per group label: the most intervals [launch, busy_end) open at once (an interval that
-    ends at the instant another begins does not overlap it)."""
-    labels = group.to_numpy()
-    events = pd.DataFrame(
-        {
-            "group": np.concatenate([labels, labels]),
-            "time": np.concatenate([launch, busy_end]),
-            "delta": np.concatenate([np.ones(len(labels), int), -np.ones(len(labels), int)]),
-        }
-    ).sort_values(["group", "time", "delta"], kind="stable")
-    events["running"] = events.groupby("group")["delta"].cumsum()
-    return events.groupby("group")["running"].max().clip(lower=1)
 
 
 def simulate(opens: np.ndarray, closes: np.ndarray, seeds: np.ndarray, rest: np.ndarray) -> float:
@@ -130,11 +105,6 @@ def chain(start: np.ndarray, end: np.ndarray, span: np.ndarray, origin: float) -
     return new_end
 
 
-def app_column(table: pd.DataFrame) -> str:
-    """The column naming an application run: ``app_key`` tells apart attempts of one app id."""
-    return "app_key" if "app_key" in table.columns else "app_id"
-
-
 def _bounds(
     table: pd.DataFrame, keys: list[str], starts: tuple[str, ...], ends: tuple[str, ...]
 ) -> pd.DataFrame:
@@ -158,18 +128,6 @@ def _bounds(
         )
 
     return out.assign(start=pick(starts), end=pick(ends))
-
-
-def slot_release(t: pd.DataFrame) -> np.ndarray:
-    """When an attempt gave its slot back: its finish minus its scheduler delay (the driver's
-    hand-off lag is part of that delay), but at most half its duration, so that attempts made
-    mostly of scheduler delay still count as running at the same time."""
-    launch = pd.to_numeric(t["launch_time"], errors="coerce").to_numpy(float)
-    finish = pd.to_numeric(t["finish_time"], errors="coerce").to_numpy(float)
-    if "scheduler_delay" not in t.columns:
-        return finish
-    delay = pd.to_numeric(t["scheduler_delay"], errors="coerce").fillna(0).to_numpy(float)
-    return finish - np.minimum(delay, (finish - launch) / 2)
 
 
 def _stages(tasks: pd.DataFrame, durations: pd.Series) -> pd.DataFrame:
