@@ -123,17 +123,17 @@ def open(
     *,
     host_metrics: PathLike | None = None,
     progress: bool = False,
-    question: tuple[str, Sequence[object]] | None = None,
+    questions: Sequence[tuple[str, Sequence[object]]] = (),
 ) -> Session:
     """Load event logs, MapReduce histories, feature stores (``perfx ingest``) or folders of
     them (any codec, rolled, Databricks layouts) and return the Session that answers
     questions about them. ``host_metrics`` joins a CSV/Parquet of host metrics onto tasks
-    and jobs. ``question`` (a query and its ``?`` values): a large store is read only as far
-    as that question needs, its executions' applications and a sample of the others."""
+    and jobs. ``questions`` (queries, each with its ``?`` values): a large store is read only
+    as far as they need, their executions' applications and a sample of the others."""
     from perfx.logs.loader import load_log
 
     sources = [paths] if isinstance(paths, (str, Path)) else list(paths)
-    entity, focus = _focus(*question) if question is not None else (None, ())
+    entity, focus = _focus_of(questions)
     return Session(
         load_log(
             [str(p) for p in sources],
@@ -143,6 +143,18 @@ def open(
             entity=entity,
         )
     )
+
+
+def _focus_of(
+    questions: Sequence[tuple[str, Sequence[object]]],
+) -> tuple[str | None, tuple[str, ...]]:
+    """The entity and the ids the questions name, when they all ask about one entity (a
+    store is read for one entity's ids); else none."""
+    found = [_focus(query, bind) for query, bind in questions]
+    entities = {entity for entity, _ in found if entity is not None}
+    if len(entities) != 1:
+        return None, ()
+    return entities.pop(), tuple(dict.fromkeys(i for _, ids in found for i in ids))
 
 
 def _focus(query: str, bind: Sequence[object]) -> tuple[str | None, tuple[str, ...]]:

@@ -53,7 +53,6 @@ def batch(logs, queries, pairs, stragglers, top, out, width, sample, seed, fmt, 
 
     if bool(queries) == bool(stragglers):
         raise click.UsageError("give exactly one of --queries FILE or --stragglers")
-    session = open_session(logs, progress=True)
     asked = None
     if queries:
         source = Path(queries).read_text()
@@ -61,7 +60,11 @@ def batch(logs, queries, pairs, stragglers, top, out, width, sample, seed, fmt, 
         if not texts:
             raise click.UsageError(f"{queries} holds no query")
         items = expand(texts, read_pairs(pairs) if pairs else [], source=source)
+        # a large feature store is read for these questions' executions
+        asking = [(item.query, item.binding) for item in items if item.ok]
+        session = open_session(logs, progress=True, questions=asking)
     else:
+        session = open_session(logs, progress=True)
         asked = straggler_questions(session.log, limit=top)
         items = expand(asked.queries, [])
     items = run_batch(

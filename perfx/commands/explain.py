@@ -69,7 +69,7 @@ def explain(
     from perfx.terminal import working
 
     # a large feature store among the logs is read only as far as this question needs
-    session = open_session(logs, host_metrics, question=(query, binds))
+    session = open_session(logs, host_metrics, questions=[(query, binds)])
     with working("explaining"):
         answer = session.explain(
             query,

@@ -4,7 +4,7 @@ and defaults them alike, and helpers that turn them into a Session and print its
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -110,13 +110,13 @@ def open_session(
     logs: tuple[str, ...],
     host_metrics: str | None = None,
     progress: bool = False,
-    question: tuple[str, tuple[str, ...]] | None = None,
+    questions: Sequence[tuple[str, Sequence[object]]] = (),
 ):
     """The Session every command answers from (``progress``: a bar while a large log loads;
-    ``question``: the query and its bound values, what a feature store is read for)."""
+    ``questions``: queries with their bound values, what a feature store is read for)."""
     from perfx.session import open
 
-    return open(list(logs), host_metrics=host_metrics, progress=progress, question=question)
+    return open(list(logs), host_metrics=host_metrics, progress=progress, questions=questions)
 
 
 def emit(result: Any, fmt: str, *, sort_keys: bool = False) -> None:

@@ -72,7 +72,7 @@ import sys, time
 t0 = time.perf_counter()
 import perfx
 query, task = "WHY TASK ? SLOWER", sys.argv[2]
-session = perfx.open([sys.argv[1]], question=(query, [task]))
+session = perfx.open([sys.argv[1]], questions=[(query, [task])])
 log = session.log
 loaded = time.perf_counter() - t0
 answer = session.explain(query, bind=[task])

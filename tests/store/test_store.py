@@ -62,8 +62,8 @@ def test_job_histories_read_back_alike(tmp_path):
     ],
 )
 def test_answers_from_a_store_equal_the_in_memory_answers(store, query, bind):
-    in_memory = open_session([EVENTS], question=(query, bind))
-    stored = open_session([store], question=(query, bind))
+    in_memory = open_session([EVENTS], questions=[(query, bind)])
+    stored = open_session([store], questions=[(query, bind)])
     assert (
         stored.explain(query, bind=bind).to_dict() == in_memory.explain(query, bind=bind).to_dict()
     )
@@ -193,3 +193,14 @@ def test_stragglers_over_a_date_range_equal_those_of_its_logs(store):
         ["stragglers", *[a for n in two for a in ("--log", str(EVENTS / n))], "--format", "json"],
     )
     assert json.loads(fleet.output) == json.loads(logs.output)
+
+
+def test_questions_focus_a_store_read_on_their_executions():
+    from perfx.session import _focus_of
+
+    tasks = [("WHY TASK ? SLOWER", ["a/3"]), ("WHY TASK 'a/5' SLOWER THAN TASK 'a/7'", [])]
+    assert _focus_of(tasks) == ("task", ("a/3", "a/5", "a/7"))
+    # questions about two entities, or none that parses, read the store unfocused
+    assert _focus_of([*tasks, ("WHY JOB ? SLOWER", ["a/1"])]) == (None, ())
+    assert _focus_of([("WHY TASK", [])]) == (None, ())
+    assert _focus_of([]) == (None, ())
