@@ -83,11 +83,6 @@ def read_queries(text: str) -> list[QueryText]:
     return [QueryText(code, raw, offset) for raw, offset in parts if (code := _code(raw))]
 
 
-def split_queries(text: str) -> list[str]:
-    """The queries of a ``.pxql`` file as shown in reports (see ``read_queries``)."""
-    return [query.text for query in read_queries(text)]
-
-
 def _code(query: str) -> str:
     """The query without its comment-only lines (they would clutter the report's headings)."""
     return "\n".join(line for line in query.splitlines() if line.split("--", 1)[0].strip()).strip()
@@ -153,7 +148,13 @@ def run_batch(
     from rich.progress import track
 
     items = list(items)
-    iterator = track(items, description="explaining", transient=True) if progress else items
+    from perfx.terminal import SafeConsole
+
+    iterator = (
+        track(items, description="explaining", transient=True, console=SafeConsole(stderr=True))
+        if progress
+        else items
+    )
     for item in iterator:
         if not item.ok:
             continue

@@ -95,8 +95,11 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(getattr(err, "exit_code", 1))
         if os.environ.get("PERFX_DEBUG"):
             raise
+        from perfx.explain.wording import printable
+
         click.echo(
-            f"perfx: internal error: {type(err).__name__}: {err} (set PERFX_DEBUG=1 for the traceback)",
+            f"perfx: internal error: {type(err).__name__}: {printable(str(err))} "
+            "(set PERFX_DEBUG=1 for the traceback)",
             err=True,
         )
         sys.exit(70)

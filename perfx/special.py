@@ -127,7 +127,8 @@ def _features(session: ReplSession, arg: str) -> None:
 @special(
     "\\set",
     "\\set [OPTION VALUE]",
-    "Show or change an option (width, despite_width, sample, seed, method, format).",
+    "Show or change an option (width, despite_width, sample, seed, method, format, run, store;"
+    " 'none' resets width, despite_width, run and store).",
 )
 def _set(session: ReplSession, arg: str) -> None:
     if not arg:
@@ -145,8 +146,6 @@ def _set(session: ReplSession, arg: str) -> None:
 )
 def _culprits(session: ReplSession, arg: str) -> None:
     from rich.table import Table
-
-    from perfx.terminal import safe_text
 
     answer = session.last
     if answer is None:

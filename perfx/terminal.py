@@ -74,4 +74,5 @@ def working(what: str, console: Console | None = None, delay: float = 1.0) -> It
         yield
     finally:
         timer.cancel()
+        timer.join()  # a spinner starting at this very moment is stopped below, not left on
         status.stop()

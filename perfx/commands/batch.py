@@ -73,7 +73,7 @@ def batch(logs, queries, pairs, stragglers, top, out, width, sample, seed, fmt, 
     summary = f"{len(session.raw.tasks)} tasks from {', '.join(logs)}"
     if asked is not None:
         summary += f"; questions about {asked.describe()}"
-    Path(out).write_text(render_html(items, log_summary=summary))
+    Path(out).write_text(render_html(items, log_summary=summary), encoding="utf-8")
     failed = [item for item in items if not item.ok]
     if fmt == "json":
         payload = {"report": out, "items": [i.to_dict() for i in items]}

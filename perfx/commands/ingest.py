@@ -14,9 +14,13 @@ import json
 
 import click
 
+from perfx import terminal
+from perfx.terminal import safe_text
+
+from .options import format_option
+
 
 def _progress_bar():
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     return Progress(
@@ -25,7 +29,7 @@ def _progress_bar():
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         transient=True,
-        console=Console(stderr=True),
+        console=terminal.console(stderr=True),
     )
 
 
@@ -49,26 +53,23 @@ def _payload(store: str, report) -> dict:
 
 
 def _print(store: str, report) -> None:
-    from rich.console import Console
-    from rich.text import Text
-
-    console = Console()
+    console = terminal.console()
     resumed = f" ({report.resumed} resumed)" if report.resumed else ""
     console.print(
-        Text(
+        safe_text(
             f"{store}: {report.read} logs read{resumed}, {report.unchanged} unchanged, "
             f"{report.tasks:,} tasks written in {report.seconds:.1f} s"
             + (f"; {report.skipped_lines} bad lines skipped" if report.skipped_lines else "")
         )
     )
-    err = Console(stderr=True)
+    err = terminal.console(stderr=True)
     for label, pairs in (
         ("failed", report.failed),
         ("not a log", report.not_logs),
         ("duplicate", report.duplicates),
     ):
         for source, reason in pairs:
-            err.print(Text(f"{label}: {source}: {reason}"))
+            err.print(safe_text(f"{label}: {source}: {reason}"))
 
 
 @click.command()
@@ -90,9 +91,7 @@ def _print(store: str, report) -> None:
     help="Read with local worker processes, or as a Spark job.",
 )
 @click.option("--master", default=None, help="Spark master URL for --engine spark.")
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@format_option
 def ingest(sources, store, workers, engine, master, fmt) -> None:
     """Read SOURCES (event logs, history folders, job histories; paths or URIs such as
     s3://bucket/spark-events) into the feature store STORE, one partition per application.

@@ -91,11 +91,11 @@ explain_options = _compose(
         "--width",
         type=click.IntRange(min=1),
         default=None,
-        help="Width of the BECAUSE clause for queries without WITH WIDTH  [default: 3]",
+        help="Width of the BECAUSE clause (overrides the query's WITH WIDTH; default: it, else 3).",
     ),
     click.option(
         "--sample",
-        type=click.IntRange(min=1),
+        type=click.IntRange(min=2),
         default=2000,
         show_default=True,
         help="Balanced training pairs sampled (section 4.3).",

@@ -4,21 +4,12 @@ from __future__ import annotations
 
 import click
 
-from .options import format_option, log_option, run_options
+from .options import explain_options, format_option, log_option, run_options
 
 
 @click.command()
 @log_option(required=False)
-@click.option(
-    "--width",
-    type=int,
-    default=None,
-    help="Width of BECAUSE clauses for queries without WITH WIDTH  [default: 3]",
-)
-@click.option(
-    "--sample", type=int, default=2000, show_default=True, help="Training pairs sampled per query."
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the pair sampling.")
+@explain_options
 @format_option
 @run_options
 def repl(
@@ -39,7 +30,12 @@ def repl(
     from perfx.repl import ReplSession
     from perfx.repl import run as run_repl
 
-    session = ReplSession(width=width, sample=sample, seed=seed, format=fmt, run=run, store=store)
+    try:
+        session = ReplSession(
+            width=width, sample=sample, seed=seed, format=fmt, run=run, store=store
+        )
+    except ValueError as err:  # an option the REPL refuses (a run that does not exist)
+        raise click.UsageError(str(err)) from None
     if logs:
         session.load(logs)
     run_repl(session)

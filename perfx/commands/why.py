@@ -4,11 +4,9 @@ stage, and name the input records inside it that cost the time."""
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from .options import format_option, master_option, program_options, store_option
+from .options import emit, format_option, master_option, program_options, store_option
 
 
 @click.command()
@@ -37,7 +35,4 @@ def why(program, input_path, master, store, top, fmt) -> None:
             f"Running {program} traced on {master} ...", markup=False, highlight=False
         )
     answer = chain_why(program, input_path, master=master, store=store, top=top)
-    if fmt == "json":
-        click.echo(json.dumps(answer.to_dict(), indent=2))
-    else:
-        terminal.console().print(answer)
+    emit(answer, fmt)

@@ -39,6 +39,17 @@ COLUMNS = (
 NUMERIC = ("Tasks", "Stragglers", "Explained")
 
 
+def _cell(value: Any) -> str:
+    """A table cell: "-" where a log has no value (a MapReduce stage has no Spark stage id),
+    whole numbers without ".0" (pandas keeps ids float beside missing ones)."""
+    value = plain(value)
+    if value is None:
+        return "-"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 @dataclass(frozen=True)
 class StragglerReport:
     """The blocked-time analysis's straggler report (explain.blocked.stragglers) as a result."""
@@ -73,7 +84,7 @@ class StragglerReport:
         self, console: Console, options: ConsoleOptions
     ) -> Iterator[RenderableType]:
         report = self.report
-        if report.tasks.empty:
+        if report.stages.empty:
             yield safe_text("No successful tasks in the log.")
             return
         table = Table(title=TITLE)
@@ -92,7 +103,7 @@ class StragglerReport:
                 f"{s['explained']}{share}",
                 causes,
             )
-            table.add_row(*(safe_text(str(cell)) for cell in cells))
+            table.add_row(*(safe_text(_cell(cell)) for cell in cells))
         yield table
         if report.stragglers:
             yield safe_text(

@@ -1,4 +1,4 @@
-"""Plain values for JSON (numpy scalars to Python, NaN to None) and a console sized for pipes."""
+"""Plain values for JSON: numpy scalars as Python numbers, NaN as None."""
 
 from __future__ import annotations
 

@@ -143,7 +143,7 @@ class WhatIfReport:
         table = Table(title=title)
         for k in keys:
             table.add_column(k.replace("_", " ").title(), overflow="fold")
-        overlaps = any("overlapped_with" in r for r in rows)
+        overlaps = any(r.get("overlapped_with") for r in rows)
         if overlaps:
             table.add_column("Overlapped with", overflow="fold")
         table.add_column("Real", justify="right")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from perfx.batch import expand, split_queries, straggler_questions
+from perfx.batch import expand, read_queries, straggler_questions
 from perfx.cli import cli
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "reports"
@@ -34,9 +34,9 @@ def _without_plots(html: str) -> str:
     return re.sub(r"(<svg[^>]*>).*?</svg>", r"\1...</svg>", html, flags=re.DOTALL)
 
 
-def test_split_queries_ignores_semicolons_in_comments_and_strings():
+def test_read_queries_ignores_semicolons_in_comments_and_strings():
     text = "WHY TASK 1 SLOWER; -- a; b\nWHY TASK 'a;b' FASTER;;\n-- only a comment\n"
-    assert split_queries(text) == ["WHY TASK 1 SLOWER", "WHY TASK 'a;b' FASTER"]
+    assert [q.text for q in read_queries(text)] == ["WHY TASK 1 SLOWER", "WHY TASK 'a;b' FASTER"]
 
 
 def test_placeholder_queries_run_once_per_pair():

@@ -139,7 +139,7 @@ def test_hostile_query_literal_is_a_readable_error():
     assert "[/]exec0 [bold]x\\x1b[31m" in done.stderr and "\x1b" not in done.stderr
 
 
-def test_hostile_app_name_is_printed_as_text(hostile_log):
+def test_hostile_app_name_is_kept_verbatim_in_json(hostile_log):
     skew = json.loads(
         _cli(
             [
@@ -318,3 +318,22 @@ def test_no_spinner_off_a_terminal():
     with working("explaining", SafeConsole(file=buffer), delay=0.0):
         time.sleep(0.3)
     assert buffer.getvalue() == ""
+
+
+def test_repl_options_refused_as_usage_errors():
+    for args in (["--width", "0"], ["--sample", "1"], ["--run", "no-such-run"]):
+        result = CliRunner().invoke(cli, ["repl", *args])
+        assert result.exit_code == 2, (args, result.output)
+        assert "internal error" not in result.output
+
+
+def test_stragglers_of_a_store_without_stragglers_show_its_stages(tmp_path):
+    from perfx.logs.store.ingest import ingest
+
+    calm = REPO / "tests" / "data" / "spark-events" / "local-1422981759269"
+    store = tmp_path / "store"
+    ingest([str(calm)], str(store), workers=1)
+    from_store = _cli(["stragglers", "--store", str(store)])
+    from_log = _cli(["stragglers", "--log", str(calm)])
+    assert "No successful tasks" not in from_store
+    assert from_store.splitlines()[-1] == from_log.splitlines()[-1] == "No stragglers."
