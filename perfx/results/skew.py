@@ -70,8 +70,6 @@ class SkewReport:
     """Skewed tasks grouped by stage, most costly first; ``top`` of them shown in text."""
 
     stages: list[dict[str, Any]]
-    rows: list[dict[str, Any]]
-    """One per skewed task, most costly first: app, stage, tasks, task, partition, reasons."""
     rerun: str | None
     spark_tasks: int
     other_tasks: int
@@ -115,19 +113,18 @@ class SkewReport:
             }
             for (app, stage), rows in flagged.groupby(["app_id", "stage_id"], sort=False)
         ]
-        rows = [
-            {
-                "app_id": str(r.app_id),
-                "stage_id": int(r.stage_id),
-                "tasks": int(per_stage[r.stage_key]),
-                "task_id": int(r.task_id),
-                "partition": partition(r.partition_id),
-                "reasons": list(r.reasons),
-            }
-            for r in flagged.itertuples()
-        ]
         rerun = isolate_command(log, str(flagged["app_id"].iloc[0])) if stages else None
-        return cls(stages, rows, rerun, len(spark), len(log.tasks) - len(spark), top)
+        return cls(stages, rerun, len(spark), len(log.tasks) - len(spark), top)
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """One per skewed task with its stage's app, id and task count, most costly first."""
+        tasks = [
+            {"app_id": s["app_id"], "stage_id": s["stage_id"], "tasks": s["tasks"], **task}
+            for s in self.stages
+            for task in s["skewed_tasks"]
+        ]
+        return sorted(tasks, key=lambda task: -task["excess_ms"])
 
     def to_dict(self) -> dict[str, Any]:
         return {"stages": self.stages, "rerun": self.rerun}
