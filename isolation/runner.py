@@ -13,6 +13,7 @@ import sys
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -156,6 +157,45 @@ def traces_in(log: str | None):
         raise type(err)(f"{err} (Spark's and the Python workers' traces: {log})") from None
 
 
+@dataclass(frozen=True)
+class TracedSession:
+    """What one traced run runs in: the Spark session, the run's lineage store and id, and
+    where the session writes its event log (None when event logging is off)."""
+
+    spark: Any
+    store: Any
+    run_id: str
+    event_log: str | None
+
+
+@contextmanager
+def traced_session(
+    store=None,
+    master: str = "local[2]",
+    name: str = "perfx isolate",
+    spark=None,
+    run_id: str | None = None,
+):
+    """A session for one traced run: the run's store opened and its id chosen (``run_id``,
+    else a new one); unless
+    ``spark`` (or an active session) is given, a session started here whose event log goes
+    beside the lineage and whose own and Python workers' output goes to ``spark.log`` there
+    (a failing run's one-line error names that file). A session started here is stopped on
+    the way out, which completes its event log."""
+    lineage_store, run_id, event_dir = prepare_run(store, run_id)
+    log = spark_log(event_dir)
+    session, created = (
+        (spark, False) if spark is not None else spark_session(master, name, event_dir, log)
+    )
+    with traces_in(log if created else None):
+        try:
+            event_log = event_log_of(session, event_dir if created else None)
+            yield TracedSession(session, lineage_store, run_id, event_log)
+        finally:
+            if created:
+                session.stop()
+
+
 def check_input(input_path: str) -> None:
     """Refuse a local input that does not exist before a JVM starts (Spark would say so only
     after starting, in py4j's words). Remote URIs (``s3://``, ``hdfs://``) are Spark's to read."""
@@ -216,43 +256,33 @@ def run_traced(
     names where a caller's session writes its event log."""
     module = module or load_program(program)
     check_input(input_path)
-    store, run_id, event_dir = prepare_run(store, run_id)
-    log = spark_log(event_dir)
-    session, created = (
-        (spark, False)
-        if spark
-        else spark_session(master, f"perfx isolate {Path(program).name}", event_dir, log)
-    )
-    with traces_in(log if created else None):
+    name = f"perfx isolate {Path(program).name}"
+    with traced_session(store, master, name, spark, run_id) as run:
+        ctx = TracedContext(
+            run.spark,
+            run_id=run.run_id,
+            store=run.store,
+            lineage=lineage,
+            meta={
+                "program": str(Path(program).resolve()),
+                "input": input_path,
+                "event_log": event_log or run.event_log,
+            },
+        )
         try:
-            ctx = TracedContext(
-                session,
-                run_id=run_id,
-                store=store,
-                lineage=lineage,
-                meta={
-                    "program": str(Path(program).resolve()),
-                    "input": input_path,
-                    "event_log": event_log or event_log_of(session, event_dir if created else None),
-                },
+            dataset = module.pipeline(ctx, input_path, **pipeline_args)
+        except IsolationError:
+            raise
+        except Exception as err:
+            raise IsolationError(
+                f"{program}: pipeline raised {type(err).__name__}: {err}"
+            ) from None
+        if not isinstance(dataset, TracedDataset):
+            raise IsolationError(
+                f"{program}: pipeline must return the final traced dataset, "
+                f"not {type(dataset).__name__}"
             )
-            try:
-                dataset = module.pipeline(ctx, input_path, **pipeline_args)
-            except IsolationError:
-                raise
-            except Exception as err:
-                raise IsolationError(
-                    f"{program}: pipeline raised {type(err).__name__}: {err}"
-                ) from None
-            if not isinstance(dataset, TracedDataset):
-                raise IsolationError(
-                    f"{program}: pipeline must return the final traced dataset, "
-                    f"not {type(dataset).__name__}"
-                )
-            records = dataset.collect_traced()
-            meta = ctx.finish()
-        finally:
-            if created:
-                session.stop()
+        records = dataset.collect_traced()
+        meta = ctx.finish()
     stored = StoredRun.open(ctx.store, ctx.run_id)
     return IsolationResult(ctx.run_id, meta, records, outputs(stored), top_culprits(stored, top))

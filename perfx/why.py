@@ -24,50 +24,31 @@ def why(
     """``perfx why``: run ``program`` traced with its event log, find the skewed stage and
     its slowest task, explain it against its stage and attach the records that cost the
     time (after ``_warm_up``: the slowest task must not be merely the first to start)."""
-    from perfx.isolation.runner import (
-        check_input,
-        event_log_of,
-        load_program,
-        prepare_run,
-        run_traced,
-        spark_log,
-        spark_session,
-        traces_in,
-    )
+    from perfx.isolation.runner import check_input, load_program, run_traced, traced_session
 
     from .session import open as open_session
 
     module = load_program(program)
     check_input(input_path)
-    lineage_store, run_id, event_dir = prepare_run(store)
-    traces = spark_log(event_dir)
-    session, created = (
-        (spark, False)
-        if spark is not None
-        else spark_session(master, f"perfx why {Path(program).name}", event_dir, traces)
-    )
-    with traces_in(traces if created else None):
-        try:
-            event_log = event_log_of(session, event_dir if created else None)
-            if event_log is None:
-                raise IsolationError(
-                    "the Spark session writes no event log (spark.eventLog.enabled): perfx why "
-                    "reads the traced run's own log; let perfx start the session, or enable "
-                    "event logging in yours"
-                )
-            _warm_up(session, program, input_path, module)
-            run_traced(
-                program,
-                input_path,
-                spark=session,
-                store=lineage_store,
-                run_id=run_id,
-                module=module,
-                event_log=event_log,
+    with traced_session(store, master, f"perfx why {Path(program).name}", spark) as run:
+        if run.event_log is None:
+            raise IsolationError(
+                "the Spark session writes no event log (spark.eventLog.enabled): perfx why "
+                "reads the traced run's own log; let perfx start the session, or enable "
+                "event logging in yours"
             )
-        finally:
-            if created:
-                session.stop()  # completes the event log
+        _warm_up(run.spark, program, input_path, module)
+        run_traced(
+            program,
+            input_path,
+            spark=run.spark,
+            store=run.store,
+            run_id=run.run_id,
+            module=module,
+            event_log=run.event_log,
+        )
+    # the session is stopped: its event log is complete
+    event_log, run_id, lineage_store = run.event_log, run.run_id, run.store
     stored = open_run(run_id, lineage_store)
     task = skewed_task(traced_tasks(stored))
     return open_session([event_log]).explain(

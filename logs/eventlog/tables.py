@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..aggregate import TASK_METRICS
 from .build import AppState
+from .events import TASK_NOMINAL
 
 TASK_COLUMNS = (
     "id",
@@ -32,14 +33,7 @@ TASK_COLUMNS = (
     "partition_id",
     "launch_time",
     "finish_time",
-    "executor_id",
-    "host",
-    "locality",
-    "speculative",
-    "task_type",
-    "status",
-    "end_reason",
-    "failure",
+    *TASK_NOMINAL,
     "resubmitted",
 ) + TASK_METRICS
 

@@ -83,16 +83,7 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
     from pathlib import Path
 
     from perfx import terminal
-    from perfx.isolation.runner import (
-        check_input,
-        event_log_of,
-        load_program,
-        prepare_run,
-        run_traced,
-        spark_log,
-        spark_session,
-        traces_in,
-    )
+    from perfx.isolation.runner import check_input, load_program, run_traced, traced_session
 
     module = load_program(program)  # a broken program or a missing input fails before a JVM starts
     check_input(input_path)
@@ -105,26 +96,21 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
             highlight=False,
             soft_wrap=True,
         )
-    lineage_store, run_id, event_dir = prepare_run(store)
-    log = spark_log(event_dir)
-    session, created = spark_session(master, f"perfx isolate {Path(program).name}", event_dir, log)
-    with traces_in(log if created else None):
-        try:
-            with spark_progress(session.sparkContext, status):
-                result = run_traced(
-                    program,
-                    input_path,
-                    spark=session,
-                    store=lineage_store,
-                    lineage=lineage,
-                    top=top,
-                    module=module,
-                    run_id=run_id,
-                    event_log=event_log_of(session, event_dir if created else None),
-                )
-        finally:
-            if created:
-                session.stop()
+    with (
+        traced_session(store, master, f"perfx isolate {Path(program).name}") as run,
+        spark_progress(run.spark.sparkContext, status),
+    ):
+        result = run_traced(
+            program,
+            input_path,
+            spark=run.spark,
+            store=run.store,
+            lineage=lineage,
+            top=top,
+            module=module,
+            run_id=run.run_id,
+            event_log=run.event_log,
+        )
     if fmt == "json":
         click.echo(
             json.dumps(
