@@ -4,11 +4,26 @@ the suite's kinds, so that a test and the benchmark's confusion table judge alik
 Records and bytes read are volume: input volume is data skew, shuffle volume is shuffle-read
 skew (the records the slow task read tell which). A measured time names its own part: GC
 time is GC pressure, shuffle fetch wait is shuffle-read skew, task deserialization is a cold
-start, compute or CPU time is computation skew (the same records cost more)."""
+start, compute or CPU time is computation skew (the same records cost more).
+
+Compute or CPU time says *where* the time went, not why (the engine credits it half for that:
+``explain.perfxplain.WHERE_CREDIT``). When the history does not tell the why apart (on a
+test session's log, the first task of a stage is slower than its peers only about as often
+as not), such a lead stands beside the gap's diagnosis, which names the why from the pair's
+own figures: a cold start, spill, GC pressure, a fetch wait or data skew. The answer's cause
+is then that diagnosis; a diagnosis of computation skew leaves the lead as it is."""
 
 from __future__ import annotations
 
 VOLUME = {"records_in", "bytes_in"}
+WHERE = {"compute_time", "executor_cpu_time"}
+BY_DIAGNOSIS = {
+    "cold start": "cold_start",
+    "task deserialization": "cold_start",
+    "spill": "spill",
+    "GC pressure": "gc_pressure",
+    "shuffle fetch wait": "shuffle_read_skew",
+}
 BY_FEATURE = {
     "input_records": "data_skew",
     "input_bytes": "data_skew",
@@ -37,12 +52,19 @@ def named_cause(answer, log) -> str:
     if not answer.because:
         return "none"
     feature = log.registry.resolve("task", answer.because[0].atom.feature).name
-    if feature in VOLUME:
-        tasks = log.tasks.set_index("id")
-        slow = tasks.loc[answer.pair[0]]
-        return (
-            "shuffle_read_skew"
-            if slow.get("shuffle_read_records", 0) > slow.get("input_records", 0)
-            else "data_skew"
-        )
+    diagnosis = answer.gap.diagnosis.name if answer.gap and answer.gap.diagnosis else None
+    if feature in WHERE and diagnosis in BY_DIAGNOSIS:
+        return BY_DIAGNOSIS[diagnosis]
+    if feature in VOLUME or (feature in WHERE and diagnosis == "data skew"):
+        return _volume_kind(answer, log)
     return BY_FEATURE.get(feature, f"other: {feature}")
+
+
+def _volume_kind(answer, log) -> str:
+    """Data skew or shuffle-read skew: which of its inputs the slow task read more of."""
+    slow = log.tasks.set_index("id").loc[answer.pair[0]]
+    return (
+        "shuffle_read_skew"
+        if slow.get("shuffle_read_records", 0) > slow.get("input_records", 0)
+        else "data_skew"
+    )

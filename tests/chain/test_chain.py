@@ -48,11 +48,15 @@ def test_the_slow_runs_slowest_task_links_to_the_hot_movies_record(traced):
     culprits = answer.culprits
     assert culprits["rule"] == "stage position in its job" and culprits["run"] == run
     assert culprits["partition"] == partition
-    first = culprits["records"][0]
+    first, *others = culprits["records"]
     assert "day-09.txt@" in first["location"], culprits
-    assert first["share"] > 0.4, (
-        culprits
-    )  # the hot movie's line costs most of the traced task's time
+    # The hot movie's line is the task's one costly record: every other record is far behind,
+    # and it holds a large share of the traced task's time. The share is only about half on a
+    # warm run and lower on a busy machine (the task's time also holds the Python worker's
+    # start and the tracing itself), so it is bounded loosely and the margin over the next
+    # record is what the test leans on.
+    assert all(r["impact_ms"] < first["impact_ms"] / 10 for r in others), culprits
+    assert first["share"] > 0.25, culprits
     assert answer.gap.diagnosis.name == "computation skew"
     text = answer.render_text(width=200)
     assert (
