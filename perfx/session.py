@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from perfx.explain.blocked.stragglers import StragglerReport as StragglerAnalysis
     from perfx.explain.explanation import Explanation
     from perfx.logs.model import Log
 
@@ -40,11 +41,19 @@ class Session:
         self.raw = raw
 
     @cached_property
+    def straggler_analysis(self) -> StragglerAnalysis:
+        """The stragglers of ``raw``'s stages and their causes, found once for the features
+        questions see, the stragglers listing and the report's stage table."""
+        from perfx.explain.blocked.stragglers import find_stragglers
+
+        return find_stragglers(self.raw.tasks)
+
+    @cached_property
     def log(self) -> Log:
         """The log questions are asked of: ``raw`` plus straggler and time-share features."""
         from perfx.explain.blocked.features import add_straggler_features
 
-        return add_straggler_features(self.raw)
+        return add_straggler_features(self.raw, self.straggler_analysis)
 
     def explain(
         self,
@@ -92,11 +101,9 @@ class Session:
 
     def stragglers(self) -> StragglerReport:
         """Stragglers per stage and what caused them (blocked-time analysis, NSDI 2015)."""
-        from perfx.explain.blocked.stragglers import find_stragglers
-
         from .results.stragglers import StragglerReport
 
-        return StragglerReport(find_stragglers(self.raw.tasks))
+        return StragglerReport(self.straggler_analysis)
 
     def whatif(self, without: Sequence[str] = ()) -> WhatIfReport:
         """Job and app times without each scenario (``"gc"``, ``"network,disk"``: names

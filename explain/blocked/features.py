@@ -19,7 +19,7 @@ from perfx.logs.progress import THRESHOLD
 from perfx.logs.registry import FeatureSpec, spec
 
 from . import components
-from .stragglers import find_stragglers
+from .stragglers import StragglerReport, find_stragglers
 
 SHARES: dict[str, tuple[str, ...]] = {
     "gc_share": ("gc",),
@@ -91,15 +91,17 @@ def _share_specs(names: list[str]) -> list[FeatureSpec]:
     ]
 
 
-def add_straggler_features(log: Log) -> Log:
+def add_straggler_features(log: Log, report: StragglerReport | None = None) -> Log:
     """A copy of ``log`` whose task table has ``straggler``, ``straggler_cause``,
     ``progress_ratio`` and the available ``*_share`` columns, registered as task features
     (calling it twice replaces them). Attempts that did not succeed are not judged: their
-    straggler columns are missing. A log without durations is returned as it is."""
+    straggler columns are missing. A log without durations is returned as it is.
+    ``report``: the straggler analysis of ``log``'s tasks where the caller has it already."""
     if "duration" not in log.tasks.columns:
         return log
     tasks = log.tasks.copy()
-    report = find_stragglers(tasks)
+    if report is None:
+        report = find_stragglers(tasks)
     judged = report.tasks
     tasks["straggler"] = pd.Series(
         np.where(judged["straggler"], "T", "F"), index=judged.index

@@ -39,7 +39,7 @@ def render_report(
 
     log = session.log
     apps = applications(log)
-    stages = stage_table(log)
+    stages = stage_table(log, session.straggler_analysis)
     how = "Questions from the queries file."
     if items is None:
         queries = default_questions(stages, limit)

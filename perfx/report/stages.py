@@ -52,11 +52,8 @@ def _spans(log, analysed: pd.DataFrame) -> pd.Series:
     return span
 
 
-def stage_table(log) -> Stages:
-    """Figures per stage, from the straggler analysis of the log's tasks."""
-    from perfx.explain.blocked.stragglers import find_stragglers
-
-    report = find_stragglers(log.tasks)
+def stage_table(log, report: StragglerReport) -> Stages:
+    """Figures per stage, from ``report``, the straggler analysis of the log's tasks."""
     tasks = report.tasks
     if tasks.empty:
         return Stages(pd.DataFrame(columns=["stage_key", "time"]), report)
