@@ -70,9 +70,13 @@ def report_command(logs, run, store, queries, pairs, limit, out, width, sample, 
         payload = {"report": out, "items": [item.to_dict() for item in report.items]}
         click.echo(json.dumps(payload, indent=2, sort_keys=True))
     else:
+        answered = (
+            f"{len(report.items) - len(failed)} of {len(report.items)} questions answered"
+            if report.items
+            else "no question to ask"
+        )
         click.echo(
-            f"{len(report.items) - len(failed)} of {len(report.items)} questions answered; "
-            f"report written to {out} ({len(report.html.encode()) / 1e6:.1f} MB)"
+            f"{answered}; report written to {out} ({len(report.html.encode()) / 1e6:.1f} MB)"
         )
         for item in failed:
             click.echo(item.not_answered(), err=True)

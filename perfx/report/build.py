@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from perfx.explain.pairs import SIMILARITY
+
 from .overview import applications, overview_section
 from .page import document
 from .questions import MIN_TASKS, default_questions, questions_section
@@ -47,7 +49,11 @@ def render_report(
         how = (
             "Why was each of these tasks slower? The slowest task of each of the three slowest "
             f"stages of {MIN_TASKS} tasks or more, then their stragglers, the longest first "
-            f"(at most {limit})."
+            f"(at most {limit}); each ran more than {SIMILARITY:.0%} longer than another task "
+            "of its stage, so that it has one to be compared with."
+            if queries
+            else f"No task to ask about: in none of the three slowest stages of {MIN_TASKS} tasks "
+            f"or more did a task run more than {SIMILARITY:.0%} longer than another."
         )
     report = stages.report
     stragglers = (

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from perfx.explain import wording
 from perfx.explain.explanation import format_atom
+from perfx.explain.pairs import SIMILARITY
 
 from . import plots
 from .page import Html, Section, join, ms, percent, table, tag
@@ -29,17 +30,20 @@ with (perfx picks its reference among them)."""
 def default_questions(stages, limit: int, slowest: int = 3) -> list[str]:
     """``WHY TASK '<id>' SLOWER`` for the ``slowest`` slowest stages of MIN_TASKS tasks or more:
     each one's slowest task (what its time waited on), then its stragglers, the longest first;
-    at most ``limit``."""
+    at most ``limit``. Only tasks that ran longer than another task of their stage by more than
+    PXQL's similarity margin are asked about: in a stage whose tasks all took about as long,
+    "slower" has no task to be compared with, and perfx would refuse its own question."""
     tasks = stages.report.tasks
     if "id" not in tasks.columns:
         return []
     sizes = tasks["stage_key"].value_counts()
-    chosen: list[str] = []
+    chosen: dict[str, None] = {}  # in order, each task once (the slowest is often a straggler)
     for key in [k for k in stages.slowest(len(sizes)) if sizes.get(k, 0) >= MIN_TASKS][:slowest]:
         mine = tasks[tasks["stage_key"] == key].sort_values("duration", ascending=False)
-        picks = [mine["id"].iloc[0], *mine.loc[mine["straggler"], "id"]]
-        chosen += [str(t) for t in picks if str(t) not in chosen]
-    return [f"WHY TASK '{task}' SLOWER" for task in chosen[:limit]]
+        slower = mine["duration"] * (1 - SIMILARITY) > mine["duration"].min()
+        picks = [*mine["id"].iloc[:1][slower.iloc[:1]], *mine.loc[mine["straggler"] & slower, "id"]]
+        chosen.update(dict.fromkeys(map(str, picks)))
+    return [f"WHY TASK '{task}' SLOWER" for task in list(chosen)[:limit]]
 
 
 def _values(explanation) -> Html:
@@ -222,7 +226,7 @@ def questions_section(
     answered = sum(item.ok for item in items)
     status = "all answered" if answered == len(items) else f"{len(items) - answered} NOT answered"
     with_culprits = sum(1 for i in items if i.ok and i.explanation.culprits is not None)
-    summary = f"{answered} of {len(items)} questions answered ({status})"
+    summary = f"{answered} of {len(items)} questions answered ({status})" if items else "none asked"
     if run is not None:
         summary += f"; {with_culprits} with culprit records from run {run}"
     parts = [tag("p", how, cls="note")] if how else []

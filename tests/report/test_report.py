@@ -195,3 +195,29 @@ def test_markup_in_a_log_is_escaped_in_the_file(tmp_path):
     assert "script" not in tags and "img" not in tags
     assert sections == SECTIONS
     assert html.count("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x") >= 3
+
+
+def test_the_default_questions_ask_each_task_once():
+    """The slowest task of a stage is often one of its stragglers too: it is asked about once."""
+    import perfx
+    from perfx.report.questions import default_questions
+    from perfx.report.stages import stage_table
+
+    session = perfx.open([DATA / "public" / "NVIDIA__spark-rapids-tools" / "rp_nosql_eventlog"])
+    analysis = session.straggler_analysis
+    slowest = analysis.tasks.sort_values("duration").iloc[-1]
+    assert slowest["straggler"]
+    questions = default_questions(stage_table(session.log, analysis), limit=8)
+    assert questions == [f"WHY TASK '{slowest['id']}' SLOWER"]
+
+
+def test_a_log_whose_stages_ran_evenly_has_no_question_to_ask(tmp_path):
+    """No task of its stages ran 10 % longer than another: perfx asks nothing rather than
+    refuse questions of its own choosing, and says so."""
+    out = tmp_path / "report.html"
+    log = DATA / "spark-events" / "local-1422981759269"
+    result = CliRunner().invoke(cli, ["report", "--log", str(log), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("no question to ask; report written to")
+    html = out.read_text()
+    assert "none asked" in html and "No task to ask about" in html
