@@ -6,11 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from perfx.explain.pairs import SIMILARITY
-
 from .overview import applications, overview_section
 from .page import document
-from .questions import MIN_TASKS, default_questions, questions_section
+from .questions import default_questions, how_chosen, questions_section
 from .stages import stage_table, stages_section
 from .timeline import timeline_section
 
@@ -46,15 +44,7 @@ def render_report(
     if items is None:
         queries = default_questions(stages, limit)
         items = run_batch(session, expand(queries, []), run=run, store=store, **options)
-        how = (
-            "Why was each of these tasks slower? The slowest task of each of the three slowest "
-            f"stages of {MIN_TASKS} tasks or more, then their stragglers, the longest first "
-            f"(at most {limit}); each ran more than {SIMILARITY:.0%} longer than another task "
-            "of its stage, so that it has one to be compared with."
-            if queries
-            else f"No task to ask about: in none of the three slowest stages of {MIN_TASKS} tasks "
-            f"or more did a task run more than {SIMILARITY:.0%} longer than another."
-        )
+        how = how_chosen(limit, asked=bool(queries))
     report = stages.report
     stragglers = (
         set(report.tasks.loc[report.tasks["straggler"], "id"].astype(str))

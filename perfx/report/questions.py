@@ -25,10 +25,12 @@ LABEL_CHARS = 48
 MIN_TASKS = 3
 """Stages asked about have at least this many tasks: a slow task needs peers to be compared
 with (perfx picks its reference among them)."""
+SLOWEST_STAGES = 3
+"""The slowest stages (of MIN_TASKS tasks or more) whose tasks a report asks about."""
 
 
-def default_questions(stages, limit: int, slowest: int = 3) -> list[str]:
-    """``WHY TASK '<id>' SLOWER`` for the ``slowest`` slowest stages of MIN_TASKS tasks or more:
+def default_questions(stages, limit: int) -> list[str]:
+    """``WHY TASK '<id>' SLOWER`` for the SLOWEST_STAGES slowest stages of MIN_TASKS tasks or more:
     each one's slowest task (what its time waited on), then its stragglers, the longest first;
     at most ``limit``. Only tasks that ran longer than another task of their stage by more than
     PXQL's similarity margin are asked about: in a stage whose tasks all took about as long,
@@ -38,12 +40,29 @@ def default_questions(stages, limit: int, slowest: int = 3) -> list[str]:
         return []
     sizes = tasks["stage_key"].value_counts()
     chosen: dict[str, None] = {}  # in order, each task once (the slowest is often a straggler)
-    for key in [k for k in stages.slowest(len(sizes)) if sizes.get(k, 0) >= MIN_TASKS][:slowest]:
+    stages_asked = [k for k in stages.slowest(len(sizes)) if sizes.get(k, 0) >= MIN_TASKS]
+    for key in stages_asked[:SLOWEST_STAGES]:
         mine = tasks[tasks["stage_key"] == key].sort_values("duration", ascending=False)
-        slower = mine["duration"] * (1 - SIMILARITY) > mine["duration"].min()
-        picks = [*mine["id"].iloc[:1][slower.iloc[:1]], *mine.loc[mine["straggler"] & slower, "id"]]
+        mine = mine[mine["duration"] * (1 - SIMILARITY) > mine["duration"].min()]
+        picks = [*mine["id"].iloc[:1], *mine.loc[mine["straggler"], "id"]]
         chosen.update(dict.fromkeys(map(str, picks)))
     return [f"WHY TASK '{task}' SLOWER" for task in list(chosen)[:limit]]
+
+
+def how_chosen(limit: int, asked: bool) -> str:
+    """The page's words for how ``default_questions`` chose its questions (or found none)."""
+    if not asked:
+        return (
+            f"No task to ask about: in none of the {SLOWEST_STAGES} slowest stages of "
+            f"{MIN_TASKS} tasks or more did a task run more than {SIMILARITY:.0%} longer than "
+            "another."
+        )
+    return (
+        f"Why was each of these tasks slower? The slowest task of each of the {SLOWEST_STAGES} "
+        f"slowest stages of {MIN_TASKS} tasks or more, then their stragglers, the longest first "
+        f"(at most {limit}); each ran more than {SIMILARITY:.0%} longer than another task of "
+        "its stage, so that it has one to be compared with."
+    )
 
 
 def _values(explanation) -> Html:
