@@ -5,8 +5,10 @@ Field names are those of Spark's ``status/api/v1/api.scala`` (``TaskData``, ``Ta
 ``StageData``, ``JobData``, ``ApplicationAttemptInfo``). Units are the event log's: the REST
 API passes the nanosecond CPU and shuffle-write times through raw, as the log has them.
 
-What the REST API does not carry is missing (None): why a task failed beyond its message
-(``end_reason`` of failed tasks), why a job failed, and the parent stages of a stage.
+What the REST API does not carry is missing (None): the kind of a task's failure
+(``end_reason`` of failed tasks: an exception, a fetch failure, a lost executor), why a job
+failed, and the parent stages of a stage. A killed task's reason is ``TaskKilled``, which
+counts as the log's ``TaskCommitDenied`` does.
 ``task_type`` is not carried either but follows from the job: a job's result stage is the one
 with its highest stage id (Spark creates the parents first), the others are map stages.
 """
@@ -57,12 +59,20 @@ METRIC_FIELDS = {
 }
 """Each task metric's column (logs.spark_metrics) -> its field in its REST group."""
 
-MISSING = {
-    "task": {"end_reason": "for failed tasks", "failure": "beyond the error's first line"},
-    "stage": {"parent_ids": ""},
-    "job": {"failure_reason": "for failed jobs"},
+REST_NOTES = {
+    "task": {
+        "end_reason": "Missing for failed tasks read from Spark's REST API, which does not say "
+        "which kind of failure it was.",
+        "failure": "Read from Spark's REST API: its error without the stack trace (the log's "
+        "words for an exception).",
+    },
+    "stage": {"parent_ids": "Missing when read from Spark's REST API, which does not carry it."},
+    "job": {
+        "failure_reason": "Missing for failed jobs read from Spark's REST API, which does not "
+        "carry it."
+    },
 }
-"""entity -> column -> which of its values Spark's REST API does not give (''; all of them)."""
+"""entity -> column -> what its feature's description adds for a log read over REST."""
 
 _NO_METRICS = (0,) + (None,) * len(spark_metrics.TASK_METRICS)
 
@@ -108,7 +118,6 @@ def task_row(task: dict, stage_id: int, stage_attempt: int, task_type: str) -> t
         stage_id,
         stage_attempt,
     ) + (_NO_METRICS if running else _metrics(task.get("taskMetrics")))
-    message = (task.get("errorMessage") or "").strip().splitlines()
     reason = {"SUCCESS": "Success", "KILLED": "TaskKilled"}.get(status)
     nominal = (
         task.get("executorId", ""),
@@ -118,10 +127,17 @@ def task_row(task: dict, stage_id: int, stage_attempt: int, task_type: str) -> t
         "" if running else task_type,
         "UNKNOWN" if running else status,
         "" if running else reason,
-        "" if running or status == "SUCCESS" else (message[0] if message else ""),
+        "" if running or status == "SUCCESS" else failure(task.get("errorMessage") or ""),
     )
     assert len(numeric) == len(TASK_NUMERIC) and len(nominal) == len(TASK_NOMINAL)
     return numeric, nominal
+
+
+def failure(message: str) -> str:
+    """The event log's ``failure`` of a REST ``errorMessage``: Spark's error string without
+    its stack trace, which for an exception is the log's ``Class: Description``."""
+    head, stack, _ = message.partition("\n\tat ")
+    return head if stack else head.rstrip("\n")
 
 
 def stage_info(stage: dict | None, stage_id: int, *, at_job_start: int | None = None) -> dict:

@@ -17,7 +17,7 @@ from ..eventlog.build import AppState
 from ..eventlog.log import log_of_states
 from ..model import Log
 from .client import RestAccess, RestClient, RestError
-from .fields import MISSING, epoch_ms, stage_info, task_row
+from .fields import REST_NOTES, epoch_ms, stage_info, task_row
 
 PAGE = 2000
 """Tasks asked for per request of a stage's task list (Spark's default page is 20)."""
@@ -183,23 +183,15 @@ def _attempt_at(attempts: list[dict], when: int | None) -> dict | None:
 
 
 def _mark_missing(log: Log) -> Log:
-    """The values the REST API does not carry set to None, and said so in the features'
-    descriptions (``perfx features``)."""
-    for entity, columns in MISSING.items():
-        table = log.table(entity)
-        for column, which in columns.items():
-            if column not in table.columns:
-                continue
-            if entity == "job":
-                table.loc[table["status"] == "FAILED", column] = None
-            elif entity == "stage":
-                table[column] = None
-            spec = next((s for s in log.registry.specs(entity) if s.name == column), None)
-            if spec is not None:
-                note = f" Missing {which} when read from Spark's REST API.".replace("  ", " ")
-                log.registry.register(
-                    entity, replace(spec, description=spec.description + note), replace=True
-                )
+    """The values the REST API does not carry set to None (a task's are already), and each
+    feature it touches saying so in its description (``perfx features``)."""
+    log.stages["parent_ids"] = None
+    log.jobs.loc[log.jobs["status"] == "FAILED", "failure_reason"] = None
+    for entity, notes in REST_NOTES.items():
+        for spec in log.registry.specs(entity):
+            if spec.name in notes:
+                described = replace(spec, description=f"{spec.description} {notes[spec.name]}")
+                log.registry.register(entity, described, replace=True)
     return log
 
 
