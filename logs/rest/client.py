@@ -93,7 +93,9 @@ class RestClient:
             except (urllib.error.URLError, OSError) as err:
                 reason = err.reason if isinstance(err, urllib.error.URLError) else err
                 if isinstance(reason, ConnectionRefusedError):
-                    raise RestError(f"{self.base}: connection refused (is the server running?)")
+                    raise RestError(
+                        f"{self.base}: connection refused (is the server running?)"
+                    ) from None
                 if isinstance(reason, socket.gaierror):
                     raise RestError(f"{self.base}: unknown host") from None
                 if last:

@@ -7,6 +7,8 @@ so no column needs a tolerance beyond the order of a float sum; the columns it d
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -118,3 +120,45 @@ def test_a_refused_connection_is_one_line_naming_the_address():
     with pytest.raises(RestError) as caught:
         read_rest(url, access=RestAccess(retries=0))
     assert str(caught.value) == f"{url}: connection refused (is the server running?)"
+
+
+def test_every_command_reads_the_rest_api_with_app_and_header(server, capsys):
+    """``--log http://...`` with ``--app`` and ``--header``: the same answer as the log's.
+
+    The REST API lists tasks by id, the log in the order they ended; the explanation's pair
+    sample and its pick of a reference among equals follow the rows' order, so the question
+    names its reference and samples every pair (404 tasks: fewer than 200,000 pairs)."""
+    from perfx.cli import main
+
+    local = str(DATA / "public" / "Netflix-Skunkworks__sparklens" / "local-fresh")
+    query = "WHY TASK 1 SLOWER THAN TASK 18"
+    answers = []
+    for source in (
+        [local],
+        [server, "--app", "local-1714515292260", "--header", "X-Proxy-Token: abc"],
+    ):
+        with pytest.raises(SystemExit) as done:
+            main(["explain", "--log", *source, "--format", "json", "--sample", "200000", query])
+        assert done.value.code == 0
+        answers.append(json.loads(capsys.readouterr().out))
+    assert answers[0] == answers[1]
+
+
+def test_a_refused_connection_on_the_command_line_is_one_line(capsys):
+    from perfx.cli import main
+    from tests.rest.history_server import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"
+    with pytest.raises(SystemExit) as done:
+        main(["stragglers", "--log", url])
+    assert done.value.code == 1
+    assert capsys.readouterr().err == f"perfx: {url}: connection refused (is the server running?)\n"
+
+
+def test_a_malformed_header_is_a_usage_error(capsys):
+    from perfx.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["whatif", "--log", "http://127.0.0.1:1", "--header", "no colon", "--without", "gc"])
+    assert done.value.code == 2
+    assert "NAME: VALUE" in capsys.readouterr().err
