@@ -18,13 +18,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from perfx.explain.blocked.stragglers import StragglerReport as StragglerAnalysis
     from perfx.explain.explanation import Explanation
     from perfx.logs.model import Log
 
+    from .notebook import ReportPage
     from .results.features import FeatureList
     from .results.skew import SkewReport
     from .results.stragglers import StragglerReport
@@ -118,6 +119,16 @@ class Session:
 
         return SkewReport.of(self.raw, factor, min_excess, top)
 
+    def report(self, *, questions: int = 8, **options: Any) -> ReportPage:
+        """``perfx report``'s page of this log (overview, stages, timeline and the answers
+        to up to ``questions`` questions about its stragglers; ``options`` as for
+        ``explain``): shown in a notebook, saved with ``.save(path)``."""
+        from .notebook import ReportPage
+        from .report.build import render_report
+
+        report = render_report(self, limit=questions, **options)
+        return ReportPage(report.html, report.items)
+
     def summary(self) -> LogSummary:
         """What the log holds: counts, Spark versions, skipped lines."""
         from .results.summary import LogSummary
@@ -148,6 +159,9 @@ def open(
     from perfx.logs.loader import load_log
     from perfx.logs.rest.client import RestAccess
 
+    from .notebook import register_formatters
+
+    register_formatters()  # answers show as HTML in a notebook
     if _is_spark_session(paths):
         paths, app = _ui_of(paths), app or paths.sparkContext.applicationId  # type: ignore[attr-defined]
     sources = [paths] if isinstance(paths, (str, Path)) else list(paths)  # type: ignore[call-overload]
