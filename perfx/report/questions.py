@@ -144,7 +144,7 @@ def _gap(explanation, key: str) -> Html:
         (f"{explanation.entity} {first}", f"{explanation.entity} {second}"),
         f"gap-{key}",
     )
-    return join([tag("ul", *(tag("li", line) for line in lines)), tag("figure", chart, cls="gap")])
+    return join([tag("ul", *(tag("li", line) for line in lines)), tag("figure", chart)])
 
 
 def _culprits(explanation) -> Html:

@@ -27,9 +27,12 @@ def test_an_explanation_shows_its_sentence_values_and_gap_chart(session):
     answer = session.explain("WHY TASK 1 SLOWER")
     page = explanation_html(answer)
     assert html.escape(answer.sentence()) in page
-    assert '<figure class="gap"><svg' in page
-    for line in answer.gap_lines():
-        assert html.escape(line) in page
+    # the gap's lines, then its chart: both tasks' bars, named
+    lines = "".join(f"<li>{html.escape(line)}</li>" for line in answer.gap_lines())
+    assert f"<ul>{lines}</ul><figure><svg" in page
+    chart = page.split(f"{lines}</ul><figure>", 1)[1].split("</svg>", 1)[0]
+    first, second = answer.pair
+    assert f"task {first}" in chart and f"task {second}" in chart
 
 
 def test_text_from_the_log_stays_text(session):
@@ -64,7 +67,8 @@ def test_the_example_notebook_runs_headless_and_shows_the_gap_chart(tmp_path):
     outputs = [o for cell in notebook.cells for o in cell.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     pages = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
-    answers = [p for p in pages if '<figure class="gap"><svg' in p]
-    assert len(answers) == 1 and "skew" in answers[0]
+    answers = [p for p in pages if 'class="sentence"' in p]
+    assert len(answers) == 1 and "</ul><figure><svg" in answers[0]  # the gap's lines and chart
+    assert "data skew" in answers[0]
     assert any("Stragglers per stage" in p for p in pages)
     assert any(p.startswith("<iframe srcdoc=") for p in pages)
