@@ -5,6 +5,7 @@ live local session, whose HTML output holds the gap chart."""
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import replace
 
 import pytest
@@ -68,7 +69,9 @@ def test_the_example_notebook_runs_headless_and_shows_the_gap_chart(tmp_path):
     assert not [o for o in outputs if o.get("output_type") == "error"]
     pages = [o["data"]["text/html"] for o in outputs if "text/html" in o.get("data", {})]
     answers = [p for p in pages if 'class="sentence"' in p]
-    assert len(answers) == 1 and "</ul><figure><svg" in answers[0]  # the gap's lines and chart
-    assert "data skew" in answers[0]
+    assert len(answers) == 1, pages
+    text = re.sub("<[^>]+>", " ", answers[0].split("<figure>")[0])  # the answer, for a failure
+    assert "</ul><figure><svg" in answers[0], text  # the gap's lines, then its chart
+    assert "data skew" in answers[0], text
     assert any("Stragglers per stage" in p for p in pages)
     assert any(p.startswith("<iframe srcdoc=") for p in pages)
