@@ -6,7 +6,7 @@ guessing its own. A question perfx cannot answer (a malformed query, an unreadab
 tool error carrying perfx's one-line message, with the caret under the offending text.
 
 Loaded logs are kept between calls (an assistant asks several questions of one log), the
-last few only.
+last few only; a REST API is read again for each call (a running application moves on).
 """
 
 from __future__ import annotations
@@ -41,8 +41,12 @@ class Sessions:
         self._kept: OrderedDict[tuple, Session] = OrderedDict()
 
     def get(self, logs: Sequence[str], app: str | None, headers: dict[str, str] | None) -> Session:
+        from perfx.logs.rest.client import is_rest_url
+
         from .session import open as open_session
 
+        if any(is_rest_url(source) for source in logs):  # a live application moves on
+            return open_session(list(logs), app=app, headers=headers)
         key = (tuple(logs), app, tuple(sorted((headers or {}).items())))
         if key in self._kept:
             self._kept.move_to_end(key)

@@ -3,7 +3,7 @@
 The REST answers are replayed into the event-log reader's ``AppState`` (application, job,
 stage and task events in the order an event log has them) and the tables are built by the
 same ``log_of_states``: an application read over HTTP and its event log give the same
-columns, computed by the same code (tests/logs/test_rest_history_server.py holds them equal
+columns, computed by the same code (tests/rest/test_history_server.py holds them equal
 against a real History Server).
 """
 
