@@ -29,23 +29,45 @@ LOGS = [
     DATA / "public" / "Netflix-Skunkworks__sparklens" / "local-fresh",  # 3.3.4
     DATA / "public" / "kubeflow__mcp-apache-spark-history-server" / "local-1776286786993.zstd",
     DATA / "public" / "NVIDIA__spark-rapids-tools" / "gpu_oom_eventlog.zstd",  # 12k tasks
+    # two attempts of one YARN application (4.1): REST reads the latest, under its attempt id
+    DATA
+    / "public"
+    / "kubeflow__mcp-apache-spark-history-server"
+    / "application_1713000000000_0001_1.zstd",
+    DATA
+    / "public"
+    / "kubeflow__mcp-apache-spark-history-server"
+    / "application_1713000000000_0001_2.zstd",
 ]
 """Logs the History Server of the installed pyspark replays (zstd by its file extension)."""
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with history_server(LOGS, tmp_path_factory.mktemp("history"), len(LOGS)) as url:
+def latest_attempts():
+    """app id -> the event-log Log of its latest attempt."""
+    by_id: dict = {}
+    for path in LOGS:
+        log = load_log(path)
+        app = log.apps.iloc[0]
+        if (
+            app["app_id"] not in by_id
+            or app["start_time"] > by_id[app["app_id"]].apps["start_time"].iloc[0]
+        ):
+            by_id[app["app_id"]] = log
+    return by_id
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, latest_attempts):
+    folder = tmp_path_factory.mktemp("history")
+    with history_server(LOGS, folder, len(latest_attempts)) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
-def pairs(server):
+def pairs(server, latest_attempts):
     """(event-log Log, REST Log) of every application the server lists."""
-    by_id = {}
-    for path in LOGS:
-        log = load_log(path)
-        by_id[log.apps["app_id"].iloc[0]] = log
+    by_id = latest_attempts
     apps = list_apps(server)
     assert sorted(a["id"] for a in apps) == sorted(by_id)
     return {a["id"]: (by_id[a["id"]], read_rest(server, app=a["id"])) for a in apps}
@@ -92,6 +114,28 @@ def test_rest_tables_equal_the_event_log_tables(pairs, entity):
                 f"{left[column][rows][~same].head(3).tolist()} != "
                 f"{right[column][rows][~same].head(3).tolist()}"
             )
+
+
+def test_the_latest_attempt_is_read(pairs):
+    from_log, from_rest = pairs["application_1713000000000_0001"]
+    assert (
+        from_rest.apps["app_attempt_id"].tolist()
+        == ["2"]
+        == from_log.apps["app_attempt_id"].tolist()
+    )
+    assert from_rest.apps["source"].iloc[0].endswith("/applications/application_1713000000000_0001")
+
+
+def test_features_say_what_rest_does_not_carry(server):
+    from click.testing import CliRunner
+
+    from perfx.cli import cli
+
+    args = ["features", "--log", server, "--app", "local-1776286786993", "--entity", "stage"]
+    result = CliRunner().invoke(cli, [*args, "--format", "json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    features = {f["name"]: f for f in json.loads(result.output)["features"]}
+    assert "REST API" in features["parent_ids"]["description"]
 
 
 def test_what_rest_does_not_carry_is_missing_and_said(pairs):
