@@ -100,6 +100,7 @@ def build() -> str:
         if done.returncode != 0:
             tail = (done.stdout + done.stderr).strip().splitlines()[-5:]
             raise NodeUnavailable(f"mvn could not build the Ignite node: {' | '.join(tail)}")
+        CLASSPATH.touch()  # mvn leaves an unchanged class path file as it was
     return f"{CLASSES}{os.pathsep}{CLASSPATH.read_text().strip()}"
 
 
@@ -203,3 +204,12 @@ def _read(log: Path, offset: int) -> str:
     with log.open("rb") as handle:
         handle.seek(offset)
         return handle.read().decode(errors="replace")
+
+
+if __name__ == "__main__":  # ./dev setup: build the node ahead, or say why it cannot be
+    import sys
+
+    try:
+        build()
+    except NodeUnavailable as err:
+        print(f"the Ignite tests cannot start their node: {err}", file=sys.stderr)
