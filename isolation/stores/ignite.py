@@ -59,19 +59,19 @@ T = TypeVar("T")
 class IgniteStore(LineageStore):
     """Lineage in Apache Ignite caches; see the module docstring for the layout."""
 
-    def __init__(self, url: str, connect: bool = True):
+    def __init__(self, url: str):
         parsed = urlparse(url)
-        if parsed.scheme != "ignite" or not parsed.hostname:
+        try:
+            port = parsed.port or DEFAULT_PORT
+        except ValueError:  # not a number, or out of range
+            port = 0
+        if parsed.scheme != "ignite" or not parsed.hostname or not port:
             raise StoreError(f"bad Ignite store URL {url!r}: use ignite://host:port")
         self.url = url
         self.host = parsed.hostname
-        try:
-            self.port = parsed.port or DEFAULT_PORT
-        except ValueError:
-            raise StoreError(f"bad Ignite store URL {url!r}: use ignite://host:port") from None
+        self.port = port
         self._client: Client | None = None
-        if connect:
-            self._connected()
+        self._connected()
 
     def __getstate__(self):
         return {"url": self.url, "host": self.host, "port": self.port}
@@ -104,6 +104,8 @@ class IgniteStore(LineageStore):
         client = self._connected()
         try:
             return action(client)
+        except IsolationError:
+            raise
         except Exception as err:
             self._client = None
             raise StoreError(f"cannot {doing} Ignite at {self.address}: {one_line(err)}") from None
@@ -115,8 +117,20 @@ class IgniteStore(LineageStore):
             return client.get_or_create_cache(name)
         return client.get_or_create_cache({PROP_NAME: name, PROP_GROUP_NAME: GROUP})
 
+    def _run_cache(self, client: Client, run: str, kind: str):
+        """The run's ``kind`` cache for reading (``begin`` created it); reading creates none."""
+        name = f"perfx_{kind}_{run}"
+        if name not in client.get_cache_names():
+            raise IsolationError(f"no run {run} in {self.url}")
+        return client.get_cache(name)
+
     def begin(self, run: str, meta: dict) -> None:
-        self._do("write to", lambda c: self._cache(c, RUNS).put(run, json.dumps(meta)))
+        def register(client: Client) -> None:
+            for kind in ("lineage", "partitions"):
+                self._cache(client, f"perfx_{kind}_{run}")
+            self._cache(client, RUNS).put(run, json.dumps(meta))
+
+        self._do("write to", register)
 
     def write_partition(self, run, stage, partition, table, attempt=0, spark_stage=-1):
         sink = pa.BufferOutputStream()
@@ -154,7 +168,7 @@ class IgniteStore(LineageStore):
         """The run's partition entries, by (stage, partition)."""
 
         def scan(client: Client) -> list:
-            with self._cache(client, f"perfx_partitions_{run}").scan(page_size=1024) as cursor:
+            with self._run_cache(client, run, "partitions").scan(page_size=1024) as cursor:
                 return [json.loads(value) for _, value in cursor]
 
         return sorted(self._do("read from", scan), key=lambda e: (e["stage"], e["partition"]))
@@ -195,7 +209,7 @@ class IgniteStore(LineageStore):
         """The stored rows under ``keys`` (those that exist), fetched a batch at a time."""
 
         def fetch(client: Client) -> dict[str, bytes]:
-            lineage = self._cache(client, f"perfx_lineage_{run}")
+            lineage = self._run_cache(client, run, "lineage")
             found: dict[str, bytes] = {}
             for start in range(0, len(keys), READ_BATCH):
                 found.update(lineage.get_all(keys[start : start + READ_BATCH]))

@@ -2,7 +2,7 @@
 10^6 records (PERFX_BENCH_RECORDS): Parquet on the local disk (the baseline) and Apache Ignite
 (one node on this machine, started from tests/ignite, or PERFX_IGNITE_HOST's).
 
-Three figures per store, each the median of REPEATS, stores measured alternately in one process:
+Three figures per store, each the median of REPEATS, the stores measured in turn in one process:
 
 * the traced run (local[2]: tracing, the tasks writing their partitions, completion), in
   input records per second;
@@ -37,13 +37,16 @@ def pipeline(ctx, path: str):
     return ctx.textFile(path, PARTITIONS).map(parse)
 
 
-def _median_s(action) -> float:
-    times = []
+def _median_s(actions: dict) -> dict[str, float]:
+    """Name -> the median time of its action, the actions run in turn REPEATS times (so that
+    the machine's load weighs on each alike)."""
+    times: dict[str, list[float]] = {name: [] for name in actions}
     for _ in range(REPEATS):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for name, action in actions.items():
+            start = time.perf_counter()
+            action()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(spent) for name, spent in times.items()}
 
 
 def main() -> None:
@@ -82,7 +85,7 @@ def main() -> None:
 
             traced("parquet")()  # warm: Python workers, JIT of the readers, the node's caches
             traced("ignite")()
-            run_s = {name: _median_s(traced(name)) for name in stores}
+            run_s = _median_s({name: traced(name) for name in stores})
 
             source = stores["parquet"]
             run = traced_runs["parquet"][-1]
@@ -108,7 +111,7 @@ def main() -> None:
 
                 return copy
 
-            write_s = {name: _median_s(write(name)) for name in stores}
+            write_s = _median_s({name: write(name) for name in stores})
 
             def query(name: str):
                 def ask() -> None:
@@ -119,7 +122,7 @@ def main() -> None:
 
                 return ask
 
-            query_s = {name: _median_s(query(name)) for name in stores}
+            query_s = _median_s({name: query(name) for name in stores})
         finally:
             if created:
                 spark.stop()

@@ -47,48 +47,24 @@ def _answers(store: str, why: dict, isolated: dict, event_log: str, tmp_path: Pa
     question = f"WHY TASK '{why['culprits']['task']}' SLOWER"
     queries = tmp_path / "why.pxql"
     queries.write_text(question + "\n")
-    partition = why["culprits"]["partition"]
-    stage = why["culprits"]["traced_stage"]
-    slowest = isolated["outputs"][0]["key"]
+    why_run, task = why["culprits"]["run"], why["culprits"]
+    on_why_run = ["--log", event_log, "--run", why_run, "--store", store]
+    out = tmp_path / ("report-ignite.html" if store.startswith("ignite:") else "report.html")
     runs = {r["run"]: r for r in _json("runs", "--store", store)["runs"]}
-    report = _json(
-        "report",
-        "--log",
-        event_log,
-        "--run",
-        why["culprits"]["run"],
-        "--store",
-        store,
-        "--queries",
-        str(queries),
-        "--out",
-        str(tmp_path / f"report-{len(store)}.html"),
-    )
     return {
-        "runs": [runs[why["culprits"]["run"]], runs[isolated["run"]]],
+        "runs": [runs[why_run], runs[isolated["run"]]],
         "culprits": _json("culprits", isolated["run"], "--store", store),
         "partition": _json(
-            "culprits",
-            why["culprits"]["run"],
-            "--store",
-            store,
-            "--stage",
-            str(stage),
-            "--partition",
-            str(partition),
+            *("culprits", why_run, "--store", store),
+            *("--stage", str(task["traced_stage"]), "--partition", str(task["partition"])),
         ),
-        "trace": _json("culprits", isolated["run"], "--store", store, "--trace", slowest),
-        "explain": _json(
-            "explain",
-            "--log",
-            event_log,
-            "--run",
-            why["culprits"]["run"],
-            "--store",
-            store,
-            question,
+        "trace": _json(
+            "culprits", isolated["run"], "--store", store, "--trace", isolated["outputs"][0]["key"]
         ),
-        "report": report["items"],
+        "explain": _json("explain", *on_why_run, question),
+        "report": _json("report", *on_why_run, "--queries", str(queries), "--out", str(out))[
+            "items"
+        ],
     }
 
 

@@ -113,8 +113,9 @@ def test_mark_complete(any_store):
 
 
 def test_unknown_run(any_store):
-    with pytest.raises(IsolationError, match="no run nope"):
-        any_store.run_meta("nope")
+    for read in (any_store.run_meta, any_store.partitions, any_store.tables):
+        with pytest.raises(IsolationError, match="no run nope"):
+            read("nope")
 
 
 def test_parquet_store_that_cannot_be_written_fails_loudly(tmp_path):
@@ -129,6 +130,12 @@ def test_ignite_store_that_cannot_be_reached_fails_on_opening():
     with pytest.raises(StoreError, match=r"cannot reach Ignite at 127.0.0.1:9 ") as caught:
         open_store("ignite://127.0.0.1:9")
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("url", ["ignite://", "ignite://host:port", "ignite://host:99999"])
+def test_bad_ignite_url_is_refused(url):
+    with pytest.raises(StoreError, match="bad Ignite store URL"):
+        open_store(url)
 
 
 def test_default_store_lives_under_perfx_home(tmp_path, monkeypatch):
@@ -220,7 +227,9 @@ def test_a_reader_during_a_write_sees_only_complete_runs(any_store):
     writer.start()
     seen: dict[str, list] = {done: [], busy: []}
     refused = 0
-    while writer.is_alive() or not seen[busy]:
+
+    def read() -> None:
+        nonlocal refused
         for meta in any_store.runs():
             if meta["run"] not in seen:
                 continue
@@ -230,9 +239,13 @@ def test_a_reader_during_a_write_sees_only_complete_runs(any_store):
                 assert meta["run"] == busy and "is incomplete" in str(err), err
                 assert not meta.get("complete")
                 refused += 1
+
+    while writer.is_alive():
+        read()
         if half_written.is_set() and refused:
             looked.set()
     writer.join()
+    read()  # and once the writer is done: the run is complete
     assert refused and seen[done] and seen[busy]
     for run, answers in seen.items():
         assert all(answer == _answers(any_store, run) for answer in answers)
