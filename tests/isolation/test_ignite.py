@@ -203,3 +203,14 @@ def _output(args: list[str]) -> str:
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return result.output
+
+
+def test_a_run_in_ignite_keeps_its_event_log_on_this_machine(ignite_url, tmp_path, monkeypatch):
+    """The files a run keeps beside its lineage (the event log perfx why reads, spark.log)
+    go under $PERFX_HOME/ignite/<host>-<port>/<run> when the lineage is in Ignite."""
+    from perfx.isolation.runner import prepare_run
+
+    monkeypatch.setenv("PERFX_HOME", str(tmp_path))
+    _, run, event_dir = prepare_run(ignite_url, "r1")
+    where = ignite_url.removeprefix("ignite://").replace(":", "-")
+    assert (run, event_dir) == ("r1", str(tmp_path / "ignite" / where / "r1" / "events"))
