@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.bench.timing import in_turn
+
 RECORDS = int(os.environ.get("PERFX_BENCH_RECORDS", 1_000_000))
 REPEATS = 3
 PARTITIONS = 8
@@ -38,15 +40,7 @@ def pipeline(ctx, path: str):
 
 
 def _median_s(actions: dict) -> dict[str, float]:
-    """Name -> the median time of its action, the actions run in turn REPEATS times (so that
-    the machine's load weighs on each alike)."""
-    times: dict[str, list[float]] = {name: [] for name in actions}
-    for _ in range(REPEATS):
-        for name, action in actions.items():
-            start = time.perf_counter()
-            action()
-            times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(spent) for name, spent in times.items()}
+    return {name: statistics.median(t) for name, t in in_turn(actions, REPEATS).items()}
 
 
 def main() -> None:
