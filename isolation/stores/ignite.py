@@ -37,7 +37,7 @@ import pyarrow.dataset as ds
 from ..errors import IsolationError, StoreError
 from .base import PARTITION_COLUMNS, LineageStore, oldest_first, one_line, perfx_home
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pyignite is imported when a store connects: perfx runs without it
     from pyignite import Client
 
 RUNS = "perfx_runs"
