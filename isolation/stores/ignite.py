@@ -27,7 +27,7 @@ import json
 import os
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlparse
 
 import pandas as pd
@@ -46,8 +46,9 @@ DEFAULT_PORT = 10800
 TIMEOUT_S = 30
 READ_BATCH = 16
 """Partitions fetched per ``get_all``: bounds one response of the node, not the number."""
-READS = 5
-"""How often a reader reads the pointers again when rows were replaced while it read them."""
+READS = 20
+"""How often a reader follows a partition's entry again when its rows were replaced while it
+read them (each time, only the partitions replaced meanwhile)."""
 
 COMPRESSED = pa.ipc.IpcWriteOptions(compression="zstd")
 """Rows travel and are kept compressed, as the Parquet store's files are: a partition's
@@ -71,6 +72,7 @@ class IgniteStore(LineageStore):
         self.host = parsed.hostname
         self.port = port
         self._client: Client | None = None
+        self._caches: dict[str, Any] = {}
         self._connected()
 
     def __getstate__(self):
@@ -79,6 +81,7 @@ class IgniteStore(LineageStore):
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._client = None
+        self._caches = {}
 
     @property
     def address(self) -> str:
@@ -107,15 +110,17 @@ class IgniteStore(LineageStore):
         except IsolationError:
             raise
         except Exception as err:
-            self._client = None
+            self._client, self._caches = None, {}
             raise StoreError(f"cannot {doing} Ignite at {self.address}: {one_line(err)}") from None
 
     def _cache(self, client: Client, name: str):
+        """The cache ``name``, created if need be; asked of the node once per connection."""
         from pyignite.datatypes.prop_codes import PROP_GROUP_NAME, PROP_NAME
 
-        if name == RUNS:
-            return client.get_or_create_cache(name)
-        return client.get_or_create_cache({PROP_NAME: name, PROP_GROUP_NAME: GROUP})
+        if name not in self._caches:
+            config = name if name == RUNS else {PROP_NAME: name, PROP_GROUP_NAME: GROUP}
+            self._caches[name] = client.get_or_create_cache(config)
+        return self._caches[name]
 
     def _run_cache(self, client: Client, run: str, kind: str):
         """The run's ``kind`` cache for reading (``begin`` created it); reading creates none."""
@@ -173,6 +178,12 @@ class IgniteStore(LineageStore):
 
         return sorted(self._do("read from", scan), key=lambda e: (e["stage"], e["partition"]))
 
+    def _entry(self, run: str, entry: dict) -> dict:
+        """The partition's entry as it is now."""
+        key = f"{entry['stage']}/{entry['partition']}"
+        value = self._do("read from", lambda c: self._run_cache(c, run, "partitions").get(key))
+        return json.loads(value)
+
     def partitions(self, run: str) -> pd.DataFrame:
         return pd.DataFrame(self._entries(run), columns=PARTITION_COLUMNS)
 
@@ -187,11 +198,15 @@ class IgniteStore(LineageStore):
         return json.loads(value)
 
     def tables(self, run: str) -> dict[int, object]:
+        entries = self._entries(run)
+        found = self._rows(run, [e["key"] for e in entries])
         for _ in range(READS):
-            entries = self._entries(run)
-            found = self._rows(run, [e["key"] for e in entries])
-            if all(e["key"] in found for e in entries):
+            stale = [i for i, e in enumerate(entries) if e["key"] not in found]
+            if not stale:
                 break
+            for i in stale:  # replaced since the listing: follow the partition's new entry
+                entries[i] = self._entry(run, entries[i])
+            found.update(self._rows(run, [entries[i]["key"] for i in stale]))
         else:
             raise StoreError(
                 f"the lineage of run {run} in {self.url} was replaced {READS} times while "

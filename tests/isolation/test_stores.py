@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pickle
 import threading
+import time
 import uuid
 
 import pandas as pd
@@ -153,41 +154,43 @@ def _as_task(store):
 
 
 RACES = 8
-"""Races run: where the last two writes of a partition interleave is up to the scheduler, so
-one race can miss a store that lets them mix (a layout that put a partition's rows and its
-entry apart ended mixed in about one race of ten)."""
+"""Races run: where the two attempts' writes of a partition interleave is up to the
+scheduler, so one race can miss a store that lets them mix (a layout that put a partition's
+rows and its entry apart, one after the other, failed this test 6 times in 6)."""
 
 
 def test_racing_attempts_leave_each_partition_whole(any_store):
     """Two attempts of the same tasks (a speculative one beside the first) write the same
-    partitions again and again, each through its own copy, while a reader reads: every read
+    partitions at once, each through its own copy, while a reader reads: every read
     and every end state hold each partition's rows of exactly one attempt (attempt a writes
-    10 + 7a rows), and the partition listing agrees with the rows."""
+    10 + 7a rows), and the partition listing agrees with the rows. Each race is a stage of
+    its own in one run."""
+    run = _run_id()
+    any_store.begin(run, {"run": run, "complete": False})
     partitions = range(3)
 
-    def race(run: str, number: int) -> None:
+    def race(stage: int, number: int) -> None:
         copy = _as_task(any_store)
-        for _ in range(4):
-            for p in partitions:
-                table = _rows(1, p, 10 + 7 * number).to_arrow(run, 1, p)
-                copy.write_partition(run, 1, p, table, attempt=number)
-
-    for _ in range(RACES):
-        run = _run_id()
-        any_store.begin(run, {"run": run, "complete": False})
         for p in partitions:
-            any_store.write_partition(run, 1, p, _rows(1, p, 10).to_arrow(run, 1, p))
-        writers = [threading.Thread(target=race, args=(run, n)) for n in (0, 1)]
+            table = _rows(stage, p, 10 + 7 * number).to_arrow(run, stage, p)
+            copy.write_partition(run, stage, p, table, attempt=number)
+
+    for stage in range(1, RACES + 1):
+        for p in partitions:
+            any_store.write_partition(run, stage, p, _rows(stage, p, 10).to_arrow(run, stage, p))
+        writers = [threading.Thread(target=race, args=(stage, n)) for n in (0, 1)]
         for writer in writers:
             writer.start()
         while any(w.is_alive() for w in writers):
-            frame = _frame(any_store.tables(run)[1])
+            frame = _frame(any_store.tables(run)[stage])
             assert not frame.out_id.duplicated().any()
             assert set(frame.groupby("partition").size()) <= {10, 17}
+            time.sleep(0.01)  # the writers get the interpreter between reads
         for writer in writers:
             writer.join()
-        frame = _frame(any_store.tables(run)[1])
+        frame = _frame(any_store.tables(run)[stage])
         listed = any_store.partitions(run)
+        listed = listed[listed.stage == stage]
         assert listed.partition.tolist() == list(partitions)
         assert frame.groupby("partition").size().tolist() == listed["rows"].tolist()
         assert all(rows == 10 + 7 * a for rows, a in zip(listed["rows"], listed["attempt"]))
