@@ -1,6 +1,7 @@
 """Shared fixtures: the real logs in tests/data (each folder says where it comes from and under
-which licence), and one SparkSession per test
-session (a JVM start costs seconds; every PySpark test shares it)."""
+which licence), one SparkSession per test session (a JVM start costs seconds; every PySpark
+test shares it) and one Apache Ignite node per test session, started by the first test that
+needs it."""
 
 from __future__ import annotations
 
@@ -59,3 +60,31 @@ def spark(spark_event_dir):
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+def ignite_node(work: Path, **options):
+    """A node of Apache Ignite started for a test (tests/ignite/node.py), stopped by the
+    caller. Where none can be started, the test is skipped saying why, except under CI
+    (``CI`` set), where the Ignite tests must run: there it fails."""
+    from tests.ignite.node import NodeUnavailable, start
+
+    try:
+        return start(work, **options)
+    except NodeUnavailable as err:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the Ignite tests: {err}")
+        pytest.skip(f"no Ignite node for this test: {err}")
+
+
+@pytest.fixture(scope="session")
+def ignite_url(tmp_path_factory):
+    """``ignite://host:port`` of an Apache Ignite node for the whole run: the one
+    PERFX_IGNITE_HOST names (host or host:port), else one started here and stopped at the
+    end of the run."""
+    host = os.environ.get("PERFX_IGNITE_HOST")
+    if host:
+        yield f"ignite://{host}"
+        return
+    node = ignite_node(tmp_path_factory.mktemp("ignite-node"))
+    yield node.url
+    node.stop()

@@ -9,6 +9,7 @@ through DuckDB over whatever ``tables`` returns, so they are the same for every 
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 
 import pandas as pd
@@ -17,6 +18,11 @@ import pyarrow as pa
 from ..errors import IsolationError
 
 PARTITION_COLUMNS = ["stage", "partition", "rows", "attempt", "spark_stage"]
+
+
+def perfx_home() -> str:
+    """Where perfx keeps what it stores on this machine: ``$PERFX_HOME``, else ``~/.perfx``."""
+    return os.environ.get("PERFX_HOME") or os.path.join(os.path.expanduser("~"), ".perfx")
 
 
 class LineageStore(ABC):

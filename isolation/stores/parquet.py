@@ -22,15 +22,14 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from ..errors import IsolationError, StoreError
-from .base import PARTITION_COLUMNS, LineageStore, oldest_first, one_line
+from .base import PARTITION_COLUMNS, LineageStore, oldest_first, one_line, perfx_home
 
 META = "run.json"
 
 
 def default_root() -> str:
     """``$PERFX_HOME/runs``, ``~/.perfx/runs`` by default."""
-    home = os.environ.get("PERFX_HOME") or os.path.join(os.path.expanduser("~"), ".perfx")
-    return os.path.join(home, "runs")
+    return os.path.join(perfx_home(), "runs")
 
 
 def _filesystem(url: str) -> tuple[pafs.FileSystem, str]:

@@ -80,9 +80,11 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
 
     from perfx import terminal
     from perfx.isolation.runner import check_input, load_program, run_traced, traced_session
+    from perfx.isolation.stores import open_store
 
     module = load_program(program)  # a broken program or a missing input fails before a JVM starts
     check_input(input_path)
+    store = open_store(store)  # and so does a store that cannot be reached
     console = terminal.console()
     status = terminal.console(stderr=True)
     if fmt == "text":

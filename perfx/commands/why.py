@@ -27,9 +27,11 @@ def why(program, input_path, master, store, top, fmt) -> None:
     """
     from perfx import terminal
     from perfx.isolation.runner import check_input
+    from perfx.isolation.stores import open_store
     from perfx.why import why as chain_why
 
     check_input(input_path)  # before the status line and the JVM
+    store = open_store(store)  # and so is a store that cannot be reached
     if fmt == "text":
         terminal.console(stderr=True).print(
             f"Running {program} traced on {master} ...", markup=False, highlight=False

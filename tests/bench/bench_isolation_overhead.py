@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 import statistics
 import tempfile
-import time
+
+from tests.bench.timing import in_turn
 
 RECORDS = int(os.environ.get("PERFX_BENCH_RECORDS", 1_000_000))
 REPEATS = 5
@@ -41,12 +42,7 @@ def main() -> None:
 
         runs = {"plain": plain, "impact": traced("impact"), "full": traced("full")}
         plain()  # warm up the JVM, the Python workers and the page cache
-        times: dict[str, list[float]] = {name: [] for name in runs}
-        for _ in range(REPEATS):
-            for name, run in runs.items():
-                started = time.perf_counter()
-                run()
-                times[name].append(time.perf_counter() - started)
+        times = in_turn(runs, REPEATS)
         if created:
             spark.stop()
     median = {name: statistics.median(values) for name, values in times.items()}

@@ -1,5 +1,6 @@
 """A task that fails on its first attempt is retried by Spark; its lineage is written once,
-by the attempt that succeeded: no duplicate and no missing rows.
+by the attempt that succeeded: no duplicate and no missing rows, in the Parquet store and in
+Apache Ignite alike.
 
 Runs in a subprocess: retries need a ``local[N,maxFailures]`` master, hence a SparkContext of
 its own (the shared test session never retries)."""
@@ -14,7 +15,7 @@ import textwrap
 
 import pytest
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.ignite]
 
 JOB = textwrap.dedent("""
     import json, sys
@@ -24,11 +25,10 @@ JOB = textwrap.dedent("""
     from perfx.isolation import TracedContext
     from perfx.isolation.stores import open_store
 
-    data, root = sys.argv[1], sys.argv[2]
+    data, urls = sys.argv[1], sys.argv[2:]
     spark = (SparkSession.builder.master("local[2,2]").config("spark.ui.enabled", "false")
              .config("spark.ui.showConsoleProgress", "false").getOrCreate())
     spark.sparkContext.setLogLevel("OFF")
-    store = open_store(root)
 
     def fail_first_attempt(where):
         task = TaskContext.get()
@@ -44,7 +44,7 @@ JOB = textwrap.dedent("""
         fail_first_attempt("partitionFunc")
         return key
 
-    def run(failing):
+    def run(store, failing):
         with TracedContext(spark, store=store) as ctx:
             pairs = ctx.textFile(data, 3).map(parse if failing == "map" else lambda l: (int(l) % 5, 1))
             counts = pairs.reduceByKey(add, 2, partition_of if failing == "partitionFunc" else hash)
@@ -55,23 +55,38 @@ JOB = textwrap.dedent("""
                 "duplicates": sum(int(t.out_id.duplicated().sum()) for t in tables.values()),
                 "rows": {str(s): len(t) for s, t in tables.items()}}
 
-    print(json.dumps({mode: run(mode) for mode in ("none", "map", "partitionFunc")}))
+    print(json.dumps({url: {mode: run(open_store(url), mode) for mode in ("none", "map", "partitionFunc")}
+                      for url in urls}))
 """)
 
 
-def test_retried_task_leaves_no_duplicate_or_missing_rows(tmp_path):
+def test_retried_task_leaves_no_duplicate_or_missing_rows(tmp_path, ignite_url):
     data = tmp_path / "numbers.txt"
     data.write_text("".join(f"{i}\n" for i in range(3000)))
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
     done = subprocess.run(
-        [sys.executable, "-c", JOB, str(data), str(tmp_path / "runs")],
+        [sys.executable, "-c", JOB, str(data), str(tmp_path / "runs"), ignite_url],
         capture_output=True,
         text=True,
         env=env,
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    runs = json.loads(done.stdout.strip().splitlines()[-1])
+    by_store = json.loads(done.stdout.strip().splitlines()[-1])
+    assert sorted(by_store) == sorted([str(tmp_path / "runs"), ignite_url])
+    for runs in by_store.values():
+        _assert_retries_replaced_whole(runs)
+    parquet, ignite = ([_written(r) for r in runs.values()] for runs in by_store.values())
+    assert parquet == ignite, "the stores hold different partitions after the same retries"
+
+
+def _written(run: dict) -> list[tuple]:
+    """(stage, partition, rows, attempt) of each stored partition (Spark's stage ids grow
+    from one run to the next)."""
+    return [(p["stage"], p["partition"], p["rows"], p["attempt"]) for p in run["partitions"]]
+
+
+def _assert_retries_replaced_whole(runs: dict) -> None:
     clean = runs["none"]
     for mode in ("map", "partitionFunc"):
         retried = runs[mode]
