@@ -31,6 +31,7 @@ from ..eventlog.open import (
     iter_lines,
     sniff,
 )
+from ..eventlog.validate import unparsable
 from ..model import Log, SkippedLine
 from .events import HANDLERS, IGNORED, JobHistory, plain
 from .tables import build_tables
@@ -120,7 +121,7 @@ def _apply(history: JobHistory, text: bytes, truncated: bool) -> str | None:
     try:
         record = orjson.loads(text)
     except orjson.JSONDecodeError as err:
-        return "truncated last line" if truncated else f"malformed JSON: {err}"
+        return unparsable(err, text + (b"" if truncated else b"\n"))
     kind = record.get("type") if isinstance(record, dict) else None
     if not isinstance(kind, str) or "event" not in record:
         return "not an event"

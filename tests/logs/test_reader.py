@@ -128,7 +128,7 @@ def test_unknown_and_malformed_lines_are_counted(tmp_path) -> None:
     log = load_log(path)
     reasons = {s.line: s.reason for s in log.skipped}
     assert reasons[4] == "unknown event 'com.example.CustomEvent'"
-    assert reasons[6].startswith("malformed JSON") and reasons[8].startswith("malformed JSON")
+    assert reasons[6].startswith("not JSON") and reasons[8].startswith("not JSON")
     assert len(log.tasks) == 110
 
 
