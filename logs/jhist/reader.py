@@ -33,7 +33,7 @@ from ..eventlog.open import (
 )
 from ..eventlog.validate import unparsable
 from ..model import Log, SkippedLine
-from .events import HANDLERS, IGNORED, JobHistory, plain
+from .events import HANDLERS, IGNORED, JobHistory, plain, wrong_type
 from .tables import build_tables
 
 HEADER = b"Avro-Json"
@@ -130,8 +130,11 @@ def _apply(history: JobHistory, text: bytes, truncated: bool) -> str | None:
     handler = HANDLERS.get(kind)
     if handler is None:
         return f"unknown event {kind!r}"
+    body = plain(record["event"])
+    if (field := wrong_type(body)) is not None:
+        return f"wrong type for {field}"
     try:
-        handler(history, plain(record["event"]))
+        handler(history, body)
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         return f"{kind} without usable {err}"
     history.events += 1
