@@ -178,8 +178,14 @@ def shuffle_lines(data: bytes, rng: random.Random, header: int) -> bytes:
     return b"".join(lines)
 
 
+def zstd_frames(data: bytes, size: int = 16 << 10) -> bytes:
+    """zstd as Spark writes it: a frame per flush of its buffer, without content size."""
+    compress = zstandard.ZstdCompressor(write_content_size=False).compress
+    return b"".join(compress(data[i : i + size]) for i in range(0, len(data), size))
+
+
 COMPRESSORS: dict[str, Callable[[bytes], bytes]] = {
-    "zstd": zstandard.ZstdCompressor(write_content_size=False).compress,
+    "zstd": zstd_frames,
     "lz4": lz4_stream,
     "snappy": snappy_stream,
     "gzip": gzip.compress,
