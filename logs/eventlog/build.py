@@ -338,7 +338,7 @@ def merge_ends(state: AppState, values: np.ndarray, skip: Skip) -> np.ndarray:
                     repeat.path,
                     repeat.line,
                     f"conflicting end of task {task_id}: another end of the attempt differs; "
-                    "kept the one that finished last",
+                    "kept the last to finish of those with metrics",
                 )
             ends.append(end)
         ends.sort(key=_end_order)
@@ -453,7 +453,9 @@ def read_app(
                         f"unknown event {event_name!r}" if event_name else "not an event",
                     )
                 continue
-        if (reason := validate.problem(name.decode() if name else event_name, line)) is not None:
+        if (
+            reason := validate.problem(name.decode() if name else str(event_name), line)
+        ) is not None:
             skip(path, number, reason)
             continue
         try:

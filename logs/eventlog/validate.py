@@ -19,6 +19,7 @@ Reasons read ``<kind>[: <detail>]``; ``model.skipped_notes`` counts lines by kin
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import msgspec
 import orjson
@@ -164,7 +165,9 @@ SCHEMAS: dict[str, type] = {
 }
 """Event name -> the schema its line must satisfy: every event eventlog.build handles."""
 
-_DECODERS = {name: msgspec.json.Decoder(schema).decode for name, schema in SCHEMAS.items()}
+_DECODERS: dict[str, Callable[[bytes], object]] = {
+    name: msgspec.json.Decoder(schema).decode for name, schema in SCHEMAS.items()
+}
 
 _AT = re.compile(r"^(.*?) - at `\$(.*)`$")
 _MISSING = re.compile(r"^Object missing required field `(.*)`$")
