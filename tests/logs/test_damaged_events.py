@@ -144,5 +144,6 @@ def test_answers_from_a_log_with_skipped_lines_say_so_in_one_line(tmp_path):
         assert text.exit_code == 0 and text.stdout.rstrip("\n").endswith(note)
         json_run = run_cli([*argv, "--format", "json"])
         assert orjson.loads(json_run.stdout)["log_note"] == note
+    assert note in (tmp_path / "r.html").read_text()  # the page says it too
     clean = run_cli(["stragglers", "--log", str(SOURCE), "--format", "json"])
     assert "log_note" not in orjson.loads(clean.stdout)
