@@ -24,7 +24,8 @@ from tests.logs.fuzzing import Case, examine
 from tests.logs.test_fuzz import cases
 
 CASES = int(os.environ.get("PERFX_FUZZ_CASES", "500"))
-REPORT_EVERY = 4
+REPORT_EVERY = 10
+PROGRESS_EVERY = 50
 
 
 def naive_reader_fails(path: Path) -> bool:
@@ -59,6 +60,9 @@ def main() -> None:
             naive = naive_reader_fails(case.write(Path(folder) / "again"))
         exits = {command: run.exit_code for command, run in runs.items()}
         results.append((case, found, exits, naive))
+        if len(results) % PROGRESS_EVERY == 0:
+            failures = sum(1 for r in results if r[1])
+            print(f"  {len(results)} damaged logs, {failures} failures", flush=True)
 
     run()
     seconds = time.perf_counter() - started
