@@ -23,7 +23,17 @@ BY_DIAGNOSIS = {
     "spill": "spill",
     "GC pressure": "gc_pressure",
     "shuffle fetch wait": "shuffle_read_skew",
+    "shuffle fan-out": "shuffle_write_fanout",
+    "output skew": "output_skew",
+    "result size": "result_size",
+    "result serialization": "result_size",
+    "getting result": "result_size",
+    "off-CPU wait": "python_wait",
+    "no cause stands out": "control",
 }
+OFF_JVM = "off the JVM's CPU"
+"""What a diagnosis says of extra time its JVM's CPU time did not follow: in a PySpark stage
+the Python worker computing *or waiting*, which the log cannot tell apart."""
 BY_FEATURE = {
     "input_records": "data_skew",
     "input_bytes": "data_skew",
@@ -44,6 +54,14 @@ BY_FEATURE = {
     "deserialize_cpu_time": "cold_start",
     "compute_time": "computation_skew",
     "executor_cpu_time": "computation_skew",
+    "shuffle_write_records": "shuffle_write_fanout",
+    "shuffle_write_bytes": "shuffle_write_fanout",
+    "shuffle_write_time": "shuffle_write_fanout",
+    "output_records": "output_skew",
+    "output_bytes": "output_skew",
+    "result_size": "result_size",
+    "result_serialization_time": "result_size",
+    "getting_result_time": "result_size",
 }
 
 
@@ -67,4 +85,35 @@ def _volume_kind(answer, log) -> str:
         "shuffle_read_skew"
         if slow.get("shuffle_read_records", 0) > slow.get("input_records", 0)
         else "data_skew"
+    )
+
+
+def diagnosed(answer, log) -> set[str]:
+    """The kinds the answer's diagnosis (its name and its sentence) names: computation skew
+    said to be off the JVM's CPU names both computation skew and a Python worker's wait."""
+    diagnosis = answer.gap.diagnosis if answer.gap is not None else None
+    if diagnosis is None:
+        return set()
+    if diagnosis.name == "data skew":
+        return {_volume_kind(answer, log)}
+    if diagnosis.name == "computation skew":
+        return {"computation_skew"} | ({"python_wait"} if OFF_JVM in diagnosis.detail else set())
+    return {BY_DIAGNOSIS.get(diagnosis.name, f"other: {diagnosis.name}")}
+
+
+def lead_right(answer, log, kind: str) -> bool:
+    """Does the answer's BECAUSE lead name ``kind``? A lead saying where the time went
+    (compute or CPU time) names a Python worker's wait when the diagnosis places that time
+    off the JVM's CPU; a control has no lead to get right, only a diagnosis."""
+    named = named_cause(answer, log)
+    if kind == "python_wait" and named_cause_is_where(answer, log):
+        return "python_wait" in diagnosed(answer, log)
+    if kind == "control":
+        return "control" in diagnosed(answer, log)
+    return named == kind
+
+
+def named_cause_is_where(answer, log) -> bool:
+    return bool(answer.because) and (
+        log.registry.resolve("task", answer.because[0].atom.feature).name in WHERE
     )

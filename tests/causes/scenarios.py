@@ -35,7 +35,22 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-KINDS = ("data_skew", "computation_skew", "gc_pressure", "spill", "shuffle_read_skew", "cold_start")
+KINDS = (
+    "data_skew",
+    "computation_skew",
+    "gc_pressure",
+    "spill",
+    "shuffle_read_skew",
+    "cold_start",
+    "shuffle_write_fanout",
+    "result_size",
+    "output_skew",
+    "python_wait",
+    "control",
+)
+"""The injected kinds, and ``control``: a stage where nothing was injected, whose question is
+about its slowest task past the two that open it (``Injected.partition`` is -1 until the log
+names it: ``find_injected_task``)."""
 
 
 @dataclass
@@ -521,6 +536,155 @@ def _cold_start(spark, rng: random.Random, size: Size, description: str, work: P
     )
 
 
+FANOUT = 40  # shuffle_write_fanout: records the injected partition emits per input record
+
+
+def _emit(p: int, factor: int) -> Callable[[int, Iterator[str]], Iterator[tuple]]:
+    """Every partition emits one (key, value) per input record; partition ``p`` emits
+    ``factor`` (a flatMap fan-out): the same input, ``factor`` x the records to shuffle."""
+
+    def run(index: int, lines: Iterator[str]) -> Iterator[tuple]:
+        times = factor if index == p else 1
+        for line in lines:
+            key = _cheap(line, 1)
+            for k in range(times):
+                yield (key + k) % 4096, line[:24]
+
+    return run
+
+
+def _shuffle_write_fanout(
+    spark, rng: random.Random, size: Size, description: str, work: Path
+) -> _Outcome:
+    """Every input partition holds the same records; the injected one's flatMap emits 40
+    (key, value) pairs per record where its peers emit one, and the pairs are shuffled
+    (``partitionBy``, 4 reduce partitions). Its map task reads the same input and writes 40x
+    the shuffle bytes (PySpark shuffles pickled batches: the records it counts are batches),
+    costing the extra Python work of emitting and serializing them."""
+    sc = spark.sparkContext
+    n = rng.randint(*size.partitions)
+    p = rng.randrange(2, n)
+    records = size.records // 4
+    paths = _write_inputs(work, [records] * n, _plain, rng)
+    with _described(sc, description):
+        _text_partitions(sc, paths).mapPartitionsWithIndex(_emit(p, FANOUT)).partitionBy(4).count()
+    return _Outcome(
+        p,
+        f"map stage of {n} tasks (textFile -> flatMap -> partitionBy(4))",
+        n,
+        details={"records_per_partition": records, "fan_out": FANOUT},
+    )
+
+
+RESULT_MB = 48  # result_size: megabytes the injected task returns to the driver
+
+
+def _returning(p: int, megabytes: int) -> Callable[[int, Iterator[str]], Iterator[bytes]]:
+    def run(index: int, lines: Iterator[str]) -> Iterator[bytes]:
+        total = sum(_cheap(line) for line in lines)
+        yield total.to_bytes(8, "little")
+        if index == p:
+            block = os.urandom(1 << 20)
+            for k in range(megabytes):
+                yield block[k:] + block[:k]
+
+    return run
+
+
+def _result_size(spark, rng: random.Random, size: Size, description: str, work: Path) -> _Outcome:
+    """Every partition does the same work on the same records and returns 8 bytes to the
+    driver (``collect``), the injected one also returns 48 MB (incompressible): its result
+    size is ~10^6 x its peers', its time goes to pickling, handing over and fetching it."""
+    sc = spark.sparkContext
+    n = rng.randint(*size.partitions)
+    p = rng.randrange(2, n)
+    paths = _write_inputs(work, [size.records] * n, _plain, rng)
+    with _described(sc, description):
+        _text_partitions(sc, paths).mapPartitionsWithIndex(_returning(p, RESULT_MB)).collect()
+    return _Outcome(
+        p,
+        f"result stage of {n} tasks (textFile -> mapPartitions -> collect)",
+        n,
+        details={"records_per_partition": size.records, "result_mb": RESULT_MB},
+    )
+
+
+OUTPUT_FACTOR = 30  # output_skew: lines the injected partition writes per input record
+
+
+def _writing(p: int, factor: int) -> Callable[[int, Iterator[str]], Iterator[str]]:
+    def run(index: int, lines: Iterator[str]) -> Iterator[str]:
+        times = factor if index == p else 1
+        for line in lines:
+            h = _cheap(line)
+            for k in range(times):
+                yield f"{h:08x}{k:04d}{line[:20]}"
+
+    return run
+
+
+def _output_skew(spark, rng: random.Random, size: Size, description: str, work: Path) -> _Outcome:
+    """Every partition reads the same records; the injected one writes 30 lines per record
+    where its peers write one (``saveAsTextFile``): the same input, 30x the output records and
+    bytes, and the Python work of making them."""
+    sc = spark.sparkContext
+    n = rng.randint(*size.partitions)
+    p = rng.randrange(2, n)
+    records = size.records // 2
+    paths = _write_inputs(work, [records] * n, _plain, rng)
+    with _described(sc, description):
+        _text_partitions(sc, paths).mapPartitionsWithIndex(
+            _writing(p, OUTPUT_FACTOR)
+        ).saveAsTextFile(str(work / "out"))
+    return _Outcome(
+        p,
+        f"result stage of {n} tasks (textFile -> flatMap -> saveAsTextFile)",
+        n,
+        details={"records_per_partition": records, "output_factor": OUTPUT_FACTOR},
+    )
+
+
+WAIT_S = 2.0  # python_wait: seconds the injected partition's Python worker waits (a remote call)
+
+
+def _waiting(p: int, seconds: float) -> Callable[[int, Iterator[str]], Iterator[int]]:
+    def run(index: int, lines: Iterator[str]) -> Iterator[int]:
+        if index == p:
+            time.sleep(seconds)
+        yield sum(_cheap(line) for line in lines)
+
+    return run
+
+
+def _python_wait(spark, rng: random.Random, size: Size, description: str, work: Path) -> _Outcome:
+    """Every partition does the same work on the same records; the injected one's Python
+    worker first waits 2 s (a remote call, off every CPU): its JVM CPU time is its peers'."""
+    sc = spark.sparkContext
+    n = rng.randint(*size.partitions)
+    p = rng.randrange(2, n)
+    paths = _write_inputs(work, [size.records] * n, _plain, rng)
+    with _described(sc, description):
+        _text_partitions(sc, paths).mapPartitionsWithIndex(_waiting(p, WAIT_S)).sum()
+    return _Outcome(
+        p,
+        f"result stage of {n} tasks (textFile -> mapPartitions(wait) -> sum)",
+        n,
+        details={"records_per_partition": size.records, "wait_s": WAIT_S},
+    )
+
+
+def _control(spark, rng: random.Random, size: Size, description: str, work: Path) -> _Outcome:
+    """Nothing injected: every partition does the same work on the same records (the
+    data_skew stage without its skew). The question is about its slowest task past the two
+    that open the stage, named once the log shows the stage (``find_injected_task``)."""
+    sc = spark.sparkContext
+    n = rng.randint(*size.partitions)
+    paths = _write_inputs(work, [size.records] * n, _plain, rng)
+    with _described(sc, description):
+        _text_partitions(sc, paths).map(_cheap).sum()
+    return _Outcome(-1, f"result stage of {n} tasks (textFile -> map -> sum)", n)
+
+
 _WARM: set[str] = set()  # application ids whose session warm_up has run
 
 
@@ -544,6 +708,11 @@ _SCENARIOS: dict[str, Callable] = {
     "spill": _spill,
     "shuffle_read_skew": _shuffle_read_skew,
     "cold_start": _cold_start,
+    "shuffle_write_fanout": _shuffle_write_fanout,
+    "result_size": _result_size,
+    "output_skew": _output_skew,
+    "python_wait": _python_wait,
+    "control": _control,
 }
 
 
@@ -562,7 +731,9 @@ def run_scenario(spark, kind: str, seed: int, size: str = "small") -> Injected:
     description = f"perfx-cause-{kind}-{seed}-{secrets.token_hex(4)}"
     work = Path(tempfile.mkdtemp(prefix=f"perfx-cause-{kind}-"))
     try:
-        outcome = _SCENARIOS[kind](spark, rng, SIZES[size], description, work)
+        base = SIZES[size]  # runs of a kind differ in size too, not only in seed
+        scaled = Size(base.partitions, int(base.records * rng.uniform(0.75, 1.25)))
+        outcome = _SCENARIOS[kind](spark, rng, scaled, description, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return Injected(
@@ -616,6 +787,9 @@ def find_injected_task(log, injected: Injected, timeout: float = 60.0) -> str:
         raise LookupError(
             f"the log does not show the {injected.num_tasks}-task stage of job {injected.description!r}"
         )
+    if injected.partition < 0:  # a control: its slowest task past the two that open the stage
+        later = tasks[tasks["task_index"] >= 2]
+        return str(later["id"].iloc[int(later["duration"].to_numpy().argmax())])
     task = tasks[tasks["task_index"] == injected.partition]
     if len(task) != 1:
         raise LookupError(
