@@ -188,8 +188,10 @@ class VolumePart:
     """One kind of volume's share of a compute gap."""
 
     kind: str
+    column: str
     label: str
-    """The measure of the kind that moved the most time (``shuffle records written``)."""
+    """The measure of the kind that moved the most time (its column, and in words:
+    ``shuffle records written``)."""
     first: float
     second: float
     ms: float
@@ -234,10 +236,12 @@ def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
         label = next(lab for c, _, lab in VOLUMES if c == column)
         held = kinds.get(kind)
         if held is None:
-            kinds[kind] = VolumePart(kind, label, a, b, ms)
+            kinds[kind] = VolumePart(kind, column, label, a, b, ms)
         else:
             lead = (
-                (label, a, b) if abs(ms) > abs(held.ms) else (held.label, held.first, held.second)
+                (column, label, a, b)
+                if abs(ms) > abs(held.ms)
+                else (held.column, held.label, held.first, held.second)
             )
             kinds[kind] = VolumePart(kind, *lead, held.ms + ms)
     computed = compute_times(cols, np.array([first, second]))

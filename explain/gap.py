@@ -366,7 +366,11 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
     if gap.total <= 0 or not gap.shares:
         return None
     standing = gap.standing
-    if standing is not None and not standing.stands_out:
+    if (
+        standing is not None
+        and not standing.stands_out
+        and not _volume_stands_out(cols, first, gap)
+    ):
         return Diagnosis(
             NOTHING_STANDS_OUT,
             f"{cols.entity} {cols.table['id'].iat[first]} took {format_ms(standing.value)}, within "
@@ -385,6 +389,22 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
 
 
 NOTHING_STANDS_OUT = "no cause stands out"
+
+VOLUME_SHARE = 0.5
+"""A volume that accounts for at least this share of the gap and stands out from the stage
+by itself is a cause even when the task's duration lies within its (noisy) stage's spread."""
+
+
+def _volume_stands_out(cols: Columns, first: int, gap: Gap) -> bool:
+    """Does the volume the cost model credits with most of the gap lie beyond the stage's
+    spread of that volume (``costmodel.standing`` of its column)?"""
+    if gap.model is None:
+        return False
+    for v in gap.model.volumes:
+        if gap.share(f"volume:{v.kind}") >= VOLUME_SHARE:
+            found = costmodel.standing(cols, first, v.column)
+            return found is not None and found.stands_out
+    return False
 
 
 def _range(standing: Standing) -> str:
@@ -450,6 +470,10 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
         amount = f"{_times(v.ratio)} the {v.label}"
         if kind == "spill":
             return _spill(cols, first, second, f"it spilled {amount} ({percent})")
+        if kind in ("input", "shuffle read", "input+shuffle read") and _spilled_more(
+            cols, first, second
+        ):
+            return _spill(cols, first, second, f"it read {amount} and spilled ({percent})")
         name, verb, step = VOLUME_MECHANISMS[kind]
         return Diagnosis(
             name,
@@ -465,9 +489,7 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
             ISOLATE,
         )
     if part in ("cost", "compute"):
-        if _more(cols, "memory_bytes_spilled", first, second) or _more(
-            cols, "disk_bytes_spilled", first, second
-        ):
+        if _spilled_more(cols, first, second):
             spilled = [
                 _sum(_pair(cols, c, first, second)[k] for c in SPILLED if c in cols.table.columns)
                 for k in (0, 1)
@@ -516,6 +538,10 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
             )
     name, words = DIAGNOSES.get(part, ("compute", "its own code ran longer"))
     return Diagnosis(name, f"{words} ({percent})")
+
+
+def _spilled_more(cols: Columns, first: int, second: int) -> bool:
+    return any(_more(cols, c, first, second) for c in SPILLED)
 
 
 def _spill(cols: Columns, first: int, second: int, what: str) -> Diagnosis:

@@ -139,8 +139,10 @@ def main() -> None:
             "perfx diagnosis": sum(d for _, d in judged),
             "perfx both": sum(lead and d for lead, d in judged),
         }
-        for method, answers in methods.items():
-            row[method] = sum(_right(log, kind, a)[0] for r, a, _ in answers if r["kind"] == kind)
+        for method, answers in methods.items():  # a control has no lead to judge: 0
+            row[method] = (kind != "control") * sum(
+                _right(log, kind, a)[0] for r, a, _ in answers if r["kind"] == kind
+            )
         totals.update(row)
         if row["perfx both"] < WANTED * len(mine):
             short.append(kind)

@@ -90,12 +90,18 @@ def _volume_kind(answer, log) -> str:
 
 def diagnosed(answer, log) -> set[str]:
     """The kinds the answer's diagnosis (its name and its sentence) names: computation skew
-    said to be off the JVM's CPU names both computation skew and a Python worker's wait."""
+    said to be off the JVM's CPU names both computation skew and a Python worker's wait;
+    shuffle-read skew said in bytes names PySpark's batched shuffle too (its records are
+    batches); spill with more volume is said so."""
     diagnosis = answer.gap.diagnosis if answer.gap is not None else None
     if diagnosis is None:
         return set()
     if diagnosis.name == "data skew":
-        return {_volume_kind(answer, log)}
+        kind = _volume_kind(answer, log)
+        bytes_read = kind == "shuffle_read_skew" and "shuffle bytes read" in diagnosis.detail
+        return {kind} | ({"batched_shuffle_bytes"} if bytes_read else set())
+    if diagnosis.name == "spill":
+        return {"spill_volume" if "with more volume" in diagnosis.detail else "spill"}
     if diagnosis.name == "computation skew":
         return {"computation_skew"} | ({"python_wait"} if OFF_JVM in diagnosis.detail else set())
     return {BY_DIAGNOSIS.get(diagnosis.name, f"other: {diagnosis.name}")}
@@ -110,7 +116,12 @@ def lead_right(answer, log, kind: str) -> bool:
         return "python_wait" in diagnosed(answer, log)
     if kind == "control":
         return "control" in diagnosed(answer, log)
-    return named == kind
+    return named == SAME_LEAD.get(kind, kind)
+
+
+SAME_LEAD = {"spill_volume": "spill", "batched_shuffle_bytes": "shuffle_read_skew"}
+"""Kinds whose lead feature is another kind's (spill, shuffle read): their diagnosis tells
+them apart."""
 
 
 def named_cause_is_where(answer, log) -> bool:

@@ -40,7 +40,9 @@ KINDS = (
     "computation_skew",
     "gc_pressure",
     "spill",
+    "spill_volume",
     "shuffle_read_skew",
+    "batched_shuffle_bytes",
     "cold_start",
     "shuffle_write_fanout",
     "result_size",
@@ -536,6 +538,79 @@ def _cold_start(spark, rng: random.Random, size: Size, description: str, work: P
     )
 
 
+SPILL_VOLUME_BLOB = 1024  # spill_volume: bytes of every record's blob
+SPILL_VOLUME_FACTOR = 5  # spill_volume: records of the injected partition against its peers'
+
+
+def _spill_volume(spark, rng: random.Random, size: Size, description: str, work: Path) -> _Outcome:
+    """The spill scenario with more volume: every record parses into a 1 KB blob and is
+    sorted with 48 MB above the worker's resident size; the injected partition holds 5x the
+    records of its peers (their ~20 MB sorts fit, its ~100 MB spills)."""
+    sc = spark.sparkContext
+    n = rng.randint(*size.partitions)
+    p = rng.randrange(2, n)
+    counts = [size.records * (SPILL_VOLUME_FACTOR if i == p else 1) for i in range(n)]
+    paths = _write_inputs(work, counts, lambda q, i: "W", rng)
+    with _described(sc, description):
+        _text_partitions(sc, paths).mapPartitionsWithIndex(
+            _sort_with_budget(SPILL_LIMIT_MB, SPILL_VOLUME_BLOB)
+        ).collect()
+    return _Outcome(
+        p,
+        f"result stage of {n} tasks (textFile -> external sort)",
+        n,
+        details={"records": counts, "limit_mb": SPILL_LIMIT_MB, "blob_bytes": SPILL_VOLUME_BLOB},
+    )
+
+
+WIDE_VALUE = 3000  # batched_shuffle_bytes: characters of a value bound for the injected reducer
+
+
+def _keyed(p: int, n: int) -> Callable[[int, Iterator[str]], Iterator[tuple]]:
+    """(key, value) pairs, one per record, spread evenly over ``n`` reducers (key % n); the
+    values bound for reducer ``p`` are ``WIDE_VALUE`` characters, the others 20."""
+
+    def run(index: int, lines: Iterator[str]) -> Iterator[tuple]:
+        for i, _ in enumerate(lines):
+            key = index * 1_000_003 + i
+            width = WIDE_VALUE if key % n == p else 20
+            yield key, os.urandom(width // 2).hex()  # incompressible: the shuffle is compressed
+
+    return run
+
+
+def _byte_cost(kv: tuple) -> int:
+    """A reducer's work on a value, in proportion to its characters (pure Python)."""
+    h = 0
+    for c in kv[1]:
+        h = (h * 31 + ord(c)) & 0xFFFFFFFF
+    return h
+
+
+def _batched_shuffle_bytes(
+    spark, rng: random.Random, size: Size, description: str, work: Path
+) -> _Outcome:
+    """A PySpark RDD shuffle (``partitionBy(n, key % n)``) in which every reducer gets the
+    same number of records, but the injected one's values are 150x wider: it reads ~20-100x
+    the shuffle bytes at about the same shuffle *record* count (PySpark shuffles pickled
+    batches, and counts the batches), and its Python work follows the bytes."""
+    sc = spark.sparkContext
+    n = rng.randint(*size.partitions)
+    p = rng.randrange(2, n)
+    records = size.records // 4
+    paths = _write_inputs(work, [records] * 4, _plain, rng)
+    with _described(sc, description):
+        _text_partitions(sc, paths).mapPartitionsWithIndex(_keyed(p, n)).partitionBy(
+            n, lambda key: key % n
+        ).map(_byte_cost).sum()
+    return _Outcome(
+        p,
+        f"reduce stage of {n} tasks (after a 4-task map stage; partitionBy(n) -> map)",
+        n,
+        details={"records_per_map": records, "wide_value": WIDE_VALUE},
+    )
+
+
 FANOUT = 40  # shuffle_write_fanout: records the injected partition emits per input record
 
 
@@ -709,6 +784,8 @@ _SCENARIOS: dict[str, Callable] = {
     "shuffle_read_skew": _shuffle_read_skew,
     "cold_start": _cold_start,
     "shuffle_write_fanout": _shuffle_write_fanout,
+    "spill_volume": _spill_volume,
+    "batched_shuffle_bytes": _batched_shuffle_bytes,
     "result_size": _result_size,
     "output_skew": _output_skew,
     "python_wait": _python_wait,
@@ -732,7 +809,7 @@ def run_scenario(spark, kind: str, seed: int, size: str = "small") -> Injected:
     work = Path(tempfile.mkdtemp(prefix=f"perfx-cause-{kind}-"))
     try:
         base = SIZES[size]  # runs of a kind differ in size too, not only in seed
-        scaled = Size(base.partitions, int(base.records * rng.uniform(0.75, 1.25)))
+        scaled = Size(base.partitions, int(base.records * rng.uniform(1.0, 1.4)))
         outcome = _SCENARIOS[kind](spark, rng, scaled, description, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
