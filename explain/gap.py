@@ -366,11 +366,7 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
     if gap.total <= 0 or not gap.shares:
         return None
     standing = gap.standing
-    if (
-        standing is not None
-        and not standing.stands_out
-        and not _volume_stands_out(cols, first, gap)
-    ):
+    if standing is not None and not standing.stands_out and not _part_stands_out(cols, first, gap):
         return Diagnosis(
             NOTHING_STANDS_OUT,
             f"{cols.entity} {cols.table['id'].iat[first]} took {format_ms(standing.value)}, within "
@@ -391,18 +387,22 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
 NOTHING_STANDS_OUT = "no cause stands out"
 
 VOLUME_SHARE = 0.5
-"""A volume that accounts for at least this share of the gap and stands out from the stage
-by itself is a cause even when the task's duration lies within its (noisy) stage's spread."""
+"""A part (a volume, GC, ...) that accounts for at least this share of the gap and stands out
+from the stage by itself is a cause even when the task's duration lies within its (noisy)
+stage's spread."""
 
 
-def _volume_stands_out(cols: Columns, first: int, gap: Gap) -> bool:
-    """Does the volume the cost model credits with most of the gap lie beyond the stage's
-    spread of that volume (``costmodel.standing`` of its column)?"""
-    if gap.model is None:
-        return False
-    for v in gap.model.volumes:
-        if gap.share(f"volume:{v.kind}") >= VOLUME_SHARE:
-            found = costmodel.standing(cols, first, v.column)
+def _part_stands_out(cols: Columns, first: int, gap: Gap) -> bool:
+    """Does the part that accounts for most of the gap (a volume of the cost model, or a
+    measured part such as GC) lie beyond the stage's spread of its own column
+    (``costmodel.standing``)? A noisy stage can hide a task's 7x GC time in its spread of
+    durations, not in its spread of GC times."""
+    columns = {f"volume:{v.kind}": v.column for v in gap.model.volumes} if gap.model else {}
+    columns |= {name: measured[0] for name, _, measured in PARTS}
+    for part, share in gap.shares.items():
+        column = columns.get(part)
+        if share >= VOLUME_SHARE and column is not None and column in cols.table.columns:
+            found = costmodel.standing(cols, first, column)
             return found is not None and found.stands_out
     return False
 
@@ -536,6 +536,16 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
                 f"each of its {split.unit} cost {split.cost_ratio:.1f}x ({percent})",
                 ISOLATE,
             )
+    if part in ("getting_result", "result_serialization") and _more(
+        cols, "result_size", first, second
+    ):
+        ratio = _pair(cols, "result_size", first, second)
+        name, step = VOLUME_MECHANISMS["result"][0], VOLUME_MECHANISMS["result"][2]
+        return Diagnosis(
+            name,
+            f"it returned {_times(ratio[0] / ratio[1] if ratio[1] > 0 else math.inf)} the result "
+            f"bytes, and its {DIAGNOSES[part][0]} took the time ({percent}): {step}",
+        )
     name, words = DIAGNOSES.get(part, ("compute", "its own code ran longer"))
     return Diagnosis(name, f"{words} ({percent})")
 
@@ -574,7 +584,7 @@ def _off_cpu(cols: Columns, first: int, second: int, gap: Gap) -> tuple[bool, st
         return True, ""
     compute = next(p for p in gap.parts if p.name == "compute")
     cpu = _pair(cols, "executor_cpu_time", first, second)
-    if math.isnan(cpu[0]) or math.isnan(cpu[1]) or compute.delta <= 0:
+    if not (cpu[0] > 0 or cpu[1] > 0) or compute.delta <= 0:  # Spark before 2.1 logs none
         return True, ""
     extra = cpu[0] - cpu[1]
     if extra >= OFF_CPU * compute.delta:
