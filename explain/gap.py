@@ -52,15 +52,15 @@ PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
 """(part, label, columns): the measured components of a duration (logs.time_parts); compute
 is what they leave."""
 
-VOLUMES: tuple[tuple[str, str, str], ...] = (
+RECORDS_SPLIT: tuple[tuple[str, str, str], ...] = (
     ("records_in", "records", "time per record"),
     ("bytes_in", "bytes", "time per byte"),
     ("input_records", "records", "time per record"),
     ("input_bytes", "bytes", "time per byte"),
     ("input_size", "bytes", "time per byte"),
 )
-"""Volume measures in order of preference: the first both executions have (> 0) splits the
-compute gap."""
+"""Volume measures of the records-only split (without a cost model), in order of preference:
+the first both executions have (> 0) splits the compute gap."""
 
 SIMILAR_VOLUME = 1.5
 """Up to this much more volume is "no more input": a compute gap then is a cost per unit,
@@ -320,7 +320,7 @@ def _split(
 ) -> Split | None:
     if compute.first <= 0 or compute.second <= 0:
         return None
-    for column, unit, rate in VOLUMES:
+    for column, unit, rate in RECORDS_SPLIT:
         if column + suffix not in present:
             continue
         n1, n2 = _pair(cols, column + suffix, first, second)

@@ -636,18 +636,16 @@ def _shuffle_write_fanout(
     (``partitionBy``, 4 reduce partitions). Its map task reads the same input and writes 40x
     the shuffle bytes (PySpark shuffles pickled batches: the records it counts are batches),
     costing the extra Python work of emitting and serializing them."""
-    sc = spark.sparkContext
-    n = rng.randint(*size.partitions)
-    p = rng.randrange(2, n)
-    records = size.records // 4
-    paths = _write_inputs(work, [records] * n, _plain, rng)
-    with _described(sc, description):
-        _text_partitions(sc, paths).mapPartitionsWithIndex(_emit(p, FANOUT)).partitionBy(4).count()
-    return _Outcome(
-        p,
-        f"map stage of {n} tasks (textFile -> flatMap -> partitionBy(4))",
-        n,
-        details={"records_per_partition": records, "fan_out": FANOUT},
+    return _one_partition_differs(
+        spark,
+        rng,
+        Size(size.partitions, size.records // 4),
+        description,
+        work,
+        lambda p: _emit(p, FANOUT),
+        lambda rdd: rdd.partitionBy(4).count(),
+        "textFile -> flatMap -> partitionBy(4)",
+        stage="map stage",
     )
 
 
@@ -666,21 +664,46 @@ def _returning(p: int, megabytes: int) -> Callable[[int, Iterator[str]], Iterato
     return run
 
 
+def _one_partition_differs(
+    spark,
+    rng: random.Random,
+    size: Size,
+    description: str,
+    work: Path,
+    made,
+    action,
+    hint: str,
+    stage: str = "result stage",
+) -> _Outcome:
+    """A stage over equal input files, one per partition; ``made(p)`` is the partition
+    function, which treats partition ``p`` (drawn from index 2 on) differently, and
+    ``action`` ends the job (``collect``, ``sum``, a shuffle and a ``count``)."""
+    n = rng.randint(*size.partitions)
+    p = rng.randrange(2, n)
+    paths = _write_inputs(work, [size.records] * n, _plain, rng)
+    with _described(spark.sparkContext, description):
+        action(_text_partitions(spark.sparkContext, paths).mapPartitionsWithIndex(made(p)))
+    return _Outcome(
+        p,
+        f"{stage} of {n} tasks ({hint})",
+        n,
+        details={"records_per_partition": size.records},
+    )
+
+
 def _result_size(spark, rng: random.Random, size: Size, description: str, work: Path) -> _Outcome:
     """Every partition does the same work on the same records and returns 8 bytes to the
     driver (``collect``), the injected one also returns 48 MB (incompressible): its result
     size is ~10^6 x its peers', its time goes to pickling, handing over and fetching it."""
-    sc = spark.sparkContext
-    n = rng.randint(*size.partitions)
-    p = rng.randrange(2, n)
-    paths = _write_inputs(work, [size.records] * n, _plain, rng)
-    with _described(sc, description):
-        _text_partitions(sc, paths).mapPartitionsWithIndex(_returning(p, RESULT_MB)).collect()
-    return _Outcome(
-        p,
-        f"result stage of {n} tasks (textFile -> mapPartitions -> collect)",
-        n,
-        details={"records_per_partition": size.records, "result_mb": RESULT_MB},
+    return _one_partition_differs(
+        spark,
+        rng,
+        size,
+        description,
+        work,
+        lambda p: _returning(p, RESULT_MB),
+        lambda rdd: rdd.collect(),
+        "textFile -> mapPartitions -> collect",
     )
 
 
@@ -702,20 +725,15 @@ def _output_skew(spark, rng: random.Random, size: Size, description: str, work: 
     """Every partition reads the same records; the injected one writes 30 lines per record
     where its peers write one (``saveAsTextFile``): the same input, 30x the output records and
     bytes, and the Python work of making them."""
-    sc = spark.sparkContext
-    n = rng.randint(*size.partitions)
-    p = rng.randrange(2, n)
-    records = size.records // 2
-    paths = _write_inputs(work, [records] * n, _plain, rng)
-    with _described(sc, description):
-        _text_partitions(sc, paths).mapPartitionsWithIndex(
-            _writing(p, OUTPUT_FACTOR)
-        ).saveAsTextFile(str(work / "out"))
-    return _Outcome(
-        p,
-        f"result stage of {n} tasks (textFile -> flatMap -> saveAsTextFile)",
-        n,
-        details={"records_per_partition": records, "output_factor": OUTPUT_FACTOR},
+    return _one_partition_differs(
+        spark,
+        rng,
+        Size(size.partitions, size.records // 2),
+        description,
+        work,
+        lambda p: _writing(p, OUTPUT_FACTOR),
+        lambda rdd: rdd.saveAsTextFile(str(work / "out")),
+        "textFile -> flatMap -> saveAsTextFile",
     )
 
 
@@ -734,17 +752,15 @@ def _waiting(p: int, seconds: float) -> Callable[[int, Iterator[str]], Iterator[
 def _python_wait(spark, rng: random.Random, size: Size, description: str, work: Path) -> _Outcome:
     """Every partition does the same work on the same records; the injected one's Python
     worker first waits 2 s (a remote call, off every CPU): its JVM CPU time is its peers'."""
-    sc = spark.sparkContext
-    n = rng.randint(*size.partitions)
-    p = rng.randrange(2, n)
-    paths = _write_inputs(work, [size.records] * n, _plain, rng)
-    with _described(sc, description):
-        _text_partitions(sc, paths).mapPartitionsWithIndex(_waiting(p, WAIT_S)).sum()
-    return _Outcome(
-        p,
-        f"result stage of {n} tasks (textFile -> mapPartitions(wait) -> sum)",
-        n,
-        details={"records_per_partition": size.records, "wait_s": WAIT_S},
+    return _one_partition_differs(
+        spark,
+        rng,
+        size,
+        description,
+        work,
+        lambda p: _waiting(p, WAIT_S),
+        lambda rdd: rdd.sum(),
+        "textFile -> mapPartitions(wait) -> sum",
     )
 
 
