@@ -11,7 +11,11 @@ Compute or CPU time says *where* the time went, not why (the engine credits it h
 test session's log, the first task of a stage is slower than its peers only about as often
 as not), such a lead stands beside the gap's diagnosis, which names the why from the pair's
 own figures: a cold start, spill, GC pressure, a fetch wait or data skew. The answer's cause
-is then that diagnosis; a diagnosis of computation skew leaves the lead as it is."""
+is then that diagnosis; a diagnosis of computation skew leaves the lead as it is.
+
+The diagnosis is judged too (``diagnosed``: its name, and its sentence where the name is
+shared: data skew on shuffle bytes, spill with more volume, time off the JVM's CPU), and a
+control (nothing injected) is right only where the diagnosis says no cause stands out."""
 
 from __future__ import annotations
 
