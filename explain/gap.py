@@ -356,7 +356,9 @@ DIAGNOSES = {
 
 ISOLATE = "perfx isolate PROGRAM.py --input INPUT"
 """The next step for computation skew (trace the records inside the task that cost the
-time) and data skew (trace them to see which keys the task's partition holds)."""
+time) and data skew (trace them to see which keys the task's partition holds), in a PySpark
+program only (not in a stage the log shows is Scala's: ``_scala``); the front fills in the
+program and input the log names (its ``isolate_command``)."""
 
 
 def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | None:
@@ -375,6 +377,13 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
     found = mechanism(cols, first, second, gap)
     if found is None:
         return None
+    if found.next_step == ISOLATE and _scala(cols, first):
+        found = replace(
+            found,
+            detail=found.detail
+            + " (perfx isolate re-runs PySpark programs, and this stage is Scala's)",
+            next_step="",
+        )
     if standing is None:
         return found
     strength = (
@@ -597,16 +606,26 @@ def _off_cpu(cols: Columns, first: int, second: int, gap: Gap) -> tuple[bool, st
 
 def _pyspark(cols: Columns, row: int) -> bool:
     """Is ``row``'s stage a PySpark one? Its name (call site) is a Python file's line."""
-    log = cols.log
-    stages = log.table("stage")
-    if "stage_key" not in cols.table.columns or "name" not in stages.columns:
-        return False
-    key = cols.table["stage_key"].iat[row]
-    names = stages.loc[
-        stages["id"] == key, ["name", "details"] if "details" in stages.columns else ["name"]
-    ]
-    text = " ".join(str(v) for v in names.to_numpy().ravel())
+    text = _call_site(cols, row)
     return ".py:" in text or "PythonRDD" in text or "pyspark" in text
+
+
+def _scala(cols: Columns, row: int) -> bool:
+    """Does the log show ``row``'s stage is a Scala program's (a ``.scala`` or shell call
+    site)? A PySpark DataFrame action's call site is a Java one (``NativeMethodAccessorImpl``),
+    and a log without stage names says nothing: neither is taken for Scala."""
+    text = _call_site(cols, row)
+    return (".scala:" in text or "<console>:" in text) and not _pyspark(cols, row)
+
+
+def _call_site(cols: Columns, row: int) -> str:
+    """The name and details (call site) of ``row``'s stage, or "" where the log has none."""
+    stages = cols.log.table("stage")
+    if "stage_key" not in cols.table.columns or "name" not in stages.columns:
+        return ""
+    key = cols.table["stage_key"].iat[row]
+    shown = ["name", "details"] if "details" in stages.columns else ["name"]
+    return " ".join(str(v) for v in stages.loc[stages["id"] == key, shown].to_numpy().ravel())
 
 
 def format_ms(ms: float) -> str:
