@@ -103,3 +103,19 @@ def _the_diagnosis_is_sound(log, answer, path: str) -> None:
             ), f"{path}: reference {answer.pair[1]} has no {kind[0]}"
     named = task_cause(log, answer.pair[0])
     assert (named.name if named else None) == (diagnosis.name if diagnosis else None), path
+
+
+def test_stragglers_and_explain_give_each_task_one_cause():
+    """``perfx stragglers`` names each straggler's cause as ``WHY TASK <it> SLOWER``'s
+    diagnosis does, on a public log with stragglers in several stages."""
+    session = open_session([str(CORPUS / "Netflix-Skunkworks__sparklens" / "local-fresh")])
+    named = {t["id"]: t["cause"] for t in session.stragglers().to_dict()["straggler_tasks"]}
+    assert named, "the log has stragglers"
+    for task_id, cause in list(named.items())[:8]:
+        try:
+            answer = session.explain(f"WHY TASK '{task_id}' SLOWER")
+        except ExplainError:
+            assert cause == "no reference", task_id
+            continue
+        diagnosis = answer.gap.diagnosis if answer.gap is not None else None
+        assert cause == (diagnosis.name if diagnosis else "no reference"), task_id
