@@ -461,9 +461,11 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
     more per unit."""
     shares = dict(gap.shares)
     model = gap.model
+    floor = 0.0
     if model is not None and not model.beyond_spread:
         shares.pop("cost", None)  # within the stage's spread: no cost per unit stands out
-    shares = {k: v for k, v in shares.items() if v > 0}
+        floor = MIN_SHARE  # and what is left must account for the gap, not 3 % of it
+    shares = {k: v for k, v in shares.items() if v > floor}
     if not shares:
         return Diagnosis(
             NOTHING_STANDS_OUT,
@@ -579,6 +581,10 @@ def _spill(cols: Columns, first: int, second: int, what: str) -> Diagnosis:
 
 
 SPILLED = ("memory_bytes_spilled", "disk_bytes_spilled")
+
+MIN_SHARE = 0.3
+"""Once a cost per unit within the stage's spread is set aside, a part must account for at
+least this share of the gap to be named: a 21 ms scheduler delay in a 635 ms gap is no cause."""
 
 OFF_CPU = 0.5
 """Extra compute of which the JVM's CPU time rose by less than this share was spent off it."""

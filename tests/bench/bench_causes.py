@@ -10,7 +10,9 @@ least 9 of 10 seeds of every kind; on the controls (nothing injected) the diagno
 cause stands out. The baselines (``ruleofthumb``, ``simbutdiff`` and the stage-wide
 ``peers``) are judged on the same runs and printed beside perfx.
 ``PERFX_BENCH_CAUSES_SEEDS``, ``PERFX_BENCH_CAUSES_SIZE`` (small|large) and
-``PERFX_BENCH_CAUSES_KINDS`` (space-separated) change the runs."""
+``PERFX_BENCH_CAUSES_KINDS`` (space-separated) change the runs; ``PERFX_BENCH_CAUSES_REUSE=DIR``
+asks the questions again of the runs an earlier benchmark left in DIR (its event log path is
+printed), without running Spark."""
 
 from __future__ import annotations
 
@@ -77,15 +79,17 @@ def main() -> None:
     seeds = os.environ.get("PERFX_BENCH_CAUSES_SEEDS", "10")
     size = os.environ.get("PERFX_BENCH_CAUSES_SIZE", "large")
     kinds = os.environ.get("PERFX_BENCH_CAUSES_KINDS", " ".join(KINDS)).split()
-    out = Path(tempfile.mkdtemp(prefix="perfx-bench-causes-"))
+    reuse = os.environ.get("PERFX_BENCH_CAUSES_REUSE")
+    out = Path(reuse) if reuse else Path(tempfile.mkdtemp(prefix="perfx-bench-causes-"))
     started = time.perf_counter()
-    make_runs.main(
-        ["--out", str(out), "--seeds", seeds, "--size", size, "--no-check", "--kinds", *kinds]
-    )
+    if not reuse:
+        make_runs.main(
+            ["--out", str(out), "--seeds", seeds, "--size", size, "--no-check", "--kinds", *kinds]
+        )
     ran = time.perf_counter() - started
     record = json.loads((out / "injected.json").read_text())
     log = load_log(out / record["app_id"])
-    runs = record["runs"]
+    runs = [r for r in record["runs"] if r["kind"] in kinds]
 
     started = time.perf_counter()
     ours = _answers(log, runs, gap_weight=GAP_WEIGHT)
