@@ -41,8 +41,19 @@ def _answers(log, runs: list[dict], **options) -> list[tuple[dict, object, str]]
     return out
 
 
-def _table(title: str, answers, kinds, name=lambda run, answer, named: named) -> dict[str, float]:
-    """The confusion table of ``answers``: rows injected, columns what ``name`` reads."""
+def _table(title: str, answers, kinds, log, name=None, control=True) -> dict[str, float]:
+    """The confusion table of ``answers``: rows injected, columns what ``name`` reads (by
+    default the lead's kind, the injected kind where ``judge.lead_right`` accepts the lead:
+    spill for spill with volume, a lead saying where the time went for a Python wait; without
+    ``control``, a baseline's, a control's row shows its raw lead: no lead says "nothing")."""
+    from ..causes.judge import lead_right
+
+    if name is None:
+
+        def name(run, answer, named):
+            judged = control or run["kind"] != "control"
+            return run["kind"] if judged and lead_right(answer, log, run["kind"]) else named
+
     named_as = [(run, name(run, answer, n)) for run, answer, n in answers]
     names = sorted({n for _, n in named_as} | set(kinds))
     counts = Counter((run["kind"], n) for run, n in named_as)
@@ -116,11 +127,12 @@ def main() -> None:
             print(f"     diagnosis: {diagnosis.detail}")
         if not (lead and diag):
             print(f"     {answer.sentence()}")
-    _table("perfx's BECAUSE lead", ours, kinds)
+    _table("perfx's BECAUSE lead", ours, kinds, log)
     _table(
         "perfx's diagnosis (kind and sentence)",
         ours,
         kinds,
+        log,
         name=lambda run, answer, _: (
             run["kind"]
             if run["kind"] in diagnosed(answer, log)
@@ -128,7 +140,7 @@ def main() -> None:
         ),
     )
     for method, answers in methods.items():
-        _table(f"{method}'s BECAUSE lead", answers, kinds)
+        _table(f"{method}'s BECAUSE lead", answers, kinds, log, control=False)
 
     columns = ["perfx lead", "perfx diagnosis", "perfx both", *methods]
     print("\nright per kind (of the runs of each): " + ", ".join(columns))
