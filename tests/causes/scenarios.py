@@ -611,6 +611,36 @@ def _batched_shuffle_bytes(
     )
 
 
+@dataclass(frozen=True)
+class OnePartition:
+    """A scenario over equal input files, one per partition (``records_share`` of a normal
+    partition's records each), in which ``made(p)``, the partition function, treats partition
+    ``p`` (drawn from index 2 on) differently; ``action(rdd, work)`` ends the job."""
+
+    made: Callable[[int], Callable]
+    action: Callable
+    hint: str
+    stage: str = "result stage"
+    records_share: int = 1
+
+    def __call__(
+        self, spark, rng: random.Random, size: Size, description: str, work: Path
+    ) -> _Outcome:
+        n = rng.randint(*size.partitions)
+        p = rng.randrange(2, n)
+        records = size.records // self.records_share
+        paths = _write_inputs(work, [records] * n, _plain, rng)
+        with _described(spark.sparkContext, description):
+            rdd = _text_partitions(spark.sparkContext, paths)
+            self.action(rdd.mapPartitionsWithIndex(self.made(p)), work)
+        return _Outcome(
+            p,
+            f"{self.stage} of {n} tasks ({self.hint})",
+            n,
+            details={"records_per_partition": records},
+        )
+
+
 FANOUT = 40  # shuffle_write_fanout: records the injected partition emits per input record
 
 
@@ -628,25 +658,18 @@ def _emit(p: int, factor: int) -> Callable[[int, Iterator[str]], Iterator[tuple]
     return run
 
 
-def _shuffle_write_fanout(
-    spark, rng: random.Random, size: Size, description: str, work: Path
-) -> _Outcome:
-    """Every input partition holds the same records; the injected one's flatMap emits 40
-    (key, value) pairs per record where its peers emit one, and the pairs are shuffled
-    (``partitionBy``, 4 reduce partitions). Its map task reads the same input and writes 40x
-    the shuffle bytes (PySpark shuffles pickled batches: the records it counts are batches),
-    costing the extra Python work of emitting and serializing them."""
-    return _one_partition_differs(
-        spark,
-        rng,
-        Size(size.partitions, size.records // 4),
-        description,
-        work,
-        lambda p: _emit(p, FANOUT),
-        lambda rdd: rdd.partitionBy(4).count(),
-        "textFile -> flatMap -> partitionBy(4)",
-        stage="map stage",
-    )
+# Every input partition holds the same records; the injected one's flatMap emits 40
+# (key, value) pairs per record where its peers emit one, and the pairs are shuffled
+# (``partitionBy``, 4 reduce partitions). Its map task reads the same input and writes 40x
+# the shuffle bytes (PySpark shuffles pickled batches: the records it counts are batches),
+# costing the extra Python work of emitting and serializing them.
+_shuffle_write_fanout = OnePartition(
+    lambda p: _emit(p, FANOUT),
+    lambda rdd, work: rdd.partitionBy(4).count(),
+    "textFile -> flatMap -> partitionBy(4)",
+    stage="map stage",
+    records_share=4,
+)
 
 
 RESULT_MB = 48  # result_size: megabytes the injected task returns to the driver
@@ -664,47 +687,14 @@ def _returning(p: int, megabytes: int) -> Callable[[int, Iterator[str]], Iterato
     return run
 
 
-def _one_partition_differs(
-    spark,
-    rng: random.Random,
-    size: Size,
-    description: str,
-    work: Path,
-    made,
-    action,
-    hint: str,
-    stage: str = "result stage",
-) -> _Outcome:
-    """A stage over equal input files, one per partition; ``made(p)`` is the partition
-    function, which treats partition ``p`` (drawn from index 2 on) differently, and
-    ``action`` ends the job (``collect``, ``sum``, a shuffle and a ``count``)."""
-    n = rng.randint(*size.partitions)
-    p = rng.randrange(2, n)
-    paths = _write_inputs(work, [size.records] * n, _plain, rng)
-    with _described(spark.sparkContext, description):
-        action(_text_partitions(spark.sparkContext, paths).mapPartitionsWithIndex(made(p)))
-    return _Outcome(
-        p,
-        f"{stage} of {n} tasks ({hint})",
-        n,
-        details={"records_per_partition": size.records},
-    )
-
-
-def _result_size(spark, rng: random.Random, size: Size, description: str, work: Path) -> _Outcome:
-    """Every partition does the same work on the same records and returns 8 bytes to the
-    driver (``collect``), the injected one also returns 48 MB (incompressible): its result
-    size is ~10^6 x its peers', its time goes to pickling, handing over and fetching it."""
-    return _one_partition_differs(
-        spark,
-        rng,
-        size,
-        description,
-        work,
-        lambda p: _returning(p, RESULT_MB),
-        lambda rdd: rdd.collect(),
-        "textFile -> mapPartitions -> collect",
-    )
+# Every partition does the same work on the same records and returns 8 bytes to the
+# driver (``collect``), the injected one also returns 48 MB (incompressible): its result
+# size is ~10^6 x its peers', its time goes to pickling, handing over and fetching it.
+_result_size = OnePartition(
+    lambda p: _returning(p, RESULT_MB),
+    lambda rdd, work: rdd.collect(),
+    "textFile -> mapPartitions -> collect",
+)
 
 
 OUTPUT_FACTOR = 30  # output_skew: lines the injected partition writes per input record
@@ -721,20 +711,15 @@ def _writing(p: int, factor: int) -> Callable[[int, Iterator[str]], Iterator[str
     return run
 
 
-def _output_skew(spark, rng: random.Random, size: Size, description: str, work: Path) -> _Outcome:
-    """Every partition reads the same records; the injected one writes 30 lines per record
-    where its peers write one (``saveAsTextFile``): the same input, 30x the output records and
-    bytes, and the Python work of making them."""
-    return _one_partition_differs(
-        spark,
-        rng,
-        Size(size.partitions, size.records // 2),
-        description,
-        work,
-        lambda p: _writing(p, OUTPUT_FACTOR),
-        lambda rdd: rdd.saveAsTextFile(str(work / "out")),
-        "textFile -> flatMap -> saveAsTextFile",
-    )
+# Every partition reads the same records; the injected one writes 30 lines per record
+# where its peers write one (``saveAsTextFile``): the same input, 30x the output records and
+# bytes, and the Python work of making them.
+_output_skew = OnePartition(
+    lambda p: _writing(p, OUTPUT_FACTOR),
+    lambda rdd, work: rdd.saveAsTextFile(str(work / "out")),
+    "textFile -> flatMap -> saveAsTextFile",
+    records_share=2,
+)
 
 
 WAIT_S = 2.0  # python_wait: seconds the injected partition's Python worker waits (a remote call)
@@ -749,19 +734,13 @@ def _waiting(p: int, seconds: float) -> Callable[[int, Iterator[str]], Iterator[
     return run
 
 
-def _python_wait(spark, rng: random.Random, size: Size, description: str, work: Path) -> _Outcome:
-    """Every partition does the same work on the same records; the injected one's Python
-    worker first waits 2 s (a remote call, off every CPU): its JVM CPU time is its peers'."""
-    return _one_partition_differs(
-        spark,
-        rng,
-        size,
-        description,
-        work,
-        lambda p: _waiting(p, WAIT_S),
-        lambda rdd: rdd.sum(),
-        "textFile -> mapPartitions(wait) -> sum",
-    )
+# Every partition does the same work on the same records; the injected one's Python
+# worker first waits 2 s (a remote call, off every CPU): its JVM CPU time is its peers'.
+_python_wait = OnePartition(
+    lambda p: _waiting(p, WAIT_S),
+    lambda rdd, work: rdd.sum(),
+    "textFile -> mapPartitions(wait) -> sum",
+)
 
 
 def _control(spark, rng: random.Random, size: Size, description: str, work: Path) -> _Outcome:
