@@ -143,7 +143,11 @@ def _fit(cols: Columns, rows: np.ndarray) -> StageModel | None:
         if present
         else np.zeros((len(rows), 0))
     )
-    varied = [k for k in range(x.shape[1]) if x[:, k].max() > 0]
+    # A volume that only a few tasks have cannot be told apart from "those few tasks": its
+    # coefficient would be fitted to them alone (the slow ones, as often as not: 95 B of
+    # shuffle read on a stage's 4 first tasks given their whole cold start). It enters the
+    # fit only where at least MIN_TYPICAL tasks have some of it.
+    varied = [k for k in range(x.shape[1]) if (x[:, k] > 0).sum() >= MIN_TYPICAL]
     if not varied or not np.isfinite(y).all():
         return None
     x = x[:, varied]

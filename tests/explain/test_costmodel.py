@@ -100,3 +100,20 @@ def test_a_stage_too_small_to_fit_falls_back_to_the_records_split_and_says_so():
 def test_robust_z_is_a_fold_change_where_the_peers_are_all_equal():
     assert robust_z(30.0, np.array([10.0, 10.0, 10.0])) == pytest.approx(3.0)
     assert robust_z(13.0, np.array([9.0, 10.0, 11.0])) == pytest.approx(3 / 1.4826)
+
+
+def test_a_volume_only_a_few_slow_tasks_have_is_not_fitted_to_their_slowness():
+    """A stage whose 3 slowest tasks alone read a few bytes of shuffle (a public log's first
+    tasks on each executor: 95 B against none, 500 ms against 4 ms): the bytes would be fitted
+    to those tasks alone and given their whole gap; they are left out of the fit instead."""
+    frame = _stage(30, 7)
+    frame["shuffle_read_bytes"] = 0.0
+    for k in range(3):
+        frame.loc[k, "shuffle_read_bytes"] = 95.0
+        frame.loc[k, ["executor_run_time", "executor_cpu_time"]] += 2000.0
+        frame.loc[k, "duration"] += 2000.0
+    cols = columns_for(make_log(frame), "task")
+    model, _ = fit(cols, 5)
+    assert "shuffle_read_bytes" not in model.columns
+    gap = decompose(cols, 0, 5)
+    assert not any(v.column == "shuffle_read_bytes" for v in gap.model.volumes)
