@@ -194,12 +194,12 @@ def join_tag(side: int, run: str, stage: int, store, full: bool):
         rows = PartitionRows(full, output=False)
         base = partition_base(stage, index)
         share = spent // len(tagged) if tagged else 0
-        for seq, (_key, _value, record) in enumerate(tagged):
+        for seq, (_, _, record) in enumerate(tagged):
             rows.add(base + seq, record[1] + share, record[2], record[3] + share, share)
             if full:
                 rows.add_inputs(record[6], [record[5] + record[4]] * len(record[6]))
         write_rows(store, run, stage, index, rows)
-        for seq, (_key, _value, record) in enumerate(tagged):
+        for seq, (key, value, record) in enumerate(tagged):
             payload = (side, value, record[1] + share, record[2])
             yield key, (payload + (base + seq,) if full else payload)
 
