@@ -90,6 +90,7 @@ def test_why_names_the_expensive_order_first_and_exits_0(spark, orders, tmp_path
     result = CliRunner().invoke(cli, _why_args(orders, str(tmp_path / "runs")))
     assert result.exit_code == 0, result.output
     first = json.loads(result.output)["culprits"]["records"][0]
+    assert hot.startswith(first["excerpt"].rstrip("…")), first
     assert first["location"].startswith(os.path.join(folder, "orders-1.csv") + "@"), first
 
 
