@@ -84,6 +84,7 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
 
     from perfx import terminal
     from perfx.isolation.runner import check_input, load_program, run_traced, traced_session
+    from perfx.terminal import safe_text
 
     module = load_program(program)  # a broken program or a missing input fails before a JVM starts
     check_input(input_path)
@@ -120,12 +121,15 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
                     "store": result.meta["store"],
                     "outputs": outputs_json(result.outputs),
                     "culprits": culprits_json(result.culprits),
+                    "note": result.note,
                 },
                 indent=2,
                 sort_keys=True,
             )
         )
         return
+    if result.note:
+        console.print(safe_text(f"Note: {result.note}"))
     print_outputs(console, result.outputs)
     print_culprits(
         console, result.culprits, "Top culprit input records (impact on the slowest outputs)"
