@@ -49,7 +49,7 @@ def parseNeighbors(urls):
     return parts[-2], parts[-1]
 
 
-def pipeline(ctx, input_path, iterations=3):
+def pipeline(ctx, input_path, iterations=2):
     # Initialize the spark context.
     sc = ctx
 

@@ -51,7 +51,7 @@ def parseNeighbors(urls):
     return parts[0], parts[1]
 
 
-def pipeline(ctx, input_path, iterations=3):
+def pipeline(ctx, input_path, iterations=2):
     print("WARN: This is a naive implementation of PageRank and is given as an example!\n" +
           "Please refer to PageRank implementation provided by graphx",
           file=sys.stderr)
