@@ -219,8 +219,9 @@ class TracedContext:
         if self._finished:
             raise IsolationError(f"run {self.run_id} is finished: start a new TracedContext")
         self._expected |= self._upstream(stage)
-        if stage not in self._outputs:
-            self._outputs.append(stage)
+        if stage in self._outputs:  # the last action's dataset is the run's final output
+            self._outputs.remove(stage)
+        self._outputs.append(stage)
         try:
             return action()
         except IsolationError:

@@ -195,3 +195,40 @@ def test_a_damaged_run_is_refused_naming_stage_and_partition(spark, store, input
     os.remove(os.path.join(folder, f"s{int(stage):03d}", "p00001.parquet"))
     with pytest.raises(IsolationError, match=f"stage {stage} partition 1 is missing"):
         StoredRun.open(store, ctx.run_id)
+
+
+PROGRAM = """
+from operator import add
+
+
+def pipeline(ctx, input_path):
+    lines = ctx.textFile(input_path)
+    total = lines.count()  # an action mid-way: its value is an ordinary number
+    pairs = lines.filter(lambda line: line.endswith("{suffix}")).map(lambda line: (line, total))
+    return {result}
+"""
+
+
+def _program(tmp_path, name: str, **parts) -> str:
+    path = tmp_path / f"{name}.py"
+    path.write_text(PROGRAM.format(**parts))
+    return str(path)
+
+
+def test_a_program_may_run_actions_midway_and_return_a_value(spark, store, inputs, tmp_path):
+    from perfx.isolation.runner import load_program, run_traced
+
+    program = _program(tmp_path, "value", suffix="0", result="pairs.values().reduce(add)")
+    plain = load_program(program).pipeline(spark.sparkContext, inputs["text"])
+    result = run_traced(program, inputs["text"], spark=spark, store=store)
+    assert result.value == plain == 11 and result.records == [] and result.note is None
+    assert len(result.meta["outputs"]) == 2 and len(result.outputs) == 1
+
+
+def test_an_empty_output_from_a_non_empty_input_is_said(spark, store, inputs, tmp_path):
+    from perfx.isolation.runner import run_traced
+
+    program = _program(tmp_path, "empty", suffix="no such end", result="pairs")
+    result = run_traced(program, inputs["text"], spark=spark, store=store)
+    assert result.records == [] and result.outputs.empty
+    assert "output is empty although its input is not" in result.note
