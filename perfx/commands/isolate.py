@@ -76,13 +76,14 @@ def spark_progress(sc, console):
 def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
     """Run PROGRAM.py traced and show its slowest outputs and culprit input records.
 
-    PROGRAM.py defines pipeline(ctx, input_path) returning the final traced dataset; ctx
-    has textFile/parallelize, datasets have the RDD operators (map, flatMap, filter,
-    mapValues, reduceByKey, groupByKey, aggregateByKey, join, ...).
+    PROGRAM.py defines pipeline(ctx, input_path) returning the final traced dataset (or an
+    action's value); ctx has textFile/wholeTextFiles/parallelize, datasets have the RDD
+    operators and actions (README, "Traced programs").
     """
     from pathlib import Path
 
     from perfx import terminal
+    from perfx.isolation.ids import excerpt
     from perfx.isolation.runner import check_input, load_program, run_traced, traced_session
     from perfx.terminal import safe_text
 
@@ -122,6 +123,7 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
                     "outputs": outputs_json(result.outputs),
                     "culprits": culprits_json(result.culprits),
                     "note": result.note,
+                    "value": None if result.value is None else repr(result.value),
                 },
                 indent=2,
                 sort_keys=True,
@@ -130,6 +132,8 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
         return
     if result.note:
         console.print(safe_text(f"Note: {result.note}"))
+    if result.value is not None:
+        console.print(safe_text(f"The program returned {excerpt(result.value, 200)}"))
     print_outputs(console, result.outputs)
     print_culprits(
         console, result.culprits, "Top culprit input records (impact on the slowest outputs)"
