@@ -19,7 +19,7 @@ from pyspark import StorageLevel
 from . import sources
 from .dataset import TracedDataset
 from .errors import IsolationError, from_job_failure
-from .ids import MAX_TABLES, NO_LATENCY, partition_base
+from .ids import MAX_TABLES, NO_LATENCY, TABLE_SHIFT, describe_id, partition_base
 from .lineage import PartitionRows
 from .stores import LineageStore, open_store
 from .tasks import write_rows
@@ -68,6 +68,7 @@ class TracedContext:
         self._sources: dict[int, dict] = {}
         self._expected: set[int] = set()
         self._outputs: list[int] = []
+        self._counts: dict[int, int] = {}
         self._persisted: list = []
         self._finished = False
         self._use_driver_python()
@@ -102,16 +103,65 @@ class TracedContext:
     def textFile(self, path: str, minPartitions: int | None = None) -> TracedDataset:
         """Lines of a text file (or directory, or glob); each line's id locates it."""
         rdd = self.sc.textFile(path, minPartitions)
+        return self._file_source(rdd, "textFile", path, "text", lambda: sources.text_splits(rdd))
+
+    def wholeTextFiles(self, path: str, minPartitions: int | None = None) -> TracedDataset:
+        """``(file path, content)`` per file; each file's id is its partition and number in it."""
+        rdd = self.sc.wholeTextFiles(path, minPartitions)
+        return self._file_source(rdd, "wholeTextFiles", path, "files", lambda: None)
+
+    def _file_source(self, rdd, reader: str, path: str, kind: str, splits) -> TracedDataset:
+        """A source stage over ``rdd``, which reads ``path``; ``splits()`` locates its records
+        (None: by partition and number)."""
         try:
             partitions = rdd.getNumPartitions()
         except Exception as err:
             raise IsolationError(f"cannot read input {path}: {_first_line(err)}") from None
-        stage = self._new_stage("source", f"textFile({path})", (), partitions, written=False)
-        self._sources[stage] = {"kind": "text", "name": path, "splits": sources.text_splits(rdd)}
+        stage = self._new_stage("source", f"{reader}({path})", (), partitions, written=False)
+        self._sources[stage] = {"kind": kind, "name": path, "splits": splits()}
         traced = rdd.mapPartitionsWithIndex(sources.text_source(stage, self.full))
         return TracedDataset(
-            self, traced, f"textFile({os.path.basename(path.rstrip('/'))})", (stage,)
+            self, traced, f"{reader}({os.path.basename(path.rstrip('/'))})", (stage,)
         )
+
+    @property
+    def read(self) -> _Reader:
+        """``ctx.read.text(path).rdd``: what ``spark.read.text(path).rdd`` gives, traced."""
+        return _Reader(self)
+
+    def union(self, rdds: list[TracedDataset]) -> TracedDataset:
+        """``SparkContext.union``: the records of all the datasets."""
+        if not rdds:
+            raise IsolationError("union needs at least one dataset")
+        result = rdds[0]
+        for other in rdds[1:]:
+            result = result.union(other)
+        return result
+
+    def broadcast(self, value):
+        """A plain Spark broadcast variable: the traced functions read it as usual."""
+        return self.sc.broadcast(value)
+
+    def accumulator(self, value, accum_param=None):
+        """A plain Spark accumulator. Every traced dataset is computed once, so a task adds
+        to it once per record (a plain program that computes a dataset twice adds twice)."""
+        return self.sc.accumulator(value, accum_param)
+
+    @property
+    def defaultParallelism(self) -> int:
+        return self.sc.defaultParallelism
+
+    def setLogLevel(self, level: str) -> None:
+        self.sc.setLogLevel(level)
+
+    def __getattr__(self, name: str):
+        from pyspark import SparkContext
+
+        from .dataset import untraced
+
+        if not name.startswith("_") and hasattr(SparkContext, name):
+            raise untraced(name)
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     def parallelize(self, c, numSlices: int | None = None) -> TracedDataset:
         """A local collection; its records' excerpts are stored as a source table."""
@@ -165,8 +215,9 @@ class TracedContext:
         if self._finished:
             raise IsolationError(f"run {self.run_id} is finished: start a new TracedContext")
         self._expected |= self._upstream(stage)
-        if stage not in self._outputs:
-            self._outputs.append(stage)
+        if stage in self._outputs:  # the last action's dataset is the run's final output
+            self._outputs.remove(stage)
+        self._outputs.append(stage)
         try:
             return action()
         except IsolationError:
@@ -187,6 +238,11 @@ class TracedContext:
         where = sources.locate({"sources": self._source_meta()}, [record_id]).get(record_id, {})
         location = where.get("location")
         return message if not location else message.replace(match.group(0), f"(input {location})")
+
+    def _returned(self, stage: int, records: int) -> None:
+        """How many records an action on output stage ``stage`` got back (checked against
+        the rows the stage stored when the run finishes)."""
+        self._counts[stage] = records
 
     def _source_meta(self) -> dict:
         return {str(stage): source for stage, source in self._sources.items()}
@@ -222,6 +278,7 @@ class TracedContext:
             raise IsolationError(
                 f"run {self.run_id} is incomplete: no lineage for {'; '.join(missing)}"
             )
+        self._check_outputs(written)
         self.meta = {
             **self.meta,
             "finished": _now(),
@@ -233,6 +290,62 @@ class TracedContext:
         self.store.mark_complete(self.run_id, self.meta)
         self._finished = True
         return self.meta
+
+    def _check_outputs(self, written) -> None:
+        """The run's own invariants on its output stages: each stored as many rows as its
+        action got records, and every output row's most impactful source is a record of a
+        source stage (or -1: derived from no input, a partition function's output on an
+        empty partition). A violation is an error naming the stage and partition."""
+        import duckdb
+
+        tables = self.store.tables(self.run_id)
+        sources = sorted(s for s, info in self._stages.items() if info["kind"] == "source")
+        for stage in self._outputs:
+            stored = int(written[written.stage == stage]["rows"].sum())
+            returned = self._counts.get(stage)
+            if returned is not None and stored != returned:
+                raise IsolationError(
+                    f"run {self.run_id} is wrong: output stage {stage} stored {stored} row(s) "
+                    f"but its action got {returned} record(s)"
+                )
+            con = duckdb.connect()
+            con.register("t", tables[stage])
+            stray = con.execute(
+                f"""SELECT partition, most_impactful_source FROM t
+                    WHERE most_impactful_source <> -1
+                      AND NOT list_contains({sources}, most_impactful_source >> {TABLE_SHIFT})
+                    LIMIT 1"""
+            ).fetchall()
+            con.close()
+            if stray:
+                partition, source = stray[0]
+                raise IsolationError(
+                    f"run {self.run_id} is wrong: stage {stage} partition {partition} has an "
+                    f"output whose source {describe_id(source)} is not an input record"
+                )
+
+
+class _Reader:
+    """``ctx.read``: the text reader of ``spark.read``, whose ``.rdd`` is traced."""
+
+    def __init__(self, ctx: TracedContext):
+        self._ctx = ctx
+
+    def text(self, path: str) -> _Frame:
+        return _Frame(self._ctx.textFile(path).map(_text_row))
+
+
+class _Frame:
+    """What ``spark.read.text(path)`` gives, as far as a traced program uses it: ``.rdd``."""
+
+    def __init__(self, rdd: TracedDataset):
+        self.rdd = rdd
+
+
+def _text_row(line: str):
+    from pyspark.sql import Row
+
+    return Row(value=line)
 
 
 def _first_line(err: BaseException) -> str:

@@ -5,15 +5,26 @@ shuffle operators are a combine (a stage end that writes lineage), a real Spark
 ``partitionBy`` and a merge; actions add an output stage end. A dataset that gets a second
 consumer is persisted, and so is every action's output, so that no traced work is computed
 twice: a recomputation would time the same records again.
+
+The public API is the RDD's, method for method (names, arguments, results): what a plain
+program calls on an RDD it calls here. Operators that only move records (repartition,
+coalesce, partitionBy, sorts, sample, zipWithIndex) leave each record's provenance as it
+was; join-like operators (joins, cogroup, subtract, intersection) end a stage on both sides.
+Actions other than collect and count run Spark's own action on the output values after the
+output stage is computed and traced in full, so they return exactly what plain Spark
+returns (their own function, reduce's say, runs untimed). Anything else the RDD has raises
+an IsolationError naming the program's line and what to use instead.
 """
 
 from __future__ import annotations
 
 import copy
+import sys
 
 from pyspark.core.rdd import RDD, portable_hash
 
 from . import narrow, output, shuffle
+from .errors import IsolationError
 from .records import TracedRecord
 
 
@@ -31,6 +42,59 @@ def _extend(values, more):
     return values
 
 
+def _keep_first(first, _):
+    return first
+
+
+def _as_key(value):
+    return value, None
+
+
+def _keyed_record(record):
+    """A provenance tuple keyed by its record's key, for Spark's own sorts and partitioners."""
+    try:
+        key, _ = record[0]
+    except (TypeError, ValueError):
+        raise shuffle.not_a_pair(record, "a keyed operator") from None
+    return key, record
+
+
+def _record(pair):
+    return pair[1]
+
+
+def _value_of(row):
+    return row[0]
+
+
+def called_at(depth: int = 2) -> str:
+    """``file:line`` of the program line that called the operator (``depth`` frames up)."""
+    frame = sys._getframe(depth)
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+UNTRACED = {
+    "zip": "zipWithIndex on both and a join on the index",
+    "glom": "mapPartitions(lambda it: [list(it)])",
+    "aggregate": "aggregate on the traced dataset (it is traced); this looks like a typo",
+    "toDF": "collect() the records and build the DataFrame on the driver",
+    "checkpoint": "cache() (a traced dataset is computed and traced once)",
+    "localCheckpoint": "cache() (a traced dataset is computed and traced once)",
+    "pipe": "mapPartitions with subprocess",
+    "groupBy": "keyBy(f).groupByKey()",
+    "lookup": "filter(lambda kv: kv[0] == key).values().collect()",
+}
+"""What to use instead of an RDD operator the traced dataset does not have."""
+
+
+def untraced(operator: str, depth: int = 3) -> IsolationError:
+    """The error for a program calling an RDD operator that is not traced: at its line."""
+    instead = UNTRACED.get(operator, "the traced operators listed in the README (Isolation)")
+    return IsolationError(
+        f"{called_at(depth)}: {operator} is not traced by perfx; use {instead} instead"
+    )
+
+
 class TracedDataset:
     """A distributed dataset whose records carry their provenance; use it like an RDD."""
 
@@ -40,7 +104,9 @@ class TracedDataset:
         self._rdd = rdd
         self._stage_inputs = stage_inputs
         self._consumers = 0
+        self._persisted = False
         self._output: tuple[int, RDD] | None = None
+        self._materialized = False
 
     def __repr__(self) -> str:
         return f"TracedDataset({self.name})"
@@ -48,14 +114,32 @@ class TracedDataset:
     def getNumPartitions(self) -> int:
         return self._rdd.getNumPartitions()
 
+    def __getattr__(self, name: str):
+        if not name.startswith("_") and hasattr(RDD, name):
+            raise untraced(name)
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
     # -- plumbing --------------------------------------------------------------------------
 
     def _consume(self):
         """The RDD for one more consumer: persisted when it is the second one."""
         self._consumers += 1
         if self._consumers == 2:
-            self.ctx._persist(self._rdd)
+            self._persist()
         return self._rdd
+
+    def _persist(self) -> None:
+        if not self._persisted:
+            self._persisted = True
+            self.ctx._persist(self._rdd)
+
+    def _derived(self, rdd, name: str, stage_inputs: tuple[int, ...] | None = None):
+        inputs = self._stage_inputs if stage_inputs is None else stage_inputs
+        return TracedDataset(self.ctx, rdd, f"{self.name}.{name}", inputs)
+
+    def _same_context(self, other: TracedDataset, operator: str) -> None:
+        if not isinstance(other, TracedDataset) or other.ctx is not self.ctx:
+            raise IsolationError(f"{operator} needs two datasets of the same TracedContext")
 
     def _narrow(self, factory, function, name: str, keeps_partitioning: bool) -> TracedDataset:
         rdd = self._consume().mapPartitions(
@@ -79,6 +163,99 @@ class TracedDataset:
 
     def flatMapValues(self, f) -> TracedDataset:
         return self._narrow(narrow.flat_map_values, f, "flatMapValues", True)
+
+    def keyBy(self, f) -> TracedDataset:
+        return self._narrow(narrow.key_by, f, "keyBy", False)
+
+    def keys(self) -> TracedDataset:
+        rdd = self._consume().mapPartitions(narrow.keys(self.ctx.full))
+        return self._derived(rdd, "keys")
+
+    def values(self) -> TracedDataset:
+        rdd = self._consume().mapPartitions(narrow.values(self.ctx.full))
+        return self._derived(rdd, "values")
+
+    def mapPartitions(self, f, preservesPartitioning: bool = False) -> TracedDataset:
+        """Every output of a partition derives from every record of it (the whole call is
+        timed once); outputs of an empty partition derive from no input record."""
+        function = narrow.map_partitions(f, False, self.ctx.full)
+        rdd = self._consume().mapPartitionsWithIndex(function, preservesPartitioning)
+        return self._derived(rdd, "mapPartitions")
+
+    def mapPartitionsWithIndex(self, f, preservesPartitioning: bool = False) -> TracedDataset:
+        function = narrow.map_partitions(f, True, self.ctx.full)
+        rdd = self._consume().mapPartitionsWithIndex(function, preservesPartitioning)
+        return self._derived(rdd, "mapPartitionsWithIndex")
+
+    def union(self, other: TracedDataset) -> TracedDataset:
+        """Both parents' records, each keeping its own provenance."""
+        self._same_context(other, "union")
+        rdd = self._consume().union(other._consume())
+        inputs = tuple(dict.fromkeys(self._stage_inputs + other._stage_inputs))
+        return TracedDataset(self.ctx, rdd, f"{self.name}.union({other.name})", inputs)
+
+    def sample(self, withReplacement: bool, fraction: float, seed: int | None = None):
+        """The records Spark's sampler picks (the same ones as plain Spark for a seed)."""
+        rdd = self._consume().sample(withReplacement, fraction, seed)
+        return self._derived(rdd, "sample")
+
+    def cartesian(self, other: TracedDataset) -> TracedDataset:
+        """Every (a, b) pair, derived from both records."""
+        self._same_context(other, "cartesian")
+        full = self.ctx.full
+        rdd = self._consume().cartesian(other._consume()).map(lambda ab: narrow.pair(ab, full))
+        inputs = tuple(dict.fromkeys(self._stage_inputs + other._stage_inputs))
+        return TracedDataset(self.ctx, rdd, f"{self.name}.cartesian({other.name})", inputs)
+
+    def zipWithIndex(self) -> TracedDataset:
+        """Spark counts the partitions first (a job): the input is persisted so that it is
+        computed and traced once."""
+        self._persist()
+        return self._derived(self._consume().zipWithIndex().map(narrow.with_index), "zipWithIndex")
+
+    def zipWithUniqueId(self) -> TracedDataset:
+        rdd = self._consume().zipWithUniqueId().map(narrow.with_index)
+        return self._derived(rdd, "zipWithUniqueId")
+
+    # -- moving records: provenance travels with each record --------------------------------
+
+    def repartition(self, numPartitions: int) -> TracedDataset:
+        return self._derived(self._consume().repartition(numPartitions), "repartition")
+
+    def coalesce(self, numPartitions: int, shuffle: bool = False) -> TracedDataset:
+        return self._derived(self._consume().coalesce(numPartitions, shuffle), "coalesce")
+
+    def partitionBy(self, numPartitions: int, partitionFunc=portable_hash) -> TracedDataset:
+        rdd = (
+            self._consume()
+            .map(_keyed_record)
+            .partitionBy(numPartitions, partitionFunc)
+            .map(_record, preservesPartitioning=True)
+        )
+        return self._derived(rdd, "partitionBy")
+
+    def sortByKey(self, ascending: bool = True, numPartitions=None, keyfunc=lambda x: x):
+        """Spark's own sort of the records by key; Spark samples the keys first (a job), so
+        the input is persisted and computed and traced once."""
+        keyed = self.ctx._persist(self._consume().map(_keyed_record))
+        rdd = keyed.sortByKey(ascending, numPartitions, keyfunc).map(_record)
+        return self._derived(rdd, "sortByKey")
+
+    def sortBy(self, keyfunc, ascending: bool = True, numPartitions=None) -> TracedDataset:
+        return self.keyBy(keyfunc).sortByKey(ascending, numPartitions).values()
+
+    def persist(self, storageLevel=None) -> TracedDataset:
+        """Computed and traced once, whatever the storage level asked (kept until the run
+        finishes)."""
+        self._persist()
+        return self
+
+    def cache(self) -> TracedDataset:
+        return self.persist()
+
+    def unpersist(self, blocking: bool = False) -> TracedDataset:
+        """Kept until the run finishes: computing it again would trace its records twice."""
+        return self
 
     # -- shuffles --------------------------------------------------------------------------
 
@@ -135,37 +312,83 @@ class TracedDataset:
             _single, _append, _extend, numPartitions, partitionFunc, name="groupByKey"
         )
 
-    def join(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
-        """Inner join: ``(k, (v, w))`` for every pair of a key, each with those two inputs."""
-        if other.ctx is not self.ctx:
-            raise ValueError("join needs two datasets of the same TracedContext")
+    def foldByKey(self, zeroValue, func, numPartitions=None, partitionFunc=portable_hash):
+        def create(value):
+            return func(copy.deepcopy(zeroValue), value)
+
+        return self.combineByKey(create, func, func, numPartitions, partitionFunc, name="foldByKey")
+
+    def distinct(self, numPartitions=None) -> TracedDataset:
+        """Each record once, derived from all of its copies."""
+        keyed = self._narrow(narrow.map_records, _as_key, "distinct", False)
+        return keyed.combineByKey(
+            _single, _keep_first, _keep_first, numPartitions, name="distinct"
+        ).keys()
+
+    def _cogrouped(self, other, operator: str, emit, numPartitions=None, pairs=True):
+        """A join-like operator: both sides tagged (a stage end each), shuffled together, and
+        ``emit`` (shuffle.py) makes a key's outputs from its two sides' payloads."""
+        self._same_context(other, operator)
         partitions = numPartitions or max(
             self._reduce_partitions(None), other._reduce_partitions(None)
         )
-        name = f"{self.name}.join({other.name})"
+        name = f"{self.name}.{operator}({other.name})"
         sides = []
         for side, dataset in enumerate((self, other)):
             rdd = dataset._consume()
             stage = self.ctx._new_stage(
                 "combine", f"{name}[{side}]", dataset._stage_inputs, rdd.getNumPartitions()
             )
-            sides.append(
-                (
-                    stage,
-                    rdd.mapPartitionsWithIndex(
-                        shuffle.join_tag(
-                            side, self.ctx.run_id, stage, self.ctx.store, self.ctx.full
-                        )
-                    ),
-                )
+            tag = shuffle.join_tag(
+                side, self.ctx.run_id, stage, self.ctx.store, self.ctx.full, pairs
             )
+            sides.append((stage, rdd.mapPartitionsWithIndex(tag)))
         joined = (
             sides[0][1]
             .union(sides[1][1])
             .partitionBy(partitions)
-            .mapPartitionsWithIndex(shuffle.join_merge(self.ctx.full), preservesPartitioning=True)
+            .mapPartitionsWithIndex(
+                shuffle.join_merge(self.ctx.full, emit), preservesPartitioning=True
+            )
         )
         return TracedDataset(self.ctx, joined, name, (sides[0][0], sides[1][0]))
+
+    def join(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
+        """Inner join: ``(k, (v, w))`` for every pair of a key, each with those two inputs."""
+        return self._cogrouped(other, "join", shuffle.inner, numPartitions)
+
+    def leftOuterJoin(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
+        """A left record without a match is ``(k, (v, None))``, derived from it alone."""
+        return self._cogrouped(other, "leftOuterJoin", shuffle.left_outer, numPartitions)
+
+    def rightOuterJoin(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
+        return self._cogrouped(other, "rightOuterJoin", shuffle.right_outer, numPartitions)
+
+    def fullOuterJoin(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
+        return self._cogrouped(other, "fullOuterJoin", shuffle.full_outer, numPartitions)
+
+    def cogroup(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
+        """``(k, (values of self, values of other))`` as lists, derived from all of them."""
+        return self._cogrouped(other, "cogroup", shuffle.cogroup, numPartitions)
+
+    groupWith = cogroup
+
+    def subtractByKey(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
+        return self._cogrouped(other, "subtractByKey", shuffle.subtract_by_key, numPartitions)
+
+    def subtract(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
+        """The records of self that other lacks (records are their own keys)."""
+        return self._cogrouped(
+            other,
+            "subtract",
+            shuffle.subtract,
+            numPartitions or self.getNumPartitions(),
+            pairs=False,
+        )
+
+    def intersection(self, other: TracedDataset) -> TracedDataset:
+        """Each record both hold, once, derived from all of their copies."""
+        return self._cogrouped(other, "intersection", shuffle.intersection, pairs=False)
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -186,6 +409,8 @@ class TracedDataset:
         """The records with their provenance: id, latency, most impactful source, remediated."""
         stage, rdd = self._finalized()
         rows = self.ctx._run_action(stage, rdd.collect)
+        self._materialized = True
+        self.ctx._returned(stage, len(rows))
         return [
             TracedRecord(value, out_id, total / 1e6, source, rest / 1e6)
             for value, out_id, total, source, rest in rows
@@ -196,9 +421,85 @@ class TracedDataset:
 
     def count(self) -> int:
         stage, rdd = self._finalized()
-        return self.ctx._run_action(stage, rdd.count)
+        found = self.ctx._run_action(stage, rdd.count)
+        self._materialized = True
+        self.ctx._returned(stage, found)
+        return found
+
+    def _on_values(self, action):
+        """``action(values)`` on the plain RDD of this dataset's output values, after every
+        output record is computed and traced (an action that reads only some partitions,
+        such as take, would otherwise leave the others untraced): the action itself runs
+        as Spark runs it on a plain RDD, with the same partitions in the same order."""
+        stage, rdd = self._finalized()
+        if not self._materialized:
+            self.count()
+        values = rdd.map(_value_of, preservesPartitioning=True)
+        return self.ctx._run_action(stage, lambda: action(values))
 
     def saveAsTextFile(self, path: str, compressionCodecClass: str | None = None) -> None:
-        stage, rdd = self._finalized()
-        values = rdd.map(lambda row: row[0])
-        self.ctx._run_action(stage, lambda: values.saveAsTextFile(path, compressionCodecClass))
+        self._on_values(lambda values: values.saveAsTextFile(path, compressionCodecClass))
+
+    def reduce(self, f):
+        """Spark's reduce of the output values (``f`` runs in the tasks, untimed)."""
+        return self._on_values(lambda values: values.reduce(f))
+
+    def fold(self, zeroValue, op):
+        return self._on_values(lambda values: values.fold(zeroValue, op))
+
+    def aggregate(self, zeroValue, seqOp, combOp):
+        return self._on_values(lambda values: values.aggregate(zeroValue, seqOp, combOp))
+
+    def collectAsMap(self) -> dict:
+        return self._on_values(lambda values: values.collectAsMap())
+
+    def countByKey(self) -> dict:
+        return self._on_values(lambda values: values.countByKey())
+
+    def countByValue(self) -> dict:
+        return self._on_values(lambda values: values.countByValue())
+
+    def take(self, num: int) -> list:
+        return self._on_values(lambda values: values.take(num))
+
+    def first(self):
+        return self._on_values(lambda values: values.first())
+
+    def takeOrdered(self, num: int, key=None) -> list:
+        return self._on_values(lambda values: values.takeOrdered(num, key))
+
+    def top(self, num: int, key=None) -> list:
+        return self._on_values(lambda values: values.top(num, key))
+
+    def takeSample(self, withReplacement: bool, num: int, seed: int | None = None) -> list:
+        return self._on_values(lambda values: values.takeSample(withReplacement, num, seed))
+
+    def min(self, key=None):
+        return self._on_values(lambda values: values.min(key))
+
+    def max(self, key=None):
+        return self._on_values(lambda values: values.max(key))
+
+    def sum(self):
+        return self._on_values(lambda values: values.sum())
+
+    def mean(self) -> float:
+        return self._on_values(lambda values: values.mean())
+
+    def stats(self):
+        return self._on_values(lambda values: values.stats())
+
+    def variance(self) -> float:
+        return self._on_values(lambda values: values.variance())
+
+    def stdev(self) -> float:
+        return self._on_values(lambda values: values.stdev())
+
+    def isEmpty(self) -> bool:
+        return self._on_values(lambda values: values.isEmpty())
+
+    def foreach(self, f) -> None:
+        self._on_values(lambda values: values.foreach(f))
+
+    def foreachPartition(self, f) -> None:
+        self._on_values(lambda values: values.foreachPartition(f))

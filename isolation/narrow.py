@@ -11,16 +11,20 @@ from __future__ import annotations
 from time import perf_counter_ns
 
 from .errors import UdfError
-from .ids import describe_id, excerpt
+from .ids import NO_LATENCY, describe_id, excerpt
 
 
 def udf_error(function, record: tuple, err: BaseException) -> UdfError:
     """The one-line error for ``function`` failing on ``record``."""
+    return _raised(function, err, f"record {excerpt(record[0])} (input {describe_id(record[2])})")
+
+
+def _raised(function, err: BaseException, where: str) -> UdfError:
+    """``function`` raised ``err`` on ``where`` (a record, a partition), in one line."""
     name = getattr(function, "__qualname__", None) or repr(function)
     message = excerpt(" ".join(str(err).split()), 200)
     return UdfError(
-        f"{name} raised {type(err).__name__}{': ' + message if message else ''} "
-        f"on record {excerpt(record[0])} (input {describe_id(record[2])})"
+        f"{name} raised {type(err).__name__}{': ' + message if message else ''} on {where}"
     )
 
 
@@ -121,3 +125,84 @@ def filter_records(function, full: bool):
                 yield _advance(record, record[0], clock() - start, full)
 
     return run
+
+
+def key_by(function, full: bool):
+    def apply(value):
+        return function(value), value
+
+    return _mapping(function, apply, full)
+
+
+def _key(pair):
+    return pair[0]
+
+
+def _value(pair):
+    return pair[1]
+
+
+def keys(full: bool):
+    return _mapping(_key, _key, full)
+
+
+def values(full: bool):
+    return _mapping(_value, _value, full)
+
+
+def merged(records: list, value, spent: int, full: bool) -> tuple:
+    """The provenance of a record made from several ``records`` without a stage end (a
+    partition's output of ``mapPartitions``, a ``cartesian`` pair): its slowest input's path
+    plus ``spent``, that input's source, and as ``rest`` the slowest path of another source
+    (or the leader's own ``rest``). No input at all (a partition function's output on an empty
+    partition) has source -1: it derives from no input record."""
+    if not records:
+        return (
+            (value, spent, -1, NO_LATENCY, 0, spent, ())
+            if full
+            else (value, spent, -1, NO_LATENCY, 0)
+        )
+    lead = records[0]
+    for record in records[1:]:
+        if (record[1], -record[2]) > (lead[1], -lead[2]):
+            lead = record
+    rest = max(r[1] if r[2] != lead[2] else r[3] for r in records)
+    if not full:
+        return (value, lead[1] + spent, lead[2], rest + spent, lead[4])
+    inputs = tuple(dict.fromkeys(i for r in records for i in r[6]))
+    compute = max(r[5] for r in records) + spent
+    return (value, lead[1] + spent, lead[2], rest + spent, lead[4], compute, inputs)
+
+
+def map_partitions(function, with_index: bool, full: bool):
+    """``function(iterator)`` (or ``function(index, iterator)``) over a whole partition: every
+    output derives from every record of the partition, and the whole call, iteration of what
+    it returns included, is timed once and lies on every output's path."""
+
+    def run(index, records):
+        records = list(records)
+        start = perf_counter_ns()
+        try:
+            values = (
+                list(function(index, (r[0] for r in records)))
+                if with_index
+                else list(function(r[0] for r in records))
+            )
+        except Exception as err:
+            raise _raised(function, err, f"partition {index}") from err
+        spent = perf_counter_ns() - start
+        for value in values:
+            yield merged(records, value, spent, full)
+
+    return run
+
+
+def pair(records: tuple, full: bool) -> tuple:
+    """A ``cartesian`` output: the pair of two records' values, with both as inputs."""
+    return merged(list(records), (records[0][0], records[1][0]), 0, full)
+
+
+def with_index(record_and_index: tuple) -> tuple:
+    """A ``zipWithIndex`` output: the record's value paired with its index."""
+    record, index = record_and_index
+    return ((record[0], index), *record[1:])

@@ -19,6 +19,19 @@ from .propagation import rank_culprits
 from .stores import LineageStore
 
 
+def check_intact(store: LineageStore, run: str, meta: dict) -> None:
+    """Every partition of every stage the finished run stored is still in the store."""
+    written = store.partitions(run)
+    have = set(zip(written.stage.tolist(), written.partition.tolist()))
+    for stage, info in sorted(meta.get("stages", {}).items(), key=lambda kv: int(kv[0])):
+        for partition in range(int(info.get("partitions", 0))):
+            if (int(stage), partition) not in have:
+                raise IsolationError(
+                    f"run {run} is damaged: the lineage of stage {stage} partition {partition} "
+                    "is missing from the store; re-run it with perfx isolate"
+                )
+
+
 @dataclass
 class StoredRun:
     """A complete run opened for querying."""
@@ -30,7 +43,10 @@ class StoredRun:
 
     @classmethod
     def open(cls, store: LineageStore, run: str) -> StoredRun:
+        """A complete run whose every stage still has every partition's lineage (a damaged
+        store is refused, naming the first missing stage and partition)."""
         meta = store.complete_meta(run)
+        check_intact(store, run, meta)
         return cls(store, run, meta, store.tables(run))
 
     @property

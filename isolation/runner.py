@@ -1,7 +1,8 @@
 """``run_traced``: load a program file, run it traced, and answer the first questions.
 
 A program is a Python file defining ``pipeline(ctx, input_path)`` that returns the final
-traced dataset. It is loaded by path and shipped to the workers by value, so it needs no
+traced dataset, or a value an action computed (a count, a reduced number, a dict); it may
+run actions in the middle too, and every job it runs is part of the traced run. It is loaded by path and shipped to the workers by value, so it needs no
 installation; what it imports must be importable on the workers (perfx itself is).
 """
 
@@ -34,6 +35,29 @@ class IsolationResult:
     records: list[TracedRecord]
     outputs: pd.DataFrame
     culprits: pd.DataFrame
+    value: Any = None
+    """What the pipeline returned when it was not a dataset (an action's value)."""
+    note: str | None = None
+    """Said beside the answer: an empty output from an input that is not empty."""
+
+
+def empty_output_note(meta: dict, outputs: pd.DataFrame) -> str | None:
+    """A plain statement when a run's output is empty though its input is not (a program
+    that filters everything out, or reads its input wrong, is not a run without culprits)."""
+    if len(outputs):
+        return None
+    size = 0
+    for source in meta.get("sources", {}).values():
+        if source["kind"] == "collection":
+            size += source.get("size", 0)
+        else:
+            size += sum(split["length"] for split in source.get("splits") or [])
+    if not size:
+        return None
+    return (
+        "the program's output is empty although its input is not: no output record, so no "
+        "culprit; check the program's parsing and filters"
+    )
 
 
 def load_program(path: str | os.PathLike):
@@ -277,12 +301,25 @@ def run_traced(
             raise IsolationError(
                 f"{program}: pipeline raised {type(err).__name__}: {err}"
             ) from None
-        if not isinstance(dataset, TracedDataset):
+        value = None
+        if isinstance(dataset, TracedDataset):
+            records = dataset.collect_traced()
+        elif not ctx._outputs:
             raise IsolationError(
-                f"{program}: pipeline must return the final traced dataset, "
-                f"not {type(dataset).__name__}"
+                f"{program}: pipeline ran no traced action: return the final traced dataset "
+                f"(or a value an action on one computed), not {type(dataset).__name__}"
             )
-        records = dataset.collect_traced()
+        else:
+            records, value = [], dataset
         meta = ctx.finish()
     stored = StoredRun.open(ctx.store, ctx.run_id)
-    return IsolationResult(ctx.run_id, meta, records, outputs(stored), top_culprits(stored, top))
+    found = outputs(stored)
+    return IsolationResult(
+        ctx.run_id,
+        meta,
+        records,
+        found,
+        top_culprits(stored, top),
+        value,
+        empty_output_note(meta, found),
+    )

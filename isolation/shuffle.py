@@ -176,8 +176,10 @@ def merge(merge_combiners, full: bool):
     return run_partition
 
 
-def join_tag(side: int, run: str, stage: int, store, full: bool):
-    """The map side of a join (a stage end): each record is its own pre-shuffle output."""
+def join_tag(side: int, run: str, stage: int, store, full: bool, pairs: bool = True):
+    """The map side of a join or cogroup (a stage end): each record is its own pre-shuffle
+    output, keyed by its key (``pairs``) or by the whole record (subtract, intersection)."""
+    operator = "join" if pairs else "a set operation"
 
     def run_partition(index, records):
         clock = perf_counter_ns
@@ -185,30 +187,35 @@ def join_tag(side: int, run: str, stage: int, store, full: bool):
         spent = 0
         for record in records:
             start = clock()
-            try:
-                key, value = record[0]
-            except (TypeError, ValueError):
-                raise not_a_pair(record, "join") from None
+            if pairs:
+                try:
+                    key, value = record[0]
+                except (TypeError, ValueError):
+                    raise not_a_pair(record, operator) from None
+            else:
+                key = value = record[0]
             tagged.append((key, value, record))
             spent += clock() - start
         rows = PartitionRows(full, output=False)
         base = partition_base(stage, index)
         share = spent // len(tagged) if tagged else 0
-        for seq, (_key, _value, record) in enumerate(tagged):
+        for seq, (_, _, record) in enumerate(tagged):
             rows.add(base + seq, record[1] + share, record[2], record[3] + share, share)
             if full:
                 rows.add_inputs(record[6], [record[5] + record[4]] * len(record[6]))
         write_rows(store, run, stage, index, rows)
-        for seq, (_key, _value, record) in enumerate(tagged):
+        for seq, (key, value, record) in enumerate(tagged):
             payload = (side, value, record[1] + share, record[2])
             yield key, (payload + (base + seq,) if full else payload)
 
     return run_partition
 
 
-def join_merge(full: bool):
-    """The reduce side of a join: every (left, right) pair of a key is an output with those
-    two inputs, sharing the partition's merge time by 2 / inputs of the partition."""
+def join_merge(full: bool, emit):
+    """The reduce side of a join or cogroup: ``emit(key, lefts, rights)`` (the payloads of
+    each side) yields ``(value, inputs)`` per output; an output's provenance is that of its
+    slowest input, and it shares the partition's merge time by its inputs / inputs of the
+    partition."""
 
     def run_partition(index, pairs):
         clock = perf_counter_ns
@@ -222,28 +229,83 @@ def join_merge(full: bool):
             sides[payload[0]].append(payload)
             seen += 1
             spent += clock() - start
-        share = 2 * spent // seen if seen else 0
         for key, (lefts, rights) in groups.items():
-            for left in lefts:
-                for right in rights:
-                    first, second = (
-                        (left, right)
-                        if (left[2], -left[3]) >= (right[2], -right[3])
-                        else (right, left)
+            for value, inputs in emit(key, lefts, rights):
+                share = len(inputs) * spent // seen
+                first = inputs[0]
+                for payload in inputs[1:]:
+                    if (payload[2], -payload[3]) > (first[2], -first[3]):
+                        first = payload
+                other = max((p[2] for p in inputs if p[3] != first[3]), default=NO_LATENCY - share)
+                if full:
+                    yield (
+                        value,
+                        first[2] + share,
+                        first[3],
+                        other + share,
+                        share,
+                        0,
+                        tuple(p[4] for p in inputs),
                     )
-                    other = second[2] + share if second[3] != first[3] else NO_LATENCY
-                    value = (key, (left[1], right[1]))
-                    if full:
-                        yield (
-                            value,
-                            first[2] + share,
-                            first[3],
-                            other,
-                            share,
-                            0,
-                            (left[4], right[4]),
-                        )
-                    else:
-                        yield (value, first[2] + share, first[3], other, share)
+                else:
+                    yield (value, first[2] + share, first[3], other + share, share)
 
     return run_partition
+
+
+# What the reduce side of each join-like operator emits: (value, the payloads it derives from)
+# for one key, given the payloads (side, value, path, source[, id]) of its left and right side.
+
+
+def inner(key, lefts, rights):
+    for left in lefts:
+        for right in rights:
+            yield (key, (left[1], right[1])), (left, right)
+
+
+def left_outer(key, lefts, rights):
+    if rights:
+        yield from inner(key, lefts, rights)
+    else:
+        for left in lefts:
+            yield (key, (left[1], None)), (left,)
+
+
+def right_outer(key, lefts, rights):
+    if lefts:
+        yield from inner(key, lefts, rights)
+    else:
+        for right in rights:
+            yield (key, (None, right[1])), (right,)
+
+
+def full_outer(key, lefts, rights):
+    if lefts and rights:
+        yield from inner(key, lefts, rights)
+    else:
+        yield from left_outer(key, lefts, rights)
+        yield from right_outer(key, lefts, rights)
+
+
+def cogroup(key, lefts, rights):
+    """One output per key: the values of each side as lists (PySpark: ResultIterables)."""
+    yield (key, ([p[1] for p in lefts], [p[1] for p in rights])), lefts + rights
+
+
+def subtract_by_key(key, lefts, rights):
+    if not rights:
+        for left in lefts:
+            yield (key, left[1]), (left,)
+
+
+def subtract(key, lefts, rights):
+    """Records keyed by themselves: the left ones that the right side lacks, each kept."""
+    if not rights:
+        for left in lefts:
+            yield left[1], (left,)
+
+
+def intersection(key, lefts, rights):
+    """Records keyed by themselves: one output per record both sides hold."""
+    if lefts and rights:
+        yield key, lefts + rights

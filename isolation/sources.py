@@ -5,7 +5,8 @@ split). The run keeps each partition's Hadoop split (file, start, length), so a 
 can show a culprit's file, byte offset and content later without Spark: the lines of a
 split are read back the way Hadoop's LineRecordReader cuts them (a split that does not start
 at byte 0 skips its first, partial line and reads past its end to finish its last one).
-A collection source (``parallelize``) writes its records' excerpts as a source table.
+A collection source (``parallelize``) writes its records' excerpts as a source table. A
+``wholeTextFiles`` record (a whole file) is located by its partition and number in it.
 """
 
 from __future__ import annotations
@@ -119,6 +120,11 @@ def locate(meta: dict, record_ids, source_rows=None) -> dict[int, dict]:
             result[record_id] = {
                 "location": f"{source['name']}[{seq}]",
                 "excerpt": (source_rows or {}).get(record_id, ""),
+            }
+        elif source["kind"] == "files":
+            result[record_id] = {
+                "location": f"{source['name']} partition {partition} file #{seq}",
+                "excerpt": "",
             }
         elif source.get("splits") is None:
             result[record_id] = {

@@ -115,10 +115,13 @@ def link(tasks: pd.DataFrame, task_id: str, stored) -> Link:
             _matching_stage(tasks, task, traced, stored.run),
             "stage position in its job",
         )
-    stage = _traced_stage(stored, spark_stage)
-    same = traced[(traced["stage_id"] == spark_stage) & (_partitions(traced) == partition)]
+    in_stage = traced[traced["stage_id"] == spark_stage]
+    stage, traced_partition = _traced_partition(
+        stored, spark_stage, partition, len(set(_partitions(in_stage)))
+    )
+    same = in_stage[_partitions(in_stage) == partition]
     duration = float(same["duration"].max()) if len(same) else float("nan")
-    return Link(stored.run, stage, partition, spark_stage, duration, rule)
+    return Link(stored.run, stage, traced_partition, spark_stage, duration, rule)
 
 
 def _partitions(tasks: pd.DataFrame) -> pd.Series:
@@ -184,12 +187,29 @@ def _differs(mine: pd.DataFrame, theirs: pd.DataFrame) -> str | None:
     return None
 
 
-def _traced_stage(stored, spark_stage: int) -> int:
-    found = [
+def _traced_partition(stored, spark_stage: int, partition: int, tasks: int) -> tuple[int, int]:
+    """The traced stage and partition that Spark stage ``spark_stage``'s task of ``partition``
+    (of ``tasks`` partitions) wrote. Traced stages that end in one Spark stage with as many
+    partitions between them as it has tasks are the sides of a union (a join's or cogroup's
+    two sides, shuffled together): its partitions are theirs laid end to end, in stage order.
+    Otherwise the stages are pipelined and the last one's rows end the Spark stage."""
+    found = _traced_stages(stored, spark_stage)
+    stages = stored.meta["stages"]
+    if len(found) > 1 and sum(int(stages[str(s)]["partitions"]) for s in found) == tasks:
+        for stage in found:
+            size = int(stages[str(stage)]["partitions"])
+            if partition < size:
+                return stage, partition
+            partition -= size
+    return found[-1], partition
+
+
+def _traced_stages(stored, spark_stage: int) -> list[int]:
+    found = sorted(
         int(t)
         for t, info in stored.meta.get("stages", {}).items()
         if spark_stage in info.get("spark_stages", [])
-    ]
+    )
     if not found:
         known = sorted(
             {
@@ -202,7 +222,7 @@ def _traced_stage(stored, spark_stage: int) -> int:
             f"run {stored.run} traced no records in Spark stage {spark_stage} "
             f"(its traced Spark stages: {', '.join(map(str, known)) or 'none'})"
         )
-    return max(found)  # stages pipelined into one Spark stage: the last one's rows end it
+    return found
 
 
 def culprits(tasks: pd.DataFrame, task_id: str, stored, top: int = 5, keys: bool = False) -> dict:

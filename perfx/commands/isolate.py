@@ -72,15 +72,17 @@ def spark_progress(sc, console):
 def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
     """Run PROGRAM.py traced and show its slowest outputs and culprit input records.
 
-    PROGRAM.py defines pipeline(ctx, input_path) returning the final traced dataset; ctx
-    has textFile/parallelize, datasets have the RDD operators (map, flatMap, filter,
-    mapValues, reduceByKey, groupByKey, aggregateByKey, join, ...).
+    PROGRAM.py defines pipeline(ctx, input_path) returning the final traced dataset (or an
+    action's value); ctx has textFile/wholeTextFiles/parallelize, datasets have the RDD
+    operators and actions (README, "Traced programs").
     """
     from pathlib import Path
 
     from perfx import terminal
+    from perfx.isolation.ids import excerpt
     from perfx.isolation.runner import check_input, load_program, run_traced, traced_session
     from perfx.isolation.stores import open_store
+    from perfx.terminal import safe_text
 
     module = load_program(program)  # a broken program or a missing input fails before a JVM starts
     check_input(input_path)
@@ -118,12 +120,18 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
                     "store": result.meta["store"],
                     "outputs": outputs_json(result.outputs),
                     "culprits": culprits_json(result.culprits),
+                    "note": result.note,
+                    "value": None if result.value is None else repr(result.value),
                 },
                 indent=2,
                 sort_keys=True,
             )
         )
         return
+    if result.note:
+        console.print(safe_text(f"Note: {result.note}"))
+    if result.value is not None:
+        console.print(safe_text(f"The program returned {excerpt(result.value, 200)}"))
     print_outputs(console, result.outputs)
     print_culprits(
         console, result.culprits, "Top culprit input records (impact on the slowest outputs)"

@@ -1,0 +1,112 @@
+"""The program of issue 29 (orders joined with a catalogue, summed per user; one user's order
+is expensive to parse): ``perfx isolate`` gives plain PySpark's output and names that order
+first, ``perfx why`` names it first and exits 0, and a damaged store is refused in one line
+naming the stage and partition whose lineage is gone."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from perfx.cli import cli, main
+from tests.chain.programs import orders_join
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="module")
+def orders(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("orders")
+    hot = orders_join.generate(str(folder))
+    return str(folder), hot
+
+
+@pytest.fixture(scope="module")
+def isolated(spark, orders, tmp_path_factory):
+    """``perfx isolate --format json`` on the orders: (store, report)."""
+    store = str(tmp_path_factory.mktemp("runs"))
+    args = ["isolate", orders_join.__file__, "--input", orders[0], "--store", store]
+    result = CliRunner().invoke(cli, [*args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return store, json.loads(result.output)
+
+
+def test_isolate_gives_the_plain_output_and_names_the_expensive_order_first(
+    spark, orders, isolated
+):
+    folder, hot = orders
+    _, report = isolated
+    plain = orders_join.pipeline(spark.sparkContext, folder).collect()
+    assert sorted(o["key"] for o in report["outputs"]) == sorted(user for user, _ in plain)
+    assert len(report["outputs"]) == 21 and report["note"] is None
+    first = report["culprits"][0]
+    assert hot.startswith(first["excerpt"].rstrip("…")), first
+    assert first["location"].startswith(os.path.join(folder, "orders-1.csv") + "@")
+
+
+def _fails_in_one_line(args, capsys) -> str:
+    """perfx ARGS exits 1 with one line on standard error (returned)."""
+    with pytest.raises(SystemExit) as caught:
+        main(args)
+    err = capsys.readouterr().err
+    assert caught.value.code == 1, err
+    assert err.startswith("perfx: ") and err.count("\n") == 1, err
+    return err
+
+
+def _delete_lineage(store: str, run: str) -> tuple[int, int]:
+    """Deletes the lineage file of the last partition of the first join stage: (stage, it)."""
+    meta = json.load(open(glob.glob(os.path.join(store, run, "*.json"))[0]))
+    stage = min(int(s) for s, info in meta["stages"].items() if info["kind"] == "combine")
+    partition = meta["stages"][str(stage)]["partitions"] - 1
+    os.remove(os.path.join(store, run, f"s{stage:03d}", f"p{partition:05d}.parquet"))
+    return stage, partition
+
+
+def test_a_damaged_store_makes_culprits_exit_1_naming_stage_and_partition(
+    isolated, tmp_path, capsys
+):
+    import shutil
+
+    store, report = isolated
+    copy = str(tmp_path / "copy")
+    shutil.copytree(store, copy)
+    stage, partition = _delete_lineage(copy, report["run"])
+    err = _fails_in_one_line(["culprits", report["run"], "--store", copy], capsys)
+    assert f"stage {stage} partition {partition}" in err
+
+
+def _why_args(orders, store: str) -> list[str]:
+    return ["why", orders_join.__file__, "--input", orders[0], "--store", store, "--format", "json"]
+
+
+def test_why_names_the_expensive_order_first_and_exits_0(spark, orders, tmp_path):
+    folder, hot = orders
+    result = CliRunner().invoke(cli, _why_args(orders, str(tmp_path / "runs")))
+    assert result.exit_code == 0, result.output
+    first = json.loads(result.output)["culprits"]["records"][0]
+    assert hot.startswith(first["excerpt"].rstrip("…")), first
+    assert first["location"].startswith(os.path.join(folder, "orders-1.csv") + "@"), first
+
+
+def test_why_on_a_store_that_lost_a_partition_exits_1_naming_it(
+    spark, orders, tmp_path, monkeypatch, capsys
+):
+    """The store loses a partition's lineage between the traced run and why's query."""
+    import perfx.why
+
+    store, lost = str(tmp_path / "runs"), {}
+    opened = perfx.why.open_run
+
+    def open_after_loss(run, lineage_store):
+        lost["at"] = _delete_lineage(store, run)
+        return opened(run, lineage_store)
+
+    monkeypatch.setattr(perfx.why, "open_run", open_after_loss)
+    err = _fails_in_one_line(_why_args(orders, store), capsys)
+    stage, partition = lost["at"]
+    assert f"stage {stage} partition {partition}" in err

@@ -1,0 +1,37 @@
+#
+# Licensed to the Apache Software Foundation (ASF) under one or more
+# contributor license agreements.  See the NOTICE file distributed with
+# this work for additional information regarding copyright ownership.
+# The ASF licenses this file to You under the Apache License, Version 2.0
+# (the "License"); you may not use this file except in compliance with
+# the License.  You may obtain a copy of the License at
+#
+#    http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+#
+# perfx corpus: the pipeline form of HiBench 5.0's src/sparkbench/src/main/python/wordcount.py
+# (origin, licence and edits in ../SOURCES.md). Edits to fit pipeline(ctx, input_path):
+#   1. the __main__ block is pipeline(ctx, input_path); the argv check is gone
+#   2. sc = SparkContext(appName="PythonWordCount") -> sc = ctx; sys.argv[1] -> input_path
+#   3. counts.saveAsTextFile(sys.argv[2]) and sc.stop() -> return counts
+
+import sys
+from operator import add
+
+from pyspark import SparkContext
+
+#
+# Adopted from spark's example: https://spark.apache.org/examples.html
+#
+def pipeline(ctx, input_path):
+    sc = ctx
+    lines = sc.textFile(input_path, 1)
+    counts = lines.flatMap(lambda x: x.split(' ')) \
+                  .map(lambda x: (x, 1)) \
+                  .reduceByKey(add)
+    return counts

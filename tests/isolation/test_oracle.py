@@ -1,0 +1,234 @@
+"""Every traced operator against the oracle: plain PySpark and the traced run, in impact and
+in full lineage, give the same output on data made to break provenance bookkeeping
+(tests/isolation/oracle.py)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from tests.isolation.oracle import PAIRS, SMALL, assert_same_outputs, parse, plus, write_inputs
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    return write_inputs(tmp_path_factory.mktemp("oracle") / "text")
+
+
+def pairs(ctx, slices=4):
+    return ctx.parallelize(PAIRS, slices)
+
+
+def text_pairs(ctx, inputs):
+    return ctx.textFile(inputs["text"], 3).map(parse)
+
+
+def small(ctx):
+    return ctx.parallelize(SMALL, 2)
+
+
+PIPELINES = {
+    "map": lambda ctx, i: pairs(ctx).map(lambda kv: (kv[1], kv[0])),
+    "flatMap": lambda ctx, i: ctx.textFile(i["text"]).flatMap(lambda line: line.split(",")),
+    "filter": lambda ctx, i: pairs(ctx).filter(lambda kv: kv[1] is not None and kv[1] % 2 == 0),
+    "mapValues": lambda ctx, i: pairs(ctx).mapValues(lambda v: (v, v is None)),
+    "flatMapValues": lambda ctx, i: pairs(ctx).flatMapValues(lambda v: range((v or 0) % 4)),
+    "combineByKey": lambda ctx, i: pairs(ctx).combineByKey(
+        lambda v: [v], lambda acc, v: acc + [v], lambda a, b: a + b, 3
+    ),
+    "reduceByKey": lambda ctx, i: text_pairs(ctx, i).reduceByKey(plus),
+    "reduceByKey-parallelize": lambda ctx, i: pairs(ctx, 7).reduceByKey(plus, 5),
+    "aggregateByKey": lambda ctx, i: pairs(ctx).aggregateByKey(
+        (0, 0),
+        lambda acc, v: (acc[0] + (v or 0), acc[1] + 1),
+        lambda a, b: (a[0] + b[0], a[1] + b[1]),
+    ),
+    "groupByKey": lambda ctx, i: pairs(ctx).groupByKey(3),
+    "groupByKey-text": lambda ctx, i: text_pairs(ctx, i).groupByKey().mapValues(list),
+    "join": lambda ctx, i: pairs(ctx).join(small(ctx)),
+    "join-text": lambda ctx, i: text_pairs(ctx, i).join(small(ctx), 3),
+    "join-after-reduce": lambda ctx, i: (
+        pairs(ctx).reduceByKey(plus).join(text_pairs(ctx, i).reduceByKey(plus))
+    ),
+    "two-joins": lambda ctx, i: (
+        pairs(ctx).join(small(ctx)).map(lambda kv: (kv[0], kv[1][0])).join(text_pairs(ctx, i))
+    ),
+    "keys": lambda ctx, i: pairs(ctx).keys(),
+    "values": lambda ctx, i: pairs(ctx).values(),
+    "keyBy": lambda ctx, i: ctx.textFile(i["text"]).keyBy(len),
+    "mapPartitions": lambda ctx, i: pairs(ctx, 6).mapPartitions(lambda it: [sum(1 for _ in it)]),
+    "mapPartitionsWithIndex": lambda ctx, i: text_pairs(ctx, i).mapPartitionsWithIndex(
+        lambda index, it: ((index, kv[0]) for kv in it)
+    ),
+    "union": lambda ctx, i: pairs(ctx).union(text_pairs(ctx, i)),
+    "union-self": lambda ctx, i: (lambda d: d.union(d.filter(lambda kv: kv[1])))(pairs(ctx)),
+    "SparkContext.union": lambda ctx, i: ctx.union([pairs(ctx), small(ctx), text_pairs(ctx, i)]),
+    "distinct": lambda ctx, i: pairs(ctx).values().distinct(),
+    "distinct-keys": lambda ctx, i: text_pairs(ctx, i).keys().distinct(2),
+    "sortByKey": lambda ctx, i: text_pairs(ctx, i).reduceByKey(plus).sortByKey(),
+    "sortByKey-desc": lambda ctx, i: (
+        pairs(ctx).filter(lambda kv: isinstance(kv[0], str)).reduceByKey(plus).sortByKey(False, 3)
+    ),
+    "sortBy": lambda ctx, i: (
+        pairs(ctx).reduceByKey(plus).sortBy(lambda kv: (kv[1] or 0, repr(kv[0])))
+    ),
+    "leftOuterJoin": lambda ctx, i: pairs(ctx).leftOuterJoin(small(ctx)),
+    "rightOuterJoin": lambda ctx, i: text_pairs(ctx, i).rightOuterJoin(small(ctx), 3),
+    "fullOuterJoin": lambda ctx, i: small(ctx).fullOuterJoin(text_pairs(ctx, i)),
+    "cogroup": lambda ctx, i: pairs(ctx).cogroup(small(ctx)),
+    "subtractByKey": lambda ctx, i: pairs(ctx).subtractByKey(small(ctx)),
+    "subtract": lambda ctx, i: pairs(ctx).subtract(
+        text_pairs(ctx, i).union(pairs(ctx, 2).sample(False, 0.5, 7))
+    ),
+    "intersection": lambda ctx, i: pairs(ctx).keys().intersection(text_pairs(ctx, i).keys()),
+    "foldByKey": lambda ctx, i: pairs(ctx).foldByKey(0, plus),
+    "repartition": lambda ctx, i: text_pairs(ctx, i).repartition(5).mapValues(lambda v: v),
+    "coalesce": lambda ctx, i: pairs(ctx, 7).coalesce(2).reduceByKey(plus),
+    "partitionBy": lambda ctx, i: (
+        pairs(ctx).partitionBy(3).mapPartitions(lambda it: [sorted(map(repr, it))])
+    ),
+    "zipWithIndex": lambda ctx, i: pairs(ctx, 5).zipWithIndex(),
+    "sample": lambda ctx, i: pairs(ctx, 3).sample(False, 0.3, 11),
+    "sample-replacement": lambda ctx, i: text_pairs(ctx, i).sample(True, 1.5, 5),
+    "cartesian": lambda ctx, i: small(ctx).cartesian(text_pairs(ctx, i)),
+    "cache": lambda ctx, i: (lambda d: d.join(d.mapValues(lambda v: -(v or 0))))(
+        text_pairs(ctx, i).reduceByKey(plus).cache()
+    ),
+    "persist-unpersist": lambda ctx, i: pairs(ctx).persist().unpersist().groupByKey(),
+    "wholeTextFiles": lambda ctx, i: ctx.wholeTextFiles(i["text"]).map(
+        lambda pc: (pc[0].rsplit("/", 1)[-1], len(pc[1]))
+    ),
+    "broadcast": lambda ctx, i: (lambda names: pairs(ctx).filter(lambda kv: kv[0] in names.value))(
+        ctx.broadcast(dict(SMALL))
+    ),
+    "mid-run-count": lambda ctx, i: (lambda n: pairs(ctx).mapValues(lambda v: (v, n)))(
+        text_pairs(ctx, i).count()
+    ),
+    "mid-run-collectAsMap": lambda ctx, i: (
+        lambda names: text_pairs(ctx, i).map(lambda kv: (kv[0], names.value.get(kv[0])))
+    )(ctx.broadcast(small(ctx).collectAsMap())),
+}
+
+ORDERED = {"sortByKey", "sortByKey-desc", "sortBy", "zipWithIndex"}
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+def test_traced_output_equals_plain(spark, store, inputs, name):
+    assert_same_outputs(spark, store, PIPELINES[name], inputs, ordered=name in ORDERED)
+
+
+def numbers(ctx, i):
+    return pairs(ctx, 5).values().filter(lambda v: v is not None)
+
+
+ACTIONS = {
+    "reduce": lambda ctx, i: numbers(ctx, i).reduce(lambda a, b: a + b),
+    "fold": lambda ctx, i: numbers(ctx, i).fold(0, lambda a, b: a + b),
+    "aggregate": lambda ctx, i: numbers(ctx, i).aggregate(
+        (0, 0), lambda acc, v: (acc[0] + v, acc[1] + 1), lambda a, b: (a[0] + b[0], a[1] + b[1])
+    ),
+    "collect": lambda ctx, i: text_pairs(ctx, i).collect(),
+    "collectAsMap": lambda ctx, i: text_pairs(ctx, i).reduceByKey(plus).collectAsMap(),
+    "count": lambda ctx, i: text_pairs(ctx, i).count(),
+    "countByKey": lambda ctx, i: pairs(ctx).countByKey(),
+    "countByValue": lambda ctx, i: pairs(ctx).values().countByValue(),
+    "take": lambda ctx, i: text_pairs(ctx, i).take(4),
+    "takeOrdered": lambda ctx, i: numbers(ctx, i).takeOrdered(5, key=lambda v: -v),
+    "top": lambda ctx, i: numbers(ctx, i).top(3),
+    "takeSample": lambda ctx, i: numbers(ctx, i).takeSample(False, 6, 3),
+    "first": lambda ctx, i: text_pairs(ctx, i).first(),
+    "min": lambda ctx, i: numbers(ctx, i).min(),
+    "max": lambda ctx, i: numbers(ctx, i).max(key=lambda v: v % 7),
+    "sum": lambda ctx, i: numbers(ctx, i).sum(),
+    "mean": lambda ctx, i: numbers(ctx, i).mean(),
+    "stats": lambda ctx, i: repr(numbers(ctx, i).stats()),
+    "isEmpty": lambda ctx, i: numbers(ctx, i).filter(lambda v: v > 10**6).isEmpty(),
+    "foreach-accumulator": lambda ctx, i: (
+        lambda acc: (numbers(ctx, i).foreach(lambda v: acc.add(v)), acc.value)[1]
+    )(ctx.accumulator(0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIONS))
+def test_traced_action_equals_plain(spark, store, inputs, name):
+    assert_same_outputs(spark, store, ACTIONS[name], inputs)
+
+
+def test_read_text_rdd_equals_spark_read_text(spark, store, inputs):
+    """``spark.read.text(path).rdd`` in a plain program is ``ctx.read.text(path).rdd`` traced."""
+
+    def build(ctx, i):
+        reader = spark.read if ctx is spark.sparkContext else ctx.read
+        return reader.text(i["text"]).rdd.map(lambda row: (row.value, len(row)))
+
+    assert_same_outputs(spark, store, build, inputs)
+
+
+def test_an_untraced_operator_fails_at_the_programs_line(spark, store):
+    from perfx.isolation import TracedContext
+    from perfx.isolation.errors import IsolationError
+
+    with TracedContext(spark, store=store) as ctx:
+        data = ctx.parallelize([1, 2])
+        with pytest.raises(IsolationError) as caught:
+            data.glom()
+        line = sys._getframe().f_lineno - 1
+    assert str(caught.value).startswith(f"{__file__}:{line}: glom is not traced by perfx; use ")
+    assert "mapPartitions" in str(caught.value)
+
+
+def test_a_damaged_run_is_refused_naming_stage_and_partition(spark, store, inputs):
+    """A store that lost a partition's lineage after the run: every query refuses it."""
+    import os
+
+    from perfx.isolation import TracedContext
+    from perfx.isolation.errors import IsolationError
+    from perfx.isolation.queries import StoredRun
+
+    with TracedContext(spark, store=store) as ctx:
+        PIPELINES["reduceByKey"](ctx, inputs).collect()
+    stage = next(s for s, info in ctx.meta["stages"].items() if info["kind"] == "combine")
+    folder = store.local_dir(ctx.run_id)
+    os.remove(os.path.join(folder, f"s{int(stage):03d}", "p00001.parquet"))
+    with pytest.raises(IsolationError, match=f"stage {stage} partition 1 is missing"):
+        StoredRun.open(store, ctx.run_id)
+
+
+PROGRAM = """
+from operator import add
+
+
+def pipeline(ctx, input_path):
+    lines = ctx.textFile(input_path)
+    total = lines.count()  # an action mid-way: its value is an ordinary number
+    pairs = lines.filter(lambda line: line.endswith("{suffix}")).map(lambda line: (line, total))
+    return {result}
+"""
+
+
+def _program(tmp_path, name: str, **parts) -> str:
+    path = tmp_path / f"{name}.py"
+    path.write_text(PROGRAM.format(**parts))
+    return str(path)
+
+
+def test_a_program_may_run_actions_midway_and_return_a_value(spark, store, inputs, tmp_path):
+    from perfx.isolation.runner import load_program, run_traced
+
+    program = _program(tmp_path, "value", suffix="0", result="pairs.values().reduce(add)")
+    plain = load_program(program).pipeline(spark.sparkContext, inputs["text"])
+    result = run_traced(program, inputs["text"], spark=spark, store=store)
+    assert result.value == plain == 11 and result.records == [] and result.note is None
+    assert len(result.meta["outputs"]) == 2 and len(result.outputs) == 1
+
+
+def test_an_empty_output_from_a_non_empty_input_is_said(spark, store, inputs, tmp_path):
+    from perfx.isolation.runner import run_traced
+
+    program = _program(tmp_path, "empty", suffix="no such end", result="pairs")
+    result = run_traced(program, inputs["text"], spark=spark, store=store)
+    assert result.records == [] and result.outputs.empty
+    assert "output is empty although its input is not" in result.note
