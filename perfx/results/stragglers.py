@@ -70,6 +70,8 @@ class StragglerReport:
         from perfx.explain.cause import task_cause
 
         tasks = analysis.tasks
+        if "id" not in tasks.columns:  # a log cut before its task events: no task to name
+            return cls(analysis, None)
         named = {}
         for task_id in tasks.loc[tasks["straggler"], "id"].astype(str):
             diagnosis = task_cause(log, task_id)
