@@ -24,17 +24,63 @@ def _compose(*decorators: Callable[[F], F]) -> Callable[[F], F]:
 class LogSource(click.ParamType):
     """A local log, history, folder or feature store, which must exist; or the URI of a
     feature store (``s3://bucket/store``) or of Spark's REST API (``http://host:18080``),
-    which is checked when it is read."""
+    whose scheme is checked now and the rest when it is read. ``must_exist=False``: a local
+    path that does not exist is left for the command to say so (``perfx logs``, exit 1)."""
 
     name = "path"
 
+    def __init__(self, must_exist: bool = True) -> None:
+        self.must_exist = must_exist
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        from perfx.logs.store.fs import is_uri
+        from perfx.logs.store.fs import is_uri, unknown_scheme
 
         text = str(value)
         if is_uri(text):
+            problem = unknown_scheme(text)
+            if problem:
+                self.fail(problem, param, ctx)
             return text
-        return str(click.Path(exists=True).convert(value, param, ctx))
+        return str(click.Path(exists=self.must_exist).convert(value, param, ctx))
+
+
+class OutputPath(click.ParamType):
+    """Where a command writes a file (``folder=False``) or a folder it creates: checked when
+    the command line is read, before any log is loaded, so that a path that cannot be written
+    fails at once (exit 2) rather than after the work. A file's folder must exist and be
+    writable and the file must not be a folder; a folder's nearest existing ancestor must be a
+    writable folder (the command creates the rest). A URI is checked when it is written."""
+
+    name = "path"
+
+    def __init__(self, folder: bool = False, path_type: type = str) -> None:
+        self.folder = folder
+        self.path_type = path_type
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        import os
+        from pathlib import Path
+
+        from perfx.logs.store.fs import is_uri
+
+        if is_uri(str(value)):
+            return LogSource(must_exist=False).convert(value, param, ctx)
+        path = Path(value)
+        if self.folder:
+            if path.exists() and not path.is_dir():
+                self.fail(f"{value} is a file, not a folder", param, ctx)
+            parent = next(p for p in (path, *path.absolute().parents) if p.exists())
+        else:
+            if path.is_dir():
+                self.fail(f"{value} is a folder; give a file name", param, ctx)
+            parent = path.absolute().parent
+            if not parent.exists():
+                self.fail(f"folder {parent} does not exist", param, ctx)
+        if not parent.is_dir():
+            self.fail(f"{parent} is not a folder", param, ctx)
+        if not os.access(parent, os.W_OK | os.X_OK):
+            self.fail(f"folder {parent} is not writable", param, ctx)
+        return self.path_type(value)
 
 
 REST_SETTINGS = "perfx.rest"

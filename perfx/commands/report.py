@@ -7,7 +7,14 @@ import sys
 
 import click
 
-from .options import explain_options, format_option, log_option, open_session, run_options
+from .options import (
+    OutputPath,
+    explain_options,
+    format_option,
+    log_option,
+    open_session,
+    run_options,
+)
 
 
 @click.command("report")
@@ -31,9 +38,7 @@ from .options import explain_options, format_option, log_option, open_session, r
     show_default=True,
     help="Straggler questions asked without --queries.",
 )
-@click.option(
-    "--out", required=True, type=click.Path(dir_okay=False), help="Where to write the HTML page."
-)
+@click.option("--out", required=True, type=OutputPath(), help="Where to write the HTML page.")
 @explain_options
 @format_option
 def report_command(logs, run, store, queries, pairs, limit, out, width, sample, seed, fmt) -> None:
