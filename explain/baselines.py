@@ -46,7 +46,7 @@ def rule_of_thumb(request: Request) -> Explanation:
             break
         if _disagree(cols, name, first, second):
             atoms.append(Atom(name, "isSame", "=", Bool(False)))
-    return _answer(request, cols, atoms, "ruleofthumb")
+    return answer_with(request, cols, atoms, "ruleofthumb")
 
 
 def sim_but_diff(request: Request) -> Explanation:
@@ -71,7 +71,7 @@ def sim_but_diff(request: Request) -> Explanation:
             scores.append((float(ts.weight[differs & expected].sum()) / d, d, k))
     scores.sort(key=lambda s: (-s[0], -s[1], s[2]))
     atoms = [same[k].atom("=", poi[k]) for _, _, k in scores[: request.width]]
-    return _answer(request, cols, atoms, "simbutdiff", ts)
+    return answer_with(request, cols, atoms, "simbutdiff", ts)
 
 
 def relief_ranking(cols: Columns, seed: int = 0) -> list[str]:
@@ -159,10 +159,11 @@ def _training(request: Request, cols: Columns) -> TrainingSet:
     )
 
 
-def _answer(
+def answer_with(
     request: Request, cols: Columns, atoms: list[Atom], method: str, ts: TrainingSet | None = None
 ) -> Explanation:
-    """The baseline's clause, in its own order, with the figures PerfXplain reports."""
+    """The baseline's clause, in its own order, with the figures PerfXplain reports (every
+    baseline answers through it, ``explain.peers`` too)."""
     ts = ts if ts is not None else _training(request, cols)
     current = np.ones(ts.size, dtype=bool)
     steps = []

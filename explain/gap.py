@@ -22,21 +22,29 @@ symmetric: with L = (C₁ − C₂) / (ln C₁ − ln C₂),
          volume          cost per unit
 
 so a task that read 12x the records at 1.1x the cost per record owes ln 12 / ln 13.2 = 96 %
-of its extra compute to volume. Data skew is repartitioned; computation skew (the same
-volume, each unit dearer) is traced to the records that cost the time.
+of its extra compute to volume. That split is the fallback: two tasks of a stage large enough
+to fit its cost model (``explain.costmodel``) have their compute gap split per volume (input,
+shuffle read and write, output, result, spill), the rest being cost per unit, which is
+computation skew only beyond the stage's spread. Data skew is repartitioned; computation skew
+(the same volume, each unit dearer) is traced to the records that cost the time.
+
+**Whether anything stands out.** A task whose duration lies within its stage's normal spread
+(``costmodel.standing``) gets no mechanism: its gap is noise, and the diagnosis says so.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
 
 from perfx.logs.time_parts import TIME_PARTS
 
+from . import costmodel
 from .columns import Columns
+from .costmodel import ModelSplit, Standing
 
 PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
     (part.name, part.label, part.columns) for part in TIME_PARTS
@@ -44,15 +52,15 @@ PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
 """(part, label, columns): the measured components of a duration (logs.time_parts); compute
 is what they leave."""
 
-VOLUMES: tuple[tuple[str, str, str], ...] = (
+RECORDS_SPLIT: tuple[tuple[str, str, str], ...] = (
     ("records_in", "records", "time per record"),
     ("bytes_in", "bytes", "time per byte"),
     ("input_records", "records", "time per record"),
     ("input_bytes", "bytes", "time per byte"),
     ("input_size", "bytes", "time per byte"),
 )
-"""Volume measures in order of preference: the first both executions have (> 0) splits the
-compute gap."""
+"""Volume measures of the records-only split (without a cost model), in order of preference:
+the first both executions have (> 0) splits the compute gap."""
 
 SIMILAR_VOLUME = 1.5
 """Up to this much more volume is "no more input": a compute gap then is a cost per unit,
@@ -119,6 +127,11 @@ class Gap:
     parts: list[Part]
     split: Split | None
     diagnosis: Diagnosis | None = None
+    model: ModelSplit | None = None
+    """The compute gap split by the stage's cost model (tasks of one fitted stage); when set,
+    it replaces ``split``."""
+    standing: Standing | None = None
+    """Where the first task's duration lies among its stage's other tasks."""
 
     @property
     def total(self) -> float:
@@ -130,10 +143,13 @@ class Gap:
         volume and cost when split): parts moving the other way count zero, and the shares
         of the parts that moved with it add up to one."""
         sign = 1.0 if self.total >= 0 else -1.0
-        moves = {
-            p.name: sign * p.delta for p in self.parts if p.name != "compute" or self.split is None
-        }
-        if self.split is not None:
+        split = self.split is not None or self.model is not None
+        moves = {p.name: sign * p.delta for p in self.parts if p.name != "compute" or not split}
+        if self.model is not None:
+            for v in self.model.volumes:
+                moves[f"volume:{v.kind}"] = sign * v.ms
+            moves["cost"] = sign * self.model.cost_ms
+        elif self.split is not None:
             moves["volume"], moves["cost"] = sign * self.split.volume_ms, sign * self.split.cost_ms
         positive = sum(v for v in moves.values() if v > 0)
         return {k: (max(v, 0.0) / positive if positive > 0 else 0.0) for k, v in moves.items()}
@@ -141,15 +157,25 @@ class Gap:
     def share(self, part: str) -> float:
         return self.shares.get(part, 0.0)
 
-    def accounted(self, accounts: tuple[str, ...]) -> float:
-        """The share of the gap the parts in ``accounts`` (a feature's ``accounts``) explain;
-        ``compute`` stands for both volume and cost, ``cost`` for all of compute when it
-        could not be split."""
+    def accounted(self, accounts: tuple[str, ...], feature: str = "") -> float:
+        """The share of the gap the parts in ``accounts`` (``feature``'s ``accounts``)
+        explain; ``compute`` stands for both volume and cost, ``cost`` for all of compute
+        when it could not be split. Split by the cost model, ``volume`` is the share of the
+        feature's own kind of volume (``costmodel.KIND_OF``), or of every kind for a feature
+        that is not a volume."""
         names = set(accounts)
         if "compute" in names:
             names |= {"volume", "cost"}
-        if "cost" in names and self.split is None:
+        if "cost" in names and self.split is None and self.model is None:
             names.add("compute")
+        if self.model is not None and "volume" in names:
+            names.discard("volume")
+            kinds = costmodel.KIND_OF.get(feature)
+            names |= {
+                k
+                for k in self.shares
+                if k.startswith("volume:") and (kinds is None or k[7:] in kinds.split("+"))
+            }
         return min(1.0, sum(self.share(n) for n in names))
 
     def line(self) -> str:
@@ -168,12 +194,20 @@ class Gap:
 
     def _part_text(self, part: Part) -> str:
         text = f"{part.label} {'+' if part.delta >= 0 else '-'}{format_ms(abs(part.delta))}"
-        if part.name == "compute" and self.split is not None and part.delta != 0:
+        if part.name == "compute" and self.model is not None and part.delta != 0:
+            m = self.model
+            floor = max(1.0, NOTABLE * abs(part.delta))
+            moved = sorted((v for v in m.volumes if abs(v.ms) >= floor), key=lambda v: -abs(v.ms))
+            pieces = [f"{_signed(v.ms)} from {_times(v.ratio)} the {v.label}" for v in moved[:3]]
+            pieces.append(f"{_signed(m.cost_ms)} cost per unit")
+            text += f" ({'; '.join(pieces)}; cost model {m.model.quality()})"
+        elif part.name == "compute" and self.split is not None and part.delta != 0:
             s = self.split
             volume = s.volume_ms / part.delta
             text += (
                 f" ({s.volume_ratio:.1f}x the {s.unit}: {_percent(volume)}; "
-                f"{s.cost_ratio:.1f}x the {s.rate_label}: {_percent(1 - volume)})"
+                f"{s.cost_ratio:.1f}x the {s.rate_label}: {_percent(1 - volume)}"
+                f"{'' if self.basis != 'duration' else '; no cost model of its stage: records only'})"
             )
         return text
 
@@ -195,9 +229,41 @@ class Gap:
                 for p in self.parts
             ],
             "compute_split": None,
+            "cost_model": None,
+            "standing": None,
             "diagnosis": self.diagnosis.to_dict() if self.diagnosis else None,
             "line": self.line(),
         }
+        if self.standing is not None:
+            st = self.standing
+            out["standing"] = {
+                "value_ms": _ms(st.value),
+                "median_ms": _ms(st.median),
+                "spread_ms": [_ms(st.low), _ms(st.high)],
+                "robust_z": round(st.z, 2),
+                "peers": st.peers,
+                "stands_out": st.stands_out,
+            }
+        if self.model is not None:
+            m = self.model
+            out["cost_model"] = {
+                "volumes": [
+                    {
+                        "kind": v.kind,
+                        "measure": v.label,
+                        "first": v.first,
+                        "second": v.second,
+                        "ms": _ms(v.ms),
+                    }
+                    for v in m.volumes
+                ],
+                "cost_ms": _ms(m.cost_ms),
+                "residual_z": round(m.residual_z, 2),
+                "beyond_spread": m.beyond_spread,
+                "r2": None if not math.isfinite(m.model.r2) else round(m.model.r2, 4),
+                "typical_tasks": m.model.typical,
+                "tasks": m.model.tasks,
+            }
         if self.split is not None:
             s = self.split
             out["compute_split"] = {
@@ -235,12 +301,15 @@ def decompose(cols: Columns, first: int, second: int) -> Gap | None:
         "compute", "compute", a - sum(p.first for p in parts), b - sum(p.second for p in parts)
     )
     parts.append(compute)
+    model = costmodel.split(cols, first, second) if not suffix else None
     gap = Gap(
         a,
         b,
         "duration" if not suffix else "task time",
         parts,
-        _split(cols, suffix, present, first, second, compute),
+        _split(cols, suffix, present, first, second, compute) if model is None else None,
+        model=model,
+        standing=costmodel.standing(cols, first) if not suffix else None,
     )
     gap.diagnosis = diagnose(cols, first, second, gap)
     return gap
@@ -251,7 +320,7 @@ def _split(
 ) -> Split | None:
     if compute.first <= 0 or compute.second <= 0:
         return None
-    for column, unit, rate in VOLUMES:
+    for column, unit, rate in RECORDS_SPLIT:
         if column + suffix not in present:
             continue
         n1, n2 = _pair(cols, column + suffix, first, second)
@@ -287,22 +356,141 @@ DIAGNOSES = {
 
 ISOLATE = "perfx isolate PROGRAM.py --input INPUT"
 """The next step for computation skew (trace the records inside the task that cost the
-time) and data skew (trace them to see which keys the task's partition holds)."""
+time) and data skew (trace them to see which keys the task's partition holds), in a PySpark
+program only (not in a stage the log shows is Scala's: ``_scala``); the front fills in the
+program and input the log names (its ``isolate_command``)."""
 
 
 def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | None:
-    """The gap's largest part, named as a diagnosis. Compute time split into volume and
-    cost is *data skew* when volume dominates and *computation skew* when the same volume
-    cost more per unit; a cost per unit that spill or a cold start (first task on its
-    executor) goes with is named after them instead."""
+    """The gap's largest part, named as a mechanism (``mechanism``), once the first task
+    stands out from its stage at all: one within its stage's normal spread gets "no cause
+    stands out" and no mechanism. Every diagnosis says how far the task stands out."""
     if gap.total <= 0 or not gap.shares:
         return None
-    part = max(gap.shares, key=lambda k: gap.shares[k])
-    share = gap.shares[part]
-    if share <= 0:
+    standing = gap.standing
+    if standing is not None and not standing.stands_out and not _part_stands_out(cols, first, gap):
+        return Diagnosis(
+            NOTHING_STANDS_OUT,
+            f"{cols.entity} {cols.table['id'].iat[first]} took {format_ms(standing.value)}, within "
+            f"its stage's spread of {_range(standing)}: no cause stands out",
+        )
+    found = mechanism(cols, first, second, gap)
+    if found is None:
         return None
-    percent = f"{_percent(share)} of the gap"
+    if found.next_step == ISOLATE and _scala(cols, first):
+        found = replace(
+            found,
+            detail=found.detail
+            + " (perfx isolate re-runs PySpark programs, and this stage is Scala's)",
+            next_step="",
+        )
+    if standing is None:
+        return found
+    strength = (
+        f"; {format_ms(standing.value)} against its stage's median {format_ms(standing.median)}, "
+        f"robust z {standing.z:,.1f} over {standing.peers} peers"
+    )
+    return replace(found, detail=found.detail + strength)
+
+
+NOTHING_STANDS_OUT = "no cause stands out"
+
+VOLUME_SHARE = 0.5
+"""A part (a volume, GC, ...) that accounts for at least this share of the gap and stands out
+from the stage by itself is a cause even when the task's duration lies within its (noisy)
+stage's spread."""
+
+
+def _part_stands_out(cols: Columns, first: int, gap: Gap) -> bool:
+    """Does the part that accounts for most of the gap (a volume of the cost model, or a
+    measured part such as GC) lie beyond the stage's spread of its own column
+    (``costmodel.standing``)? A noisy stage can hide a task's 7x GC time in its spread of
+    durations, not in its spread of GC times."""
+    columns = {f"volume:{v.kind}": v.column for v in gap.model.volumes} if gap.model else {}
+    columns |= {name: measured[0] for name, _, measured in PARTS}
+    for part, share in gap.shares.items():
+        column = columns.get(part)
+        if share >= VOLUME_SHARE and column is not None and column in cols.table.columns:
+            found = costmodel.standing(cols, first, column)
+            return found is not None and found.stands_out
+    return False
+
+
+def _range(standing: Standing) -> str:
+    low, high = format_ms(standing.low), format_ms(standing.high)
+    return f"{low}-{high} (median {format_ms(standing.median)})"
+
+
+VOLUME_MECHANISMS = {
+    "input": ("data skew", "it read", "repartition or split the heavy keys"),
+    "input+shuffle read": ("data skew", "it read", "repartition or split the heavy keys"),
+    "shuffle read": (
+        "data skew",
+        "it read",
+        "split the heavy keys: spark.sql.adaptive.skewJoin.enabled=true, or salt the keys",
+    ),
+    "shuffle write": (
+        "shuffle fan-out",
+        "it wrote",
+        "its records multiply (flatMap, explode, a join's matches): filter or aggregate "
+        "before the shuffle, or raise spark.sql.shuffle.partitions",
+    ),
+    "output": (
+        "output skew",
+        "it wrote",
+        "its partition writes more: repartition by the output key before the write",
+    ),
+    "result": (
+        "result size",
+        "it returned",
+        "return less to the driver (aggregate on the executors, or write out instead of "
+        "collect); spark.driver.maxResultSize bounds it",
+    ),
+}
+
+
+def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | None:
+    """The gap's largest part as a mechanism. Compute time split by the stage's cost model
+    names the volume whose cost moved it (data skew on input or shuffle read, shuffle
+    fan-out, output skew, result size, spill) or, beyond the stage's spread only, a cost per
+    unit: computation skew, said to be off the JVM's CPU when its CPU time did not follow (in
+    a PySpark stage the Python worker, computing or waiting, or I/O; in a JVM stage, a wait).
+    A cost per unit that spill or a cold start (first task on its executor) goes with is
+    named after them instead. Without a cost model, the records-only split of the module
+    docstring: data skew when volume dominates, computation skew when the same volume cost
+    more per unit."""
+    shares = dict(gap.shares)
+    model = gap.model
+    floor = 0.0
+    if model is not None and not model.beyond_spread:
+        shares.pop("cost", None)  # within the stage's spread: no cost per unit stands out
+        floor = MIN_SHARE  # and what is left must account for the gap, not 3 % of it
+    shares = {k: v for k, v in shares.items() if v > floor}
+    if not shares:
+        return Diagnosis(
+            NOTHING_STANDS_OUT,
+            "its extra compute lies within the spread of its stage's cost model "
+            f"({model.model.quality() if model else 'no model'}): no cause stands out",
+        )
+    part = max(shares, key=lambda k: shares[k])
+    percent = f"{_percent(shares[part])} of the gap"
     split = gap.split
+    if part.startswith("volume:") and model is not None:
+        kind = part[7:]
+        v = next(v for v in model.volumes if v.kind == kind)
+        amount = f"{_times(v.ratio)} the {v.label}"
+        if kind == "spill":
+            return _spill(cols, first, second, f"it spilled {amount} ({percent})")
+        if kind in ("input", "shuffle read", "input+shuffle read") and _spilled_more(
+            cols, first, second
+        ):
+            return _spill(cols, first, second, f"it read {amount} and spilled ({percent})")
+        name, verb, step = VOLUME_MECHANISMS[kind]
+        return Diagnosis(
+            name,
+            f"{verb} {amount} ({kind}; {percent}): {step}",
+            ISOLATE if name == "data skew" else "",
+        )
     if part == "volume" and split is not None:
         source = "shuffle read" if _more(cols, "shuffle_read_records", first, second) else "input"
         return Diagnosis(
@@ -312,16 +500,32 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
             ISOLATE,
         )
     if part in ("cost", "compute"):
-        if _more(cols, "memory_bytes_spilled", first, second) or _more(
-            cols, "disk_bytes_spilled", first, second
-        ):
-            return Diagnosis("spill", f"it spilled to disk while its peers did not ({percent})")
+        if _spilled_more(cols, first, second):
+            spilled = [
+                _sum(_pair(cols, c, first, second)[k] for c in SPILLED if c in cols.table.columns)
+                for k in (0, 1)
+            ]
+            what = (
+                f"it spilled {_times(spilled[0] / spilled[1])} the bytes of its reference"
+                if spilled[1] > 0
+                else "it spilled while its reference did not"
+            )
+            return _spill(cols, first, second, f"{what} ({percent})")
         if (
             _value(cols, "first_task_on_executor", first) == "T"
             and _value(cols, "first_task_on_executor", second) != "T"
         ):
             return Diagnosis(
                 "cold start", f"it was the first task of its stage on its executor ({percent})"
+            )
+        where = _off_cpu(cols, first, second, gap)
+        if model is not None:
+            return Diagnosis(
+                "computation skew" if where[0] else "off-CPU wait",
+                f"the same volumes cost {format_ms(model.cost_ms)} more than its stage's cost "
+                f"model predicts ({model.residual_z:,.1f} robust deviations; {percent}){where[1]}"
+                + (": find the records that cost the time" if where[0] else ""),
+                ISOLATE if where[0] else "",
             )
         if (
             split is not None and split.volume_ratio <= SIMILAR_VOLUME
@@ -333,7 +537,7 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
             )
             return Diagnosis(
                 "computation skew",
-                f"{volume} cost {split.cost_ratio:.1f}x the {split.rate_label} ({percent}): "
+                f"{volume} cost {split.cost_ratio:.1f}x the {split.rate_label} ({percent}){where[1]}: "
                 "find the records that cost the time",
                 ISOLATE,
             )
@@ -343,8 +547,91 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
                 f"each of its {split.unit} cost {split.cost_ratio:.1f}x ({percent})",
                 ISOLATE,
             )
-    name, words = DIAGNOSES[part]
+    if part in ("getting_result", "result_serialization") and _more(
+        cols, "result_size", first, second
+    ):
+        ratio = _pair(cols, "result_size", first, second)
+        name, step = VOLUME_MECHANISMS["result"][0], VOLUME_MECHANISMS["result"][2]
+        return Diagnosis(
+            name,
+            f"it returned {_times(ratio[0] / ratio[1] if ratio[1] > 0 else math.inf)} the result "
+            f"bytes, and its {DIAGNOSES[part][0]} took the time ({percent}): {step}",
+        )
+    name, words = DIAGNOSES.get(part, ("compute", "its own code ran longer"))
     return Diagnosis(name, f"{words} ({percent})")
+
+
+def _spilled_more(cols: Columns, first: int, second: int) -> bool:
+    return any(_more(cols, c, first, second) for c in SPILLED)
+
+
+def _spill(cols: Columns, first: int, second: int, what: str) -> Diagnosis:
+    """Spill, with more volume (its partition is larger) or without (its records are)."""
+    more = any(
+        _more(cols, c, first, second)
+        for c in ("input_records", "input_bytes", "shuffle_read_records", "shuffle_read_bytes")
+    )
+    why = (
+        "with more volume: its partition is larger; repartition it"
+        if more
+        else "without more volume: its records are larger; give execution more memory "
+        "(spark.executor.memory, spark.memory.fraction) or split the large records"
+    )
+    return Diagnosis("spill", f"{what}, {why}")
+
+
+SPILLED = ("memory_bytes_spilled", "disk_bytes_spilled")
+
+MIN_SHARE = 0.3
+"""Once a cost per unit within the stage's spread is set aside, a part must account for at
+least this share of the gap to be named: a 21 ms scheduler delay in a 635 ms gap is no cause."""
+
+OFF_CPU = 0.5
+"""Extra compute of which the JVM's CPU time rose by less than this share was spent off it."""
+
+
+def _off_cpu(cols: Columns, first: int, second: int, gap: Gap) -> tuple[bool, str]:
+    """(does the extra cost follow records, the words saying where it was spent): extra
+    compute the JVM's CPU time did not follow was spent off it, in a PySpark stage in the
+    Python worker (computing or waiting) or in I/O (still computation skew: the worker runs
+    the records), in a JVM stage waiting (I/O, locks, a busy host)."""
+    if "executor_cpu_time" not in cols.table.columns:
+        return True, ""
+    compute = next(p for p in gap.parts if p.name == "compute")
+    cpu = _pair(cols, "executor_cpu_time", first, second)
+    if not (cpu[0] > 0 or cpu[1] > 0) or compute.delta <= 0:  # Spark before 2.1 logs none
+        return True, ""
+    extra = cpu[0] - cpu[1]
+    if extra >= OFF_CPU * compute.delta:
+        return True, f"; on the JVM's CPU (+{format_ms(max(extra, 0))} CPU time)"
+    off = f"; off the JVM's CPU (its CPU time +{format_ms(max(extra, 0))} of +{format_ms(compute.delta)}"
+    if _pyspark(cols, first):
+        return True, off + "): in the Python worker (computing or waiting) or I/O"
+    return False, off + "): waiting on I/O, locks or a busy host"
+
+
+def _pyspark(cols: Columns, row: int) -> bool:
+    """Is ``row``'s stage a PySpark one? Its name (call site) is a Python file's line."""
+    text = _call_site(cols, row)
+    return ".py:" in text or "PythonRDD" in text or "pyspark" in text
+
+
+def _scala(cols: Columns, row: int) -> bool:
+    """Does the log show ``row``'s stage is a Scala program's (a ``.scala`` or shell call
+    site)? A PySpark DataFrame action's call site is a Java one (``NativeMethodAccessorImpl``),
+    and a log without stage names says nothing: neither is taken for Scala."""
+    text = _call_site(cols, row)
+    return (".scala:" in text or "<console>:" in text) and not _pyspark(cols, row)
+
+
+def _call_site(cols: Columns, row: int) -> str:
+    """The name and details (call site) of ``row``'s stage, or "" where the log has none."""
+    stages = cols.log.table("stage")
+    if "stage_key" not in cols.table.columns or "name" not in stages.columns:
+        return ""
+    key = cols.table["stage_key"].iat[row]
+    shown = ["name", "details"] if "details" in stages.columns else ["name"]
+    return " ".join(str(v) for v in stages.loc[stages["id"] == key, shown].to_numpy().ravel())
 
 
 def format_ms(ms: float) -> str:
@@ -383,6 +670,15 @@ def _value(cols: Columns, column: str, row: int) -> object:
 def _percent(share: float) -> str:
     """``89 %``; ``-4 %`` for a part that worked against the gap (never ``-0 %``)."""
     return f"{round(share * 100) + 0:.0f} %"
+
+
+def _signed(ms: float) -> str:
+    return f"{'+' if ms >= 0 else '-'}{format_ms(abs(ms))}"
+
+
+def _times(ratio: float) -> str:
+    """``40.0x``; ``more`` against none."""
+    return f"{ratio:.1f}x" if math.isfinite(ratio) else "some against none of"
 
 
 def _ms(x: float) -> float:

@@ -1,5 +1,5 @@
 """The methods that answer an explanation request, by the name ``--method`` gives them:
-PerfXplain and the paper's two baselines (section 5). The engine looks a method up here; a
+PerfXplain, the paper's two baselines (section 5) and the stage-wide one (``peers``). The engine looks a method up here; a
 new method is one more entry."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from .baselines import rule_of_thumb, sim_but_diff
 from .explanation import Explanation
+from .peers import peers
 from .perfxplain import perfxplain
 from .request import Request
 
@@ -15,6 +16,7 @@ Method = Callable[[Request], Explanation]
 
 METHODS: dict[str, Method] = {
     "perfxplain": perfxplain,
+    "peers": peers,
     "ruleofthumb": rule_of_thumb,
     "simbutdiff": sim_but_diff,
 }

@@ -191,7 +191,7 @@ def gap_credit(request: Request, columns: list[PairColumn], poi: np.ndarray) -> 
             continue
         if spec.kind == "nominal" and _flag_against(cols, spec.name, request, toward):
             continue
-        share = gap.accounted(spec.accounts)
+        share = gap.accounted(spec.accounts, spec.name)
         if spec.unit == "ms":  # a measured time accounts for no more than it moved itself
             values = cols.numeric(spec.name)
             share = min(share, abs(values[request.first] - values[request.second]) / abs(gap.total))

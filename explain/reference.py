@@ -19,6 +19,7 @@ from perfx.grammar.semantics import check_pair
 from perfx.logs.model import Log
 
 from .columns import Columns, columns_for
+from .costmodel import VOLUMES
 from .errors import ExplainError
 from .explanation import format_conjunction
 from .pairs import conjunction_mask
@@ -110,6 +111,7 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
             f"no {entity} {where} as {entity} {first_id} for which OBSERVED ({format_conjunction(query.observed.atoms)}) "
             f"holds and EXPECTED does not: name the reference yourself (THAN {entity.upper()} ...)"
         )
+    fits, comparable = _comparable(cols, first, fits)
     duration = cols.numeric("duration")[fits]
     median = float(np.nanmedian(duration)) if np.isfinite(duration).any() else float("nan")
     pick = (
@@ -120,8 +122,42 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
     note = (
         f"reference: {entity} {table['id'].iloc[pick]}, the {entity} {where} closest to the median duration "
         f"({median:,.0f} ms) among the {len(fits)} for which OBSERVED holds and EXPECTED does not"
+        + comparable
     )
     return pick, note
+
+
+def _comparable(cols: Columns, first: int, fits: np.ndarray) -> tuple[np.ndarray, str]:
+    """The candidate references comparable with task ``first``: successful, and with some of
+    every kind of volume it has (never 0 records read against thousands; ``VOLUME_KINDS``).
+    When none is, all candidates, and the words that say so."""
+    if cols.entity != "task" or len(fits) == 0:
+        return fits, ""
+    ok = np.ones(len(fits), dtype=bool)
+    if "status" in cols.table.columns:
+        status = cols.table["status"].to_numpy()
+        if (status == "SUCCESS").any():  # Spark's word; other logs keep only finished tasks
+            ok &= status[fits] == "SUCCESS"
+    for kind in VOLUME_KINDS:
+        present = [c for c in kind if c in cols.table.columns]
+        if not present:
+            continue
+        mine = any(cols.numeric(c)[first] > 0 for c in present)
+        if mine:
+            ok &= np.any([cols.numeric(c)[fits] > 0 for c in present], axis=0)
+    if ok.any():
+        return fits[ok], ""
+    return fits, (
+        "; none of them is comparable (successful, with every kind of volume this task has): "
+        "the gap may be a difference in kind"
+    )
+
+
+VOLUME_KINDS = tuple(
+    tuple(c for c, k, _ in VOLUMES if k == kind)
+    for kind in ("input", "shuffle read", "shuffle write", "output")
+)
+"""Kinds of volume a comparable reference must have some of where the asked task has."""
 
 
 OVERLAP_DRAWS = 20_000

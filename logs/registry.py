@@ -21,8 +21,9 @@ feature read an outcome column without restating it, and say so:
 
 Two more annotations steer explanations towards causes. ``accounts`` names the parts of a
 pair's duration gap (``explain.gap``) a difference in the feature can account for: GC time
-accounts for the GC part, records in for the volume part of compute, spill for its cost per
-record. ``context`` marks what makes two executions comparable (input volume, stage, job,
+accounts for the GC part, records in for the volume part of compute (each volume for its own
+kind's part where the stage's cost model splits compute per volume: explain.costmodel), spill
+for its volume and its cost per record. ``context`` marks what makes two executions comparable (input volume, stage, job,
 host, executor, configuration, wave): a generated DESPITE is made of those only.
 
 Users may still write any registered feature in a query; roles only restrict what the search
@@ -471,7 +472,7 @@ SPARK_TASK = COMMON + [
         "feature",
         "Size of the serialized task result.",
         SOURCE["result_size"],
-        accounts=("result_serialization", "getting_result"),
+        accounts=("volume", "result_serialization", "getting_result"),
     ),
     spec(
         "peak_execution_memory",
@@ -489,7 +490,7 @@ SPARK_TASK = COMMON + [
         "feature",
         "Bytes spilled from memory.",
         SOURCE["memory_bytes_spilled"],
-        accounts=("cost",),
+        accounts=("volume", "cost"),
     ),
     spec(
         "disk_bytes_spilled",
@@ -498,7 +499,7 @@ SPARK_TASK = COMMON + [
         "feature",
         "Bytes spilled to disk.",
         SOURCE["disk_bytes_spilled"],
-        accounts=("cost",),
+        accounts=("volume", "cost"),
     ),
     spec(
         "input_bytes",
@@ -530,7 +531,7 @@ SPARK_TASK = COMMON + [
         "Bytes written to the output.",
         SOURCE["output_bytes"],
         "outputsize",
-        accounts=("cost",),
+        accounts=("volume",),
     ),
     spec(
         "output_records",
@@ -539,7 +540,7 @@ SPARK_TASK = COMMON + [
         "feature",
         "Records written to the output.",
         SOURCE["output_records"],
-        accounts=("cost",),
+        accounts=("volume",),
     ),
     spec(
         "shuffle_read_bytes",
@@ -631,7 +632,7 @@ SPARK_TASK = COMMON + [
         "feature",
         "Shuffle bytes written.",
         SOURCE["shuffle_write_bytes"],
-        accounts=("shuffle_write",),
+        accounts=("volume", "shuffle_write"),
     ),
     spec(
         "shuffle_write_records",
@@ -640,7 +641,7 @@ SPARK_TASK = COMMON + [
         "feature",
         "Shuffle records written.",
         SOURCE["shuffle_write_records"],
-        accounts=("shuffle_write",),
+        accounts=("volume", "shuffle_write"),
     ),
     spec(
         "shuffle_write_time",

@@ -104,7 +104,7 @@ class Session:
         """Stragglers per stage and what caused them (blocked-time analysis, NSDI 2015)."""
         from .results.stragglers import StragglerReport
 
-        return StragglerReport(self.straggler_analysis)
+        return StragglerReport.of(self.straggler_analysis, self.log)
 
     def whatif(self, without: Sequence[str] = ()) -> WhatIfReport:
         """Job and app times without each scenario (``"gc"``, ``"network,disk"``: names

@@ -31,7 +31,7 @@ from .options import (
     "--method",
     default="perfxplain",
     show_default=True,
-    help="perfxplain, ruleofthumb or simbutdiff.",
+    help="perfxplain, ruleofthumb, simbutdiff or peers (robust z against the stage).",
 )
 @click.option(
     "--level",

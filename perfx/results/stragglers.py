@@ -9,11 +9,17 @@ JSON (stable)::
      "stages": [{"stage_key", "app_id", "app_key", "job_id", "stage_id", "tasks", "basis",
                  "median_rate", "stragglers", "explained", "explained_share", "<cause>": n}],
      "straggler_tasks": [{"id", "stage_key", "duration", "progress_ratio", "causes": [...],
-                          "primary_cause"}]}
+                          "primary_cause", "cause"}]}
+
+``causes`` and ``primary_cause`` are the blocked-time analysis's (what removing each blocked
+time would save); ``cause`` is the task's cause as ``perfx explain`` names it
+(``explain.cause.task_cause``: the mechanism of its gap to its stage's typical task, or "no
+cause stands out"), so that the two commands never give one task two causes.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +61,20 @@ class StragglerReport:
     """The blocked-time analysis's straggler report (explain.blocked.stragglers) as a result."""
 
     report: Any
+    named: dict[str, str] | None = None
+    """Each straggler's cause as ``perfx explain`` names it (``of``), by task id."""
+
+    @classmethod
+    def of(cls, analysis: Any, log: Any) -> StragglerReport:
+        """The report with each straggler's cause named by the one cause model."""
+        from perfx.explain.cause import task_cause
+
+        tasks = analysis.tasks
+        named = {}
+        for task_id in tasks.loc[tasks["straggler"], "id"].astype(str):
+            diagnosis = task_cause(log, task_id)
+            named[task_id] = diagnosis.name if diagnosis is not None else "no reference"
+        return cls(analysis, named)
 
     def to_dict(self) -> dict[str, Any]:
         report = self.report
@@ -67,6 +87,7 @@ class StragglerReport:
                 "progress_ratio": plain(row["progress_ratio"]),
                 "causes": [c for c in row["causes"].split(",") if c],
                 "primary_cause": row["primary_cause"],
+                "cause": (self.named or {}).get(str(row.get("id"))),
             }
             for _, row in stragglers.iterrows()
         ]
@@ -115,5 +136,12 @@ class StragglerReport:
                 f"({100 * report.explained_share:.0f}%). "
                 f"Causes evaluated: {', '.join(report.causes) or 'none'}."
             )
+            if self.named:
+                counts = Counter(self.named.values()).most_common()
+                yield safe_text(
+                    "Their causes as perfx explain names them: "
+                    + ", ".join(f"{cause} {n}" for cause, n in counts)
+                    + "."
+                )
         else:
             yield safe_text("No stragglers.")

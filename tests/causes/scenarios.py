@@ -35,7 +35,24 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-KINDS = ("data_skew", "computation_skew", "gc_pressure", "spill", "shuffle_read_skew", "cold_start")
+KINDS = (
+    "data_skew",
+    "computation_skew",
+    "gc_pressure",
+    "spill",
+    "spill_volume",
+    "shuffle_read_skew",
+    "batched_shuffle_bytes",
+    "cold_start",
+    "shuffle_write_fanout",
+    "result_size",
+    "output_skew",
+    "python_wait",
+    "control",
+)
+"""The injected kinds, and ``control``: a stage where nothing was injected, whose question is
+about its slowest task past the two that open it (``Injected.partition`` is -1 until the log
+names it: ``find_injected_task``)."""
 
 
 @dataclass
@@ -521,6 +538,223 @@ def _cold_start(spark, rng: random.Random, size: Size, description: str, work: P
     )
 
 
+SPILL_VOLUME_BLOB = 1024  # spill_volume: bytes of every record's blob
+SPILL_VOLUME_FACTOR = 5  # spill_volume: records of the injected partition against its peers'
+
+
+def _spill_volume(spark, rng: random.Random, size: Size, description: str, work: Path) -> _Outcome:
+    """The spill scenario with more volume: every record parses into a 1 KB blob and is
+    sorted with 48 MB above the worker's resident size; the injected partition holds 5x the
+    records of its peers (their ~20 MB sorts fit, its ~100 MB spills)."""
+    sc = spark.sparkContext
+    n = rng.randint(*size.partitions)
+    p = rng.randrange(2, n)
+    counts = [size.records * (SPILL_VOLUME_FACTOR if i == p else 1) for i in range(n)]
+    paths = _write_inputs(work, counts, lambda q, i: "W", rng)
+    with _described(sc, description):
+        _text_partitions(sc, paths).mapPartitionsWithIndex(
+            _sort_with_budget(SPILL_LIMIT_MB, SPILL_VOLUME_BLOB)
+        ).collect()
+    return _Outcome(
+        p,
+        f"result stage of {n} tasks (textFile -> external sort)",
+        n,
+        details={"records": counts, "limit_mb": SPILL_LIMIT_MB, "blob_bytes": SPILL_VOLUME_BLOB},
+    )
+
+
+WIDE_VALUE = 3000  # batched_shuffle_bytes: characters of a value bound for the injected reducer
+
+
+def _keyed(p: int, n: int) -> Callable[[int, Iterator[str]], Iterator[tuple]]:
+    """(key, value) pairs, one per record, spread evenly over ``n`` reducers (key % n); the
+    values bound for reducer ``p`` are ``WIDE_VALUE`` characters, the others 20."""
+
+    def run(index: int, lines: Iterator[str]) -> Iterator[tuple]:
+        for i, _ in enumerate(lines):
+            key = index * 1_000_003 + i
+            width = WIDE_VALUE if key % n == p else 20
+            yield key, os.urandom(width // 2).hex()  # incompressible: the shuffle is compressed
+
+    return run
+
+
+def _byte_cost(kv: tuple) -> int:
+    """A reducer's work on a value, in proportion to its characters (pure Python)."""
+    h = 0
+    for c in kv[1]:
+        h = (h * 31 + ord(c)) & 0xFFFFFFFF
+    return h
+
+
+def _batched_shuffle_bytes(
+    spark, rng: random.Random, size: Size, description: str, work: Path
+) -> _Outcome:
+    """A PySpark RDD shuffle (``partitionBy(n, key % n)``) in which every reducer gets the
+    same number of records, but the injected one's values are 150x wider: it reads ~20-100x
+    the shuffle bytes at about the same shuffle *record* count (PySpark shuffles pickled
+    batches, and counts the batches), and its Python work follows the bytes."""
+    sc = spark.sparkContext
+    n = rng.randint(*size.partitions)
+    p = rng.randrange(2, n)
+    records = size.records // 4
+    paths = _write_inputs(work, [records] * 4, _plain, rng)
+    with _described(sc, description):
+        _text_partitions(sc, paths).mapPartitionsWithIndex(_keyed(p, n)).partitionBy(
+            n, lambda key: key % n
+        ).map(_byte_cost).sum()
+    return _Outcome(
+        p,
+        f"reduce stage of {n} tasks (after a 4-task map stage; partitionBy(n) -> map)",
+        n,
+        details={"records_per_map": records, "wide_value": WIDE_VALUE},
+    )
+
+
+@dataclass(frozen=True)
+class OnePartition:
+    """A scenario over equal input files, one per partition (``records_share`` of a normal
+    partition's records each), in which ``made(p)``, the partition function, treats partition
+    ``p`` (drawn from index 2 on) differently; ``action(rdd, work)`` ends the job."""
+
+    made: Callable[[int], Callable]
+    action: Callable
+    hint: str
+    stage: str = "result stage"
+    records_share: int = 1
+
+    def __call__(
+        self, spark, rng: random.Random, size: Size, description: str, work: Path
+    ) -> _Outcome:
+        n = rng.randint(*size.partitions)
+        p = rng.randrange(2, n)
+        records = size.records // self.records_share
+        paths = _write_inputs(work, [records] * n, _plain, rng)
+        with _described(spark.sparkContext, description):
+            rdd = _text_partitions(spark.sparkContext, paths)
+            self.action(rdd.mapPartitionsWithIndex(self.made(p)), work)
+        return _Outcome(
+            p,
+            f"{self.stage} of {n} tasks ({self.hint})",
+            n,
+            details={"records_per_partition": records},
+        )
+
+
+FANOUT = 40  # shuffle_write_fanout: records the injected partition emits per input record
+
+
+def _emit(p: int, factor: int) -> Callable[[int, Iterator[str]], Iterator[tuple]]:
+    """Every partition emits one (key, value) per input record; partition ``p`` emits
+    ``factor`` (a flatMap fan-out): the same input, ``factor`` x the records to shuffle."""
+
+    def run(index: int, lines: Iterator[str]) -> Iterator[tuple]:
+        times = factor if index == p else 1
+        for line in lines:
+            key = _cheap(line, 1)
+            for k in range(times):
+                yield (key + k) % 4096, line[:24]
+
+    return run
+
+
+# Every input partition holds the same records; the injected one's flatMap emits 40
+# (key, value) pairs per record where its peers emit one, and the pairs are shuffled
+# (``partitionBy``, 4 reduce partitions). Its map task reads the same input and writes 40x
+# the shuffle bytes (PySpark shuffles pickled batches: the records it counts are batches),
+# costing the extra Python work of emitting and serializing them.
+_shuffle_write_fanout = OnePartition(
+    lambda p: _emit(p, FANOUT),
+    lambda rdd, work: rdd.partitionBy(4).count(),
+    "textFile -> flatMap -> partitionBy(4)",
+    stage="map stage",
+    records_share=4,
+)
+
+
+RESULT_MB = 48  # result_size: megabytes the injected task returns to the driver
+
+
+def _returning(p: int, megabytes: int) -> Callable[[int, Iterator[str]], Iterator[bytes]]:
+    def run(index: int, lines: Iterator[str]) -> Iterator[bytes]:
+        total = sum(_cheap(line) for line in lines)
+        yield total.to_bytes(8, "little")
+        if index == p:
+            block = os.urandom(1 << 20)
+            for k in range(megabytes):
+                yield block[k:] + block[:k]
+
+    return run
+
+
+# Every partition does the same work on the same records and returns 8 bytes to the
+# driver (``collect``), the injected one also returns 48 MB (incompressible): its result
+# size is ~10^6 x its peers', its time goes to pickling, handing over and fetching it.
+_result_size = OnePartition(
+    lambda p: _returning(p, RESULT_MB),
+    lambda rdd, work: rdd.collect(),
+    "textFile -> mapPartitions -> collect",
+)
+
+
+OUTPUT_FACTOR = 30  # output_skew: lines the injected partition writes per input record
+
+
+def _writing(p: int, factor: int) -> Callable[[int, Iterator[str]], Iterator[str]]:
+    def run(index: int, lines: Iterator[str]) -> Iterator[str]:
+        times = factor if index == p else 1
+        for line in lines:
+            h = _cheap(line)
+            for k in range(times):
+                yield f"{h:08x}{k:04d}{line[:20]}"
+
+    return run
+
+
+# Every partition reads the same records; the injected one writes 30 lines per record
+# where its peers write one (``saveAsTextFile``): the same input, 30x the output records and
+# bytes, and the Python work of making them.
+_output_skew = OnePartition(
+    lambda p: _writing(p, OUTPUT_FACTOR),
+    lambda rdd, work: rdd.saveAsTextFile(str(work / "out")),
+    "textFile -> flatMap -> saveAsTextFile",
+    records_share=2,
+)
+
+
+WAIT_S = 2.0  # python_wait: seconds the injected partition's Python worker waits (a remote call)
+
+
+def _waiting(p: int, seconds: float) -> Callable[[int, Iterator[str]], Iterator[int]]:
+    def run(index: int, lines: Iterator[str]) -> Iterator[int]:
+        if index == p:
+            time.sleep(seconds)
+        yield sum(_cheap(line) for line in lines)
+
+    return run
+
+
+# Every partition does the same work on the same records; the injected one's Python
+# worker first waits 2 s (a remote call, off every CPU): its JVM CPU time is its peers'.
+_python_wait = OnePartition(
+    lambda p: _waiting(p, WAIT_S),
+    lambda rdd, work: rdd.sum(),
+    "textFile -> mapPartitions(wait) -> sum",
+)
+
+
+def _control(spark, rng: random.Random, size: Size, description: str, work: Path) -> _Outcome:
+    """Nothing injected: every partition does the same work on the same records (the
+    data_skew stage without its skew). The question is about its slowest task past the two
+    that open the stage, named once the log shows the stage (``find_injected_task``)."""
+    sc = spark.sparkContext
+    n = rng.randint(*size.partitions)
+    paths = _write_inputs(work, [size.records] * n, _plain, rng)
+    with _described(sc, description):
+        _text_partitions(sc, paths).map(_cheap).sum()
+    return _Outcome(-1, f"result stage of {n} tasks (textFile -> map -> sum)", n)
+
+
 _WARM: set[str] = set()  # application ids whose session warm_up has run
 
 
@@ -544,6 +778,13 @@ _SCENARIOS: dict[str, Callable] = {
     "spill": _spill,
     "shuffle_read_skew": _shuffle_read_skew,
     "cold_start": _cold_start,
+    "shuffle_write_fanout": _shuffle_write_fanout,
+    "spill_volume": _spill_volume,
+    "batched_shuffle_bytes": _batched_shuffle_bytes,
+    "result_size": _result_size,
+    "output_skew": _output_skew,
+    "python_wait": _python_wait,
+    "control": _control,
 }
 
 
@@ -562,7 +803,9 @@ def run_scenario(spark, kind: str, seed: int, size: str = "small") -> Injected:
     description = f"perfx-cause-{kind}-{seed}-{secrets.token_hex(4)}"
     work = Path(tempfile.mkdtemp(prefix=f"perfx-cause-{kind}-"))
     try:
-        outcome = _SCENARIOS[kind](spark, rng, SIZES[size], description, work)
+        base = SIZES[size]  # runs of a kind differ in size too, not only in seed
+        scaled = Size(base.partitions, int(base.records * rng.uniform(1.0, 1.4)))
+        outcome = _SCENARIOS[kind](spark, rng, scaled, description, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return Injected(
@@ -616,6 +859,9 @@ def find_injected_task(log, injected: Injected, timeout: float = 60.0) -> str:
         raise LookupError(
             f"the log does not show the {injected.num_tasks}-task stage of job {injected.description!r}"
         )
+    if injected.partition < 0:  # a control: its slowest task past the two that open the stage
+        later = tasks[tasks["task_index"] >= 2]
+        return str(later["id"].iloc[int(later["duration"].to_numpy().argmax())])
     task = tasks[tasks["task_index"] == injected.partition]
     if len(task) != 1:
         raise LookupError(

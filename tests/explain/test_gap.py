@@ -82,7 +82,8 @@ def test_compute_splits_into_volume_and_cost_by_the_logarithmic_mean():
     assert gap.diagnosis.name == "data skew" and "12.0x the records" in gap.diagnosis.detail
     assert (
         gap.line()
-        == "12.20 s slower: compute +12.20 s (12.0x the records: 96 %; 1.1x the time per record: 4 %)"
+        == "12.20 s slower: compute +12.20 s (12.0x the records: 96 %; 1.1x the time per record: 4 %; "
+        "no cost model of its stage: records only)"
     )
 
 

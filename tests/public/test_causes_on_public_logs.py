@@ -69,3 +69,53 @@ def test_the_slowest_task_is_explained_by_a_cause(entry):
             answer.sentence()
         )
     assert answer.gap is not None and answer.gap.total > 0, entry["path"]
+    _the_diagnosis_is_sound(log, answer, entry["path"])
+
+
+VOLUME_KINDS = (
+    ("input_records", "input_bytes"),
+    ("shuffle_read_records", "shuffle_read_bytes"),
+    ("shuffle_write_records", "shuffle_write_bytes"),
+    ("output_records", "output_bytes"),
+)
+
+
+def _the_diagnosis_is_sound(log, answer, path: str) -> None:
+    """No computation skew within the stage's spread, no reference with none of a kind of
+    volume the asked task has, and the cause the stragglers listing would name is the
+    diagnosis (``explain.cause.task_cause``)."""
+    from perfx.explain.cause import task_cause
+
+    gap, diagnosis = answer.gap, answer.gap.diagnosis
+    if diagnosis is not None and diagnosis.name == "computation skew":
+        if gap.model is not None:
+            assert gap.model.beyond_spread, (
+                f"{path}: computation skew within the spread: {gap.line()}"
+            )
+        assert gap.standing is None or gap.standing.stands_out, f"{path}: {diagnosis.detail}"
+    tasks = log.tasks.set_index("id")
+    first, second = (tasks.loc[i] for i in answer.pair)
+    for kind in VOLUME_KINDS:
+        present = [c for c in kind if c in tasks.columns]
+        if any(first[c] > 0 for c in present):
+            assert any(second[c] > 0 for c in present) or "none of them is comparable" in " ".join(
+                answer.notes
+            ), f"{path}: reference {answer.pair[1]} has no {kind[0]}"
+    named = task_cause(log, answer.pair[0])
+    assert (named.name if named else None) == (diagnosis.name if diagnosis else None), path
+
+
+def test_stragglers_and_explain_give_each_task_one_cause():
+    """``perfx stragglers`` names each straggler's cause as ``WHY TASK <it> SLOWER``'s
+    diagnosis does, on a public log with stragglers in several stages."""
+    session = open_session([str(CORPUS / "Netflix-Skunkworks__sparklens" / "local-fresh")])
+    named = {t["id"]: t["cause"] for t in session.stragglers().to_dict()["straggler_tasks"]}
+    assert named, "the log has stragglers"
+    for task_id, cause in list(named.items())[:8]:
+        try:
+            answer = session.explain(f"WHY TASK '{task_id}' SLOWER")
+        except ExplainError:
+            assert cause == "no reference", task_id
+            continue
+        diagnosis = answer.gap.diagnosis if answer.gap is not None else None
+        assert cause == (diagnosis.name if diagnosis else "no reference"), task_id

@@ -192,7 +192,10 @@ def test_stragglers_over_a_date_range_equal_those_of_its_logs(store):
         cli,
         ["stragglers", *[a for n in two for a in ("--log", str(EVENTS / n))], "--format", "json"],
     )
-    assert json.loads(fleet.output) == json.loads(logs.output)
+    by_logs = json.loads(logs.output)
+    for task in by_logs["straggler_tasks"]:  # a store's tasks are no Log to ask WHY of
+        task["cause"] = None
+    assert json.loads(fleet.output) == by_logs
 
 
 def test_questions_focus_a_store_read_on_their_executions():

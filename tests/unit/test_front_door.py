@@ -219,7 +219,7 @@ def test_ctrl_c_cancels_the_running_query_and_the_repl_goes_on(repl, monkeypatch
     [
         (
             "\\set method bogus",
-            "unknown method 'bogus'; choose from perfxplain, ruleofthumb, simbutdiff",
+            "unknown method 'bogus'; choose from peers, perfxplain, ruleofthumb, simbutdiff",
         ),
         ("\\set width 0", "option width: must be at least 1"),
         ("\\set sample 1", "option sample: must be at least 2"),

@@ -1,0 +1,317 @@
+"""A stage's cost model: what each unit of each volume its tasks handle costs in compute time.
+
+A task's compute time (its duration less the measured parts: ``explain.gap``) is modelled as
+
+    C = b + Σ_v β_v · x_v,    b ≥ 0, β_v ≥ 0
+
+over every volume the log measures (input, shuffle read, shuffle write, output, the result,
+spill: records and bytes of each), fitted on the stage's *typical* tasks. Non-negative least
+squares (``scipy.optimize.nnls``) is the fit: a unit of work never saves time, and with every
+coefficient and the intercept non-negative no volume can explain more extra time than its own
+ratio allows (a task with 1.02x the result bytes cannot owe 10x its compute to them), which an
+unconstrained fit on a dozen tasks would happily claim. scikit-learn's
+``LinearRegression(positive=True)`` solves the same problem through the same routine but
+leaves the intercept unconstrained, which is what lets a fit explain a ratio it cannot.
+
+**Robust to stragglers.** The fit starts on every successful task of the stage and is
+refitted without the tasks slower than it predicts by more than ``TRIM`` robust standard
+deviations of its residuals (1.4826 MAD, floored at ``FLOOR_SHARE`` of the median compute
+time: identical peers have a MAD of zero), until the kept set settles. A task whose extra
+time follows a volume stays in and teaches the fit that volume's cost; one whose time follows
+no volume (computation skew) is trimmed, and its extra time is left in its residual.
+
+**The split.** A pair of tasks of the stage differs in compute time by
+ΔC = Σ_v β_v·Δx_v + Δr: each volume's share is its cost times the difference in volume
+("+2.1 s from 40x the shuffle records written"), the rest, Δr, is cost per unit. Only a
+residual beyond the stage's spread (``TRIM`` robust deviations of the typical tasks'
+residuals) is computation skew. Records and bytes of one kind are grouped: PySpark's batched
+shuffle counts batches as records, and there the bytes carry the volume (the fit weighs
+whichever measure follows the time).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from perfx.logs.time_parts import TIME_PARTS
+
+from .columns import Columns
+
+VOLUMES: tuple[tuple[str, str, str], ...] = (
+    ("input_records", "input", "input records"),
+    ("input_bytes", "input", "input bytes"),
+    ("shuffle_read_records", "shuffle read", "shuffle records read"),
+    ("shuffle_read_bytes", "shuffle read", "shuffle bytes read"),
+    ("shuffle_write_records", "shuffle write", "shuffle records written"),
+    ("shuffle_write_bytes", "shuffle write", "shuffle bytes written"),
+    ("output_records", "output", "output records"),
+    ("output_bytes", "output", "output bytes"),
+    ("result_size", "result", "result bytes"),
+    ("memory_bytes_spilled", "spill", "bytes spilled (memory)"),
+    ("disk_bytes_spilled", "spill", "bytes spilled to disk"),
+)
+"""(column, kind, label): every volume a task's compute time may follow."""
+
+KIND_OF = {column: kind for column, kind, _ in VOLUMES} | {
+    "records_in": "input+shuffle read",
+    "bytes_in": "input+shuffle read",
+}
+"""A volume feature -> the kind(s) of volume whose share of a gap it accounts for."""
+
+MIN_TYPICAL = 6
+"""Typical tasks a stage needs for a fit: fewer fall back to the records-only split."""
+TRIM = 3.5
+"""Robust deviations (1.4826 MAD) beyond which a task is a straggler of the fit: Iglewicz and
+Hoaglin's cut-off for outliers by modified z-score."""
+FLOOR_SHARE = 0.05
+"""The spread of identical tasks is no less than this share of their median compute time
+(timer resolution and scheduling noise; a MAD of zero would call every difference skew)."""
+
+
+@dataclass(frozen=True)
+class StageModel:
+    """A fitted cost model of one stage (``fit``)."""
+
+    columns: tuple[str, ...]
+    coef: np.ndarray
+    """Compute ms per unit of each of ``columns``."""
+    intercept: float
+    typical: int
+    """Tasks the fit kept (the stage's tasks less its stragglers)."""
+    tasks: int
+    r2: float
+    """R² of the fit on the typical tasks (NaN when their compute times are all equal)."""
+    spread: float
+    """Robust standard deviation of the typical tasks' residuals (ms, floored)."""
+    centre: float
+    """Median residual of the typical tasks (ms)."""
+
+    def quality(self) -> str:
+        """``R² 0.93 on 11 of 12 tasks``: how far the model can be trusted."""
+        r2 = f"R² {self.r2:.2f}" if np.isfinite(self.r2) else f"spread ±{self.spread:,.0f} ms"
+        return f"{r2} on {self.typical} of {self.tasks} tasks"
+
+
+def compute_times(cols: Columns, rows: np.ndarray) -> np.ndarray:
+    """Compute time of ``rows`` (task rows): duration less its measured parts."""
+    present = set(cols.table.columns)
+    total = cols.numeric("duration")[rows].copy()
+    for part in TIME_PARTS:
+        for column in part.columns:
+            if column in present:
+                total -= np.nan_to_num(cols.numeric(column)[rows])
+    return total
+
+
+def stage_rows(cols: Columns, row: int) -> np.ndarray:
+    """The successful task rows of ``row``'s stage (``row`` included)."""
+    if "stage_key" not in cols.table.columns:
+        return np.array([row])
+    key = cols.key("stage_key")
+    rows = np.flatnonzero(key == key[row])
+    if "status" in cols.table.columns:
+        codes, categories = cols.codes("status")
+        ok = np.array([str(c) == "SUCCESS" for c in categories], dtype=bool)
+        success = np.where(codes[rows] >= 0, ok[np.maximum(codes[rows], 0)], False)
+        rows = rows[success | (rows == row)]
+    return rows
+
+
+def fit(cols: Columns, row: int) -> tuple[StageModel, np.ndarray] | None:
+    """The cost model of ``row``'s stage and the stage's rows, or None when the stage is too
+    small to fit (fewer than ``MIN_TYPICAL`` typical tasks, or no volume measured). Fitted
+    once per stage (kept in ``cols.derived``)."""
+    rows = stage_rows(cols, row)
+    key = ("cost model", int(cols.key("stage_key")[row]) if len(rows) > 1 else row)
+    if key not in cols.derived:
+        cols.derived[key] = _fit(cols, rows)
+    model = cols.derived[key]
+    return None if model is None else (model, rows)
+
+
+def _fit(cols: Columns, rows: np.ndarray) -> StageModel | None:
+    from scipy.optimize import nnls
+
+    if len(rows) < MIN_TYPICAL:
+        return None
+    y = compute_times(cols, rows)
+    present = [c for c, _, _ in VOLUMES if c in cols.table.columns]
+    x = (
+        np.column_stack([np.nan_to_num(cols.numeric(c)[rows]) for c in present])
+        if present
+        else np.zeros((len(rows), 0))
+    )
+    varied = [k for k in range(x.shape[1]) if x[:, k].max() > 0]
+    if not varied or not np.isfinite(y).all():
+        return None
+    x = x[:, varied]
+    scale = x.max(axis=0)
+    design = np.column_stack([np.ones(len(rows)), x / scale])
+    keep = np.ones(len(rows), dtype=bool)
+    for _ in range(8):
+        solution, _ = nnls(design[keep], y[keep])
+        residual = y - design @ solution
+        centre, spread = _centre_spread(residual[keep], y[keep])
+        settled = residual <= centre + TRIM * spread
+        if settled.sum() < MIN_TYPICAL or (settled == keep).all():
+            break
+        keep = settled
+    if keep.sum() < MIN_TYPICAL:
+        return None
+    solution, _ = nnls(design[keep], y[keep])
+    residual = y - design @ solution
+    centre, spread = _centre_spread(residual[keep], y[keep])
+    total = float(((y[keep] - y[keep].mean()) ** 2).sum())
+    r2 = 1 - float((residual[keep] ** 2).sum()) / total if total > 0 else float("nan")
+    return StageModel(
+        tuple(present[k] for k in varied),
+        solution[1:] / scale,
+        float(solution[0]),
+        int(keep.sum()),
+        len(rows),
+        r2,
+        spread,
+        centre,
+    )
+
+
+def _centre_spread(residual: np.ndarray, compute: np.ndarray) -> tuple[float, float]:
+    centre = float(np.median(residual))
+    mad = 1.4826 * float(np.median(np.abs(residual - centre)))
+    return centre, max(mad, FLOOR_SHARE * abs(float(np.median(compute))), 1.0)
+
+
+@dataclass(frozen=True)
+class VolumePart:
+    """One kind of volume's share of a compute gap."""
+
+    kind: str
+    column: str
+    label: str
+    """The measure of the kind that moved the most time (its column, and in words:
+    ``shuffle records written``)."""
+    first: float
+    second: float
+    ms: float
+
+    @property
+    def ratio(self) -> float:
+        return self.first / self.second if self.second > 0 else float("inf")
+
+
+@dataclass(frozen=True)
+class ModelSplit:
+    """A compute gap split by the stage's cost model (see the module docstring)."""
+
+    model: StageModel
+    volumes: tuple[VolumePart, ...]
+    cost_ms: float
+    """The residual difference: what the volumes do not explain (cost per unit)."""
+    beyond_spread: bool
+    """Is the first task's residual beyond the stage's spread (computation skew)?"""
+    residual_z: float
+    """The first task's residual in robust deviations from the typical tasks'."""
+
+    @property
+    def volume_ms(self) -> float:
+        return sum(v.ms for v in self.volumes)
+
+
+def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
+    """The compute gap between task rows ``first`` and ``second`` of one stage, split by its
+    cost model; None when the tasks are of different stages or the stage cannot be fitted."""
+    fitted = fit(cols, first)
+    if fitted is None:
+        return None
+    model, rows = fitted
+    if second not in rows:
+        return None
+    kinds: dict[str, VolumePart] = {}
+    for column, coef in zip(model.columns, model.coef):
+        a, b = (float(np.nan_to_num(cols.numeric(column)[r])) for r in (first, second))
+        ms = float(coef) * (a - b)
+        kind = KIND_OF[column]
+        label = next(lab for c, _, lab in VOLUMES if c == column)
+        held = kinds.get(kind)
+        if held is None:
+            kinds[kind] = VolumePart(kind, column, label, a, b, ms)
+        else:
+            lead = (
+                (column, label, a, b)
+                if abs(ms) > abs(held.ms)
+                else (held.column, held.label, held.first, held.second)
+            )
+            kinds[kind] = VolumePart(kind, *lead, held.ms + ms)
+    computed = compute_times(cols, np.array([first, second]))
+    predicted = [
+        model.intercept
+        + sum(
+            float(c) * float(np.nan_to_num(cols.numeric(col)[r]))
+            for col, c in zip(model.columns, model.coef)
+        )
+        for r in (first, second)
+    ]
+    residual = computed - np.array(predicted)
+    z = (float(residual[0]) - model.centre) / model.spread
+    return ModelSplit(
+        model,
+        tuple(kinds.values()),
+        float(residual[0] - residual[1]),
+        z > TRIM,
+        z,
+    )
+
+
+@dataclass(frozen=True)
+class Standing:
+    """How far a task's duration lies from its stage's other tasks (robust z, fold change)."""
+
+    value: float
+    median: float
+    low: float
+    high: float
+    """The stage's normal spread: ``TRIM`` robust deviations about the peers' median, and
+    at least ``NORMAL_FOLD`` of it above (a 26 ms gap on a uniform stage is no cause)."""
+    z: float
+    peers: int
+
+    @property
+    def stands_out(self) -> bool:
+        return self.value > self.high
+
+
+NORMAL_FOLD = 1.5
+"""A task within this many times its stage's median duration lies within the normal spread,
+however uniform its peers: on 2 busy cores or a shared cluster, tasks doing the same work
+vary by this much (the issue's controls: robust z 9-27 at under 1.5x the median)."""
+
+
+def robust_z(value: float, peers: np.ndarray) -> float:
+    """|value − median| / (1.4826 MAD) over ``peers``; a fold change (value / median) when
+    the peers are all equal (MAD = 0)."""
+    peers = peers[np.isfinite(peers)]
+    if not len(peers):
+        return float("nan")
+    median = float(np.median(peers))
+    mad = 1.4826 * float(np.median(np.abs(peers - median)))
+    if mad > 0:
+        return abs(value - median) / mad
+    return value / median if median > 0 else (float("inf") if value > 0 else 0.0)
+
+
+def standing(cols: Columns, row: int, column: str = "duration") -> Standing | None:
+    """Where ``row``'s ``column`` lies among its stage's other successful tasks; None when it
+    has fewer than two peers."""
+    rows = stage_rows(cols, row)
+    peers = cols.numeric(column)[rows[rows != row]]
+    peers = peers[np.isfinite(peers)]
+    value = float(cols.numeric(column)[row])
+    if len(peers) < 2 or not np.isfinite(value):
+        return None
+    median = float(np.median(peers))
+    sigma = 1.4826 * float(np.median(np.abs(peers - median)))
+    high = max(median + TRIM * sigma, NORMAL_FOLD * median)
+    low = max(float(peers.min()), median - TRIM * sigma)
+    return Standing(value, median, low, high, robust_z(value, peers), len(peers))

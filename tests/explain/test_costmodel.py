@@ -1,0 +1,102 @@
+"""The stage cost model: a compute gap split per volume (the volume that moved, not records
+alone), computation skew only beyond the stage's spread, the fallback on small stages, and a
+task within its stage's spread getting no mechanism. Stages are built from a known cost per
+unit of each volume plus seeded noise, so the fit has an oracle: the costs it was built from."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from perfx.explain.columns import columns_for
+from perfx.explain.costmodel import fit, robust_z
+from perfx.explain.gap import NOTHING_STANDS_OUT, decompose
+
+from .handmade import make_log
+
+PER_UNIT = {"input_records": 0.01, "shuffle_write_bytes": 0.002, "result_size": 0.0}
+
+
+def _stage(n: int, seed: int, **straggler) -> pd.DataFrame:
+    """``n`` tasks of one stage whose compute is 50 ms plus ``PER_UNIT`` per unit of their
+    volumes (±5 % noise); row 0 gets ``straggler``'s volumes and ``extra_ms`` on top."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for k in range(n):
+        volumes = {
+            "input_records": float(rng.integers(9_000, 11_000)),
+            "input_bytes": 0.0,
+            "shuffle_write_bytes": float(rng.integers(40_000, 60_000)),
+            "shuffle_write_records": 1000.0,
+            "result_size": float(rng.integers(1500, 1600)),
+        }
+        extra = 0.0
+        if k == 0:
+            extra = straggler.pop("extra_ms", 0.0)
+            volumes.update(straggler)
+        compute = (50 + sum(PER_UNIT[c] * volumes[c] for c in PER_UNIT)) * rng.uniform(0.95, 1.05)
+        compute += extra
+        rows.append(
+            volumes
+            | {
+                "id": f"t{k}",
+                "stage_key": "s0",
+                "status": "SUCCESS",
+                "duration": compute + 10.0,
+                "scheduler_delay": 10.0,
+                "executor_run_time": compute,
+                "executor_cpu_time": compute,
+                "gc_time": 0.0,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _gap(frame: pd.DataFrame, second: int = 5):
+    return decompose(columns_for(make_log(frame), "task"), 0, second)
+
+
+def test_the_fit_finds_the_costs_the_stage_was_built_from_despite_its_straggler():
+    cols = columns_for(make_log(_stage(40, 1, extra_ms=2000.0)), "task")
+    model, _ = fit(cols, 1)
+    coef = dict(zip(model.columns, model.coef))
+    assert coef["input_records"] == pytest.approx(0.01, rel=0.3)
+    assert coef["shuffle_write_bytes"] == pytest.approx(0.002, rel=0.3)
+    assert model.typical == 39 and model.r2 > 0.6
+
+
+@pytest.mark.parametrize("seed", [2, 3, 4])
+def test_a_fan_out_is_shuffle_write_volume_not_computation_skew(seed):
+    gap = _gap(_stage(30, seed, shuffle_write_bytes=2_000_000.0))  # 40x the bytes written
+    assert gap.diagnosis.name == "shuffle fan-out", gap.diagnosis
+    assert "40.0x the shuffle bytes written" in gap.line() or "x the shuffle bytes" in gap.line()
+    assert not gap.model.beyond_spread
+
+
+@pytest.mark.parametrize("seed", [2, 3, 4])
+def test_the_same_volumes_at_a_higher_cost_beyond_the_spread_are_computation_skew(seed):
+    gap = _gap(_stage(30, seed, extra_ms=1500.0))
+    assert gap.model.beyond_spread
+    assert gap.diagnosis.name == "computation skew", gap.diagnosis
+    assert "robust z" in gap.diagnosis.detail
+
+
+def test_a_task_within_its_stages_spread_gets_no_mechanism():
+    frame = _stage(30, 5)
+    durations = frame["duration"].to_numpy()
+    slowest = int(np.argmax(durations))
+    gap = decompose(columns_for(make_log(frame), "task"), slowest, int(np.argmin(durations)))
+    assert gap.diagnosis.name == NOTHING_STANDS_OUT
+    assert "within its stage's spread" in gap.diagnosis.detail
+
+
+def test_a_stage_too_small_to_fit_falls_back_to_the_records_split_and_says_so():
+    gap = _gap(_stage(4, 6, input_records=120_000.0), second=2)
+    assert gap.model is None and gap.split is not None
+    assert "no cost model of its stage" in gap.line()
+
+
+def test_robust_z_is_a_fold_change_where_the_peers_are_all_equal():
+    assert robust_z(30.0, np.array([10.0, 10.0, 10.0])) == pytest.approx(3.0)
+    assert robust_z(13.0, np.array([9.0, 10.0, 11.0])) == pytest.approx(3 / 1.4826)
