@@ -6,7 +6,9 @@ Every other layer (explanations, blocked-time analysis, isolation's task identit
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 import pandas as pd
 
@@ -20,6 +22,36 @@ class SkippedLine:
     path: str
     line: int
     reason: str
+
+
+def reason_kind(reason: str) -> str:
+    """What kind of problem a skip ``reason`` names: the words before its first colon
+    (``not JSON: unexpected character`` -> ``not JSON``), as the readers write them."""
+    return reason.split(":", 1)[0]
+
+
+def _short(path: str) -> str:
+    """A path as a note names it: its last two parts (``app-…/events_1``)."""
+    parts = PurePath(path).parts
+    return str(PurePath(*parts[-2:])) if len(parts) > 2 else path
+
+
+def skipped_note(skipped: list[SkippedLine]) -> str:
+    """The one line an answer built on a log with skipped lines or files carries, e.g.
+    ``3 lines of app-1/events_1 skipped: 2 not JSON, 1 wrong type for Task Metrics/...``
+    ('' when nothing was skipped); ``perfx logs`` lists them one by one."""
+    if not skipped:
+        return ""
+    kinds = Counter(reason_kind(s.reason) for s in skipped)
+    lines = sum(1 for s in skipped if s.line)
+    files = len(skipped) - lines
+    paths = {s.path for s in skipped}
+    what = ", ".join(
+        f"{n} {unit}{'s' if n > 1 else ''}" for n, unit in ((lines, "line"), (files, "file")) if n
+    )
+    where = _short(next(iter(paths))) if len(paths) == 1 else f"{len(paths)} files"
+    why = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items(), key=lambda i: (-i[1], i[0])))
+    return f"{what} of {where} skipped: {why} (perfx logs lists them)"
 
 
 @dataclass

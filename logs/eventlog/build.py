@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import orjson
 
-from . import events, fastend
+from . import events, fastend, validate
 from .open import EventLogSource, iter_lines
 
 EVENT_KEY = b'{"Event":"'
@@ -43,6 +43,9 @@ def _is_spark_event(name: str) -> bool:
     """Events Spark (core, SQL, streaming) defines; perfx ignores the ones it does not use
     silently and counts only foreign events as skipped."""
     return name.startswith("SparkListener") or name.startswith("org.apache.spark.")
+
+
+EMPTY_JOB: dict = {}
 
 
 @dataclass
@@ -75,8 +78,11 @@ class AppState:
     Most starts are followed by an end, so their lines are parsed only if none comes."""
     unended: list[tuple[tuple, tuple]] = field(default_factory=list)
     ended: dict[int, int] = field(default_factory=dict)
-    """task id -> row of its TaskEnd, to merge the repeated end Spark logs for a resubmitted task."""
-    repeated_ends: list[tuple[int, tuple, tuple]] = field(default_factory=list)
+    """task id -> row of its first TaskEnd in the log: one row per task attempt (Spark's task
+    ids are unique within an application, and name the stage attempt and attempt), whatever
+    the order or the number of its events."""
+    repeated_ends: list[RepeatedEnd] = field(default_factory=list)
+    """The TaskEnds of a task after its first one in the log, merged by ``merge_ends``."""
 
     # -- event handlers -------------------------------------------------------------------
 
@@ -112,12 +118,13 @@ class AppState:
         infos = [events.stage_info(i) for i in event.get("Stage Infos") or ()]
         props = event.get("Properties") or {}
         last = max(infos, key=lambda i: i["stage_id"], default=None)
+        ended = self.jobs.get(event["Job ID"], EMPTY_JOB)  # its end came first, or this repeats
         self.jobs[event["Job ID"]] = {
             "job_id": event["Job ID"],
             "submission_time": event.get("Submission Time"),
-            "completion_time": None,
-            "result": None,
-            "failure_reason": "",
+            "completion_time": ended.get("completion_time"),
+            "result": ended.get("result"),
+            "failure_reason": ended.get("failure_reason", ""),
             "stage_ids": tuple(event.get("Stage IDs") or (i["stage_id"] for i in infos)),
             "stage_infos": infos,
             "name": last["name"] if last else "",
@@ -169,21 +176,31 @@ class AppState:
         self.running[event["Task Info"]["Task ID"]] = (path, number, event)
 
     def close_running(self, skip: Skip) -> None:
-        """Turn the starts that never ended into task rows (status UNKNOWN)."""
-        for path, number, pending in self.running.values():
-            try:
-                event = orjson.loads(pending) if isinstance(pending, bytes) else pending
-                self.unended.append(events.task_start(event))
-            except (orjson.JSONDecodeError, KeyError, TypeError) as err:
-                skip(path, number, f"SparkListenerTaskStart without usable {err}")
+        """Turn the starts that never ended into task rows (status UNKNOWN). A start logged
+        after its task's end (lines swapped or replayed) is merged into the end's row."""
+        for task_id, (path, number, pending) in self.running.items():
+            if task_id in self.ended:
+                continue
+            if isinstance(pending, bytes):
+                try:
+                    event = orjson.loads(pending)
+                except orjson.JSONDecodeError as err:
+                    skip(path, number, validate.unparsable(err, pending))
+                    continue
+                reason = validate.problem("SparkListenerTaskStart", pending)
+                if reason is not None:
+                    skip(path, number, reason)
+                    continue
+                pending = event
+            self.unended.append(events.task_start(pending))
         self.running.clear()
 
-    def on_task_end(self, event: dict) -> None:
+    def on_task_end(self, event: dict, path: str = "", number: int = 0) -> None:
         numeric, nominal = events.task_end(event)
         task_id = numeric[0]
         if task_id in self.ended:
             self.running.pop(task_id, None)
-            self.repeated_ends.append((task_id, numeric, nominal))
+            self.repeated_ends.append(RepeatedEnd(task_id, numeric, nominal, path, number))
             return
         self._add_row(task_id, numeric, nominal)
 
@@ -214,14 +231,16 @@ class AppState:
 
     # -- tables ---------------------------------------------------------------------------
 
-    def task_columns(self) -> dict[str, np.ndarray]:
+    def task_columns(self, skip: Skip) -> dict[str, np.ndarray]:
         """One array per task column (TASK_NUMERIC, then TASK_NOMINAL, then ``resubmitted``),
         one row per task attempt: every TaskEnd, plus attempts that started and never ended.
         Arrays rather than a DataFrame so that the caller builds the table in one go.
 
         Spark logs a second TaskEnd (reason ``Resubmitted``) for a finished map task whose
         output was lost; like the history server, perfx keeps one row per task id, counts the
-        resubmissions, and keeps the first end's metrics unless the later one carries some."""
+        resubmissions, and keeps the first end's metrics unless the later one carries some
+        (``merge_ends``: also for ends repeated or reordered by a damaged log, which ``skip``
+        is told about)."""
         for numeric, nominal in self.unended:
             self.numeric_rows.append(numeric)
             self.nominal_rows.append(nominal)
@@ -235,14 +254,7 @@ class AppState:
             )
         else:
             values = np.empty((0, len(events.TASK_NUMERIC)))
-        resubmitted = np.zeros(len(values), dtype=np.int64)
-        for task_id, numeric, nominal_row in self.repeated_ends:
-            row = self.ended[task_id]
-            if nominal_row[6] == "Resubmitted":
-                resubmitted[row] += 1
-            if numeric[9]:  # the later end carries metrics: it replaces the first
-                values[row] = np.array(numeric, dtype=np.float64)
-                self.nominal_rows[row] = nominal_row
+        resubmitted = merge_ends(self, values, skip)
         columns = {name: values[:, i] for i, name in enumerate(events.TASK_NUMERIC)}
         nominal_columns = (
             zip(*self.nominal_rows) if self.nominal_rows else [()] * len(events.TASK_NOMINAL)
@@ -258,7 +270,95 @@ class AppState:
             columns[ns_name] = columns[ns_name] / 1e6
         for int_name in INT_COLUMNS + ("launch_time",):
             columns[int_name] = columns[int_name].astype(np.int64)
+        return in_task_order(columns)
+
+
+def in_task_order(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The rows by task id, Spark's launch order: the order of the lines (TaskEnds come as
+    tasks finish, replayed or swapped lines anywhere) must not change the table, nor any
+    answer computed from it."""
+    task_id = columns["task_id"]
+    if len(task_id) < 2 or bool((task_id[1:] > task_id[:-1]).all()):
         return columns
+    order = np.argsort(task_id, kind="stable")
+    return {name: column[order] for name, column in columns.items()}
+
+
+@dataclass(frozen=True)
+class RepeatedEnd:
+    """A TaskEnd of a task that already had one in the log, and where it was."""
+
+    task_id: int
+    numeric: tuple
+    nominal: tuple
+    path: str
+    line: int
+
+
+def _end_order(end: tuple[np.ndarray, tuple]) -> tuple:
+    """Where an end of one task stands in Spark's order, whatever the order of the lines: a
+    ``Resubmitted`` end follows the end it revokes; other ends by finish time, then an end
+    with metrics after one without, then by their values (any fixed order will do: two such
+    ends only come from a damaged log)."""
+    numeric, nominal = end
+    finish = numeric[5]
+    return (
+        nominal[6] == "Resubmitted",
+        -np.inf if np.isnan(finish) else finish,
+        numeric[9] > 0,
+        tuple(np.nan_to_num(numeric, nan=-np.inf)),
+        tuple(map(str, nominal)),
+    )
+
+
+def merge_ends(state: AppState, values: np.ndarray, skip: Skip) -> np.ndarray:
+    """Merge every task's repeated ends into its row of ``values`` (and of the state's
+    nominal rows); returns the resubmission count of each row.
+
+    The rule, the history server's for a resubmitted map task, made independent of the
+    order of the lines: the ends of a task are put in Spark's order (``_end_order``), the
+    first is kept, and each later one that carries metrics replaces it. An end repeated
+    word for word (a replayed or concatenated log) is a duplicate: counted through ``skip``
+    and dropped. Two ends neither of which is a resubmission conflict: reported through
+    ``skip``, and resolved by the same rule."""
+    resubmitted = np.zeros(len(values), dtype=np.int64)
+    by_task: dict[int, list[RepeatedEnd]] = {}
+    for repeat in state.repeated_ends:
+        by_task.setdefault(repeat.task_id, []).append(repeat)
+    for task_id, repeats in by_task.items():
+        row = state.ended[task_id]
+        ends = [(values[row].copy(), _decoded(state.nominal_rows[row]))]
+        for repeat in repeats:
+            end = (np.array(repeat.numeric, dtype=np.float64), _decoded(repeat.nominal))
+            if any(_same(end, seen) for seen in ends):
+                skip(repeat.path, repeat.line, f"duplicate event: a repeated end of task {task_id}")
+                continue
+            if repeat.nominal[6] != "Resubmitted" and any(e[1][6] != "Resubmitted" for e in ends):
+                skip(
+                    repeat.path,
+                    repeat.line,
+                    f"conflicting end of task {task_id}: another end of the attempt differs; "
+                    "kept the last to finish of those with metrics",
+                )
+            ends.append(end)
+        ends.sort(key=_end_order)
+        kept = ends[0]
+        for end in ends[1:]:
+            if end[0][9] > 0:
+                kept = end
+        values[row] = kept[0]
+        state.nominal_rows[row] = kept[1]
+        resubmitted[row] = sum(end[1][6] == "Resubmitted" for end in ends)
+    return resubmitted
+
+
+def _decoded(nominal: tuple) -> tuple:
+    """A nominal row with the fast path's raw bytes (if any) as text, to compare rows."""
+    return tuple(v.decode() if isinstance(v, bytes) else v for v in nominal)
+
+
+def _same(a: tuple[np.ndarray, tuple], b: tuple[np.ndarray, tuple]) -> bool:
+    return a[1] == b[1] and np.array_equal(a[0], b[0], equal_nan=True)
 
 
 HANDLERS: dict[str, Callable[[AppState, dict], None]] = {
@@ -292,8 +392,9 @@ def read_app(
 
     ``progress`` is called now and then with the number of bytes read since its last call
     (on-disk bytes: decompressed line bytes for plain logs, whole parts for compressed ones).
-    Bad lines (malformed JSON, a truncated last line, an event without the fields it must
-    have, a foreign event) are reported through ``skip`` and the reading goes on.
+    Bad lines (not UTF-8, not JSON, a truncated last line, an event without the fields it
+    must have or with one of another type: eventlog.validate, a foreign event) are reported
+    through ``skip`` and the reading goes on.
 
     A store resumes an in-progress log (logs.store.ingest): it passes the ``state`` it kept
     from the bytes already read, the ``lines`` appended since, and ``close=False`` to keep
@@ -315,6 +416,7 @@ def read_app(
         # the two task events first, by their whole prefix: they are nearly every line
         if (
             line.startswith(TASK_END_PREFIX)
+            and (line.isascii() or validate.is_utf8(line))
             and (fast := fastend.read(line)) is not None
             and state.on_fast_task_end(*fast)
         ):
@@ -338,11 +440,10 @@ def read_app(
         try:
             event = _parse(line, name)
         except orjson.JSONDecodeError as err:
-            truncated = not line.endswith(b"\n")
-            skip(path, number, "truncated last line" if truncated else f"malformed JSON: {err}")
+            skip(path, number, validate.unparsable(err, line))
             continue
+        event_name = event.get("Event") if isinstance(event, dict) else None
         if handler is None:
-            event_name = event.get("Event") if isinstance(event, dict) else None
             handler = HANDLERS.get(event_name) if isinstance(event_name, str) else None
             if handler is None:
                 if not (isinstance(event_name, str) and _is_spark_event(event_name)):
@@ -352,8 +453,13 @@ def read_app(
                         f"unknown event {event_name!r}" if event_name else "not an event",
                     )
                 continue
+        if (
+            reason := validate.problem(name.decode() if name else str(event_name), line)
+        ) is not None:
+            skip(path, number, reason)
+            continue
         try:
-            if handler is AppState.on_task_start:
+            if handler in (AppState.on_task_start, AppState.on_task_end):
                 handler(state, event, path, number)
             else:
                 handler(state, event)

@@ -24,6 +24,9 @@ so this bounds each decompressed chunk to a few MB."""
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 LZ4_MAGIC = b"LZ4Block"
 SNAPPY_MAGIC = b"\x82SNAPPY\x00"
+LZ4_MAX_BLOCK = 1 << 26
+"""More than lz4-java's largest block (32 MB): a header claiming more is damaged, and is not
+allowed to make the decoder allocate what it claims."""
 LZF_MAGIC = b"ZV"
 LZF_CHUNK_TYPES = (b"\x00", b"\x01")
 """Ning LZF chunks are stored (0) or compressed (1): sniffing wants both bytes, ``ZV`` alone
@@ -98,6 +101,8 @@ def lz4_chunks(stream: BinaryIO) -> Iterator[bytes]:
         token, compressed_len, decompressed_len, _checksum = struct.unpack(
             "<BIII", _read_exact(stream, 13, "an lz4 block header")
         )
+        if decompressed_len > LZ4_MAX_BLOCK or compressed_len > LZ4_MAX_BLOCK:
+            raise CorruptStream(f"lz4: block header claims {decompressed_len} bytes")
         data = _read_exact(stream, compressed_len, "an lz4 block")
         if decompressed_len == 0:
             continue

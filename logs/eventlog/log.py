@@ -71,7 +71,9 @@ def name_app(state: AppState, source: EventLogSource) -> None:
 def log_of_states(states: list[AppState], skipped: list[SkippedLine], sources: list[str]) -> Log:
     """The Log of application attempts already read: tables, counters, derived features,
     aggregates, the settings that differ between them, and the registry of every column."""
-    tasks, stages, jobs, apps = build_tables(states)
+    tasks, stages, jobs, apps = build_tables(
+        states, lambda path, line, reason: skipped.append(SkippedLine(path, line, reason))
+    )
 
     job_keys = joined_keys(tasks, "app_key", "job_id")  # the id of each task's job
     stages = add_stage_counts(stages, tasks)

@@ -215,4 +215,4 @@ def iter_lines(
                 for number, line in enumerate(stream, 1):
                     yield name, number, line
         except CorruptStream as err:
-            skip(name, number + 1, f"compressed stream broken off: {err}")
+            skip(name, number + 1, f"compressed stream broken off after line {number}: {err}")

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..aggregate import TASK_METRICS
-from .build import AppState
+from .build import AppState, Skip
 from .events import TASK_NOMINAL
 
 TASK_COLUMNS = (
@@ -68,12 +68,12 @@ def _per_value(values: np.ndarray, name) -> np.ndarray:
     return np.array([name(v) for v in uniques.tolist()], dtype=object)[codes]
 
 
-def task_table(state: AppState, key: str, stage_jobs: dict[int, int]) -> pd.DataFrame:
+def task_table(state: AppState, key: str, stage_jobs: dict[int, int], skip: Skip) -> pd.DataFrame:
     """The task attempts of one app, with Spark's derived times (duration, getting-result
     time, scheduler delay) computed as the history server computes them. Computed on
     column arrays, each string formatted once per distinct value, and made a frame once.
-    ``stage_jobs`` is ``_stage_jobs(state)``."""
-    columns = state.task_columns()
+    ``stage_jobs`` is ``_stage_jobs(state)``; repeated task ends go to ``skip``."""
+    columns = state.task_columns(skip)
     n = len(columns["task_id"])
     stage_id, attempt, task_id = (
         columns["stage_id"],
@@ -303,22 +303,35 @@ def app_row(state: AppState, key: str) -> dict:
 
 
 def build_tables(
-    states: list[AppState],
+    states: list[AppState], skip: Skip
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(tasks, stages, jobs, apps) of all the loaded application attempts."""
+    """(tasks, stages, jobs, apps) of all the loaded application attempts; duplicate and
+    conflicting task ends go to ``skip``. Every table's ids are unique (``unique_ids``)."""
     keys = app_keys(states)
     tasks, stages, jobs, apps = [], [], [], []
     for state, key in zip(states, keys):
         ended = {j for j, job in state.jobs.items() if job.get("result") is not None}
         stage_jobs = _stage_jobs(state)
-        tasks.append(task_table(state, key, stage_jobs))
+        tasks.append(task_table(state, key, stage_jobs, skip))
         stages.append(stage_table(state, key, ended, stage_jobs))
         jobs.append(job_table(state, key))
         apps.append(app_row(state, key))
     app_frame = pd.DataFrame(apps, columns=list(app_row(AppState(""), "")))
     for column in ("start_time", "end_time", "duration"):
         app_frame[column] = pd.to_numeric(app_frame[column]).astype(float)
-    return _concat(tasks, TASK_COLUMNS), _concat(stages), _concat(jobs), app_frame
+    tables = _concat(tasks, TASK_COLUMNS), _concat(stages), _concat(jobs), app_frame
+    for table in tables:
+        unique_ids(table)
+    return tables
+
+
+def unique_ids(table: pd.DataFrame) -> None:
+    """The invariant every layer above relies on (pandas fails far away on a repeated index):
+    one row per id. The reader makes it so by construction (one row per task attempt, stage
+    attempt, job and application attempt); a repeat is a bug in perfx, not in the log."""
+    if "id" in table.columns and not table["id"].is_unique:
+        repeated = table["id"][table["id"].duplicated()].iloc[0]
+        raise AssertionError(f"id {repeated!r} names several rows of one table")
 
 
 def _concat(frames: list[pd.DataFrame], columns: tuple[str, ...] = ()) -> pd.DataFrame:

@@ -95,6 +95,8 @@ class JobHistory:
     tasks: dict[str, Task] = field(default_factory=dict)
     counter_names: dict[tuple[str, str], str] = field(default_factory=dict)
     """(group, name) -> the counter's display name, for feature descriptions."""
+    am_attempts: set[str] = field(default_factory=set)
+    """The ApplicationMaster attempts AM_STARTED named."""
     ended: bool = False
     """Was the job's end event (JOB_FINISHED, JOB_FAILED, JOB_KILLED, JOB_ERROR) read?"""
     events: int = 0
@@ -122,6 +124,46 @@ class JobHistory:
         return attempts[attempt_id]
 
 
+TEXT_FIELDS = frozenset(
+    {
+        "jobid", "jobName", "userName", "jobQueueName", "jobStatus", "diagnostics",
+        "taskid", "taskType", "attemptId", "status", "taskStatus", "error", "trackerName",
+        "hostname", "rackname", "locality", "avataar", "successfulAttemptId",
+        "failedDueToAttempt",
+    }
+)  # fmt: skip
+NUMBER_FIELDS = frozenset(
+    {
+        "submitTime", "launchTime", "finishTime", "startTime", "mapFinishTime",
+        "shuffleFinishTime", "sortFinishTime", "totalMaps", "totalReduces", "finishedMaps",
+        "finishedReduces", "failedMaps", "failedReduces",
+    }
+)  # fmt: skip
+"""The fields the handlers read, by the type the schema gives them (a union's branch
+unwrapped): the job-history reader's one check of a record's types (``wrong_type``)."""
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def wrong_type(body: Any) -> str | None:
+    """The first field of an event record whose value has another type than the schema's
+    (null stands for an absent optional field), or None: checked before a handler reads
+    the record, so that a damaged field costs its line and nothing further down."""
+    if not isinstance(body, dict):
+        return "event"
+    for name, value in body.items():
+        value = plain(value)
+        if value is None:
+            continue
+        if name in TEXT_FIELDS and not isinstance(value, str):
+            return name
+        if name in NUMBER_FIELDS and not _is_number(value):
+            return name
+    return None
+
+
 def read_counters(value: Any) -> ReadCounters:
     """A ``JhCounters`` record (possibly null, wrapped or with no groups) as a flat dict and
     the counters' display names; changes nothing, so that an event failing later leaves no trace."""
@@ -133,6 +175,10 @@ def read_counters(value: Any) -> ReadCounters:
     for group in value["groups"]:
         for count in group["counts"]:
             key = (group["name"], count["name"])
+            if not (isinstance(key[0], str) and isinstance(key[1], str)):
+                raise TypeError("counter name")
+            if not _is_number(count["value"]):
+                raise TypeError("counter value")
             out[key] = float(count["value"])
             names.setdefault(key, count.get("displayName") or count["name"])
     return out, names
@@ -227,7 +273,9 @@ def _job_unsuccessful(history: JobHistory, body: dict) -> None:
 
 
 def _am_started(history: JobHistory, body: dict) -> None:
-    history.job["am_attempts"] = history.job.get("am_attempts", 0) + 1
+    """One more ApplicationMaster attempt, counted once however often its event is logged."""
+    history.am_attempts.add(str(plain(body.get("applicationAttemptId")) or sorted(body.items())))
+    history.job["am_attempts"] = len(history.am_attempts)
 
 
 def _task_started(history: JobHistory, body: dict) -> None:

@@ -31,8 +31,9 @@ from ..eventlog.open import (
     iter_lines,
     sniff,
 )
+from ..eventlog.validate import unparsable
 from ..model import Log, SkippedLine
-from .events import HANDLERS, IGNORED, JobHistory, plain
+from .events import HANDLERS, IGNORED, JobHistory, plain, wrong_type
 from .tables import build_tables
 
 HEADER = b"Avro-Json"
@@ -120,7 +121,7 @@ def _apply(history: JobHistory, text: bytes, truncated: bool) -> str | None:
     try:
         record = orjson.loads(text)
     except orjson.JSONDecodeError as err:
-        return "truncated last line" if truncated else f"malformed JSON: {err}"
+        return unparsable(err, text + (b"" if truncated else b"\n"))
     kind = record.get("type") if isinstance(record, dict) else None
     if not isinstance(kind, str) or "event" not in record:
         return "not an event"
@@ -129,8 +130,11 @@ def _apply(history: JobHistory, text: bytes, truncated: bool) -> str | None:
     handler = HANDLERS.get(kind)
     if handler is None:
         return f"unknown event {kind!r}"
+    body = plain(record["event"])
+    if (field := wrong_type(body)) is not None:
+        return f"wrong type for {field}"
     try:
-        handler(history, plain(record["event"]))
+        handler(history, body)
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         return f"{kind} without usable {err}"
     history.events += 1

@@ -443,10 +443,17 @@ def _row_attempt(task: Task) -> Attempt | None:
     for wanted in (task.successful_attempt, task.failed_due_to):
         if wanted in attempts:
             return attempts[wanted]
-    succeeded = [a for a in attempts.values() if a.status == "SUCCEEDED"]
+    ordered = sorted(attempts.values(), key=_attempt_order)
+    succeeded = [a for a in ordered if a.status == "SUCCEEDED"]
     if succeeded:
         return succeeded[-1]
-    return list(attempts.values())[-1] if attempts else None
+    return ordered[-1] if ordered else None
+
+
+def _attempt_order(attempt: Attempt) -> tuple[int, str]:
+    """Attempts in the order they ran, by their id (``attempt_..._m_000003_1``: its last
+    number), not by the order of the lines: a reordered history gives the same rows."""
+    return len(attempt.attempt_id), attempt.attempt_id
 
 
 def _counter_values(
@@ -544,8 +551,12 @@ def build_tables(histories: list[JobHistory]) -> tuple[pd.DataFrame, pd.DataFram
     """(tasks, jobs, registry) of the jobs; every column registered with its spec."""
     task_counters: dict[str, FeatureSpec] = {}
     job_counters: dict[str, FeatureSpec] = {}
+    # tasks by id, not by the order of the lines: the rows and the counter columns (in the
+    # order met) are the same however a damaged history ordered its events
     task_rows = [
-        _task_row(t, h.job["id"], h, task_counters) for h in histories for t in h.tasks.values()
+        _task_row(t, h.job["id"], h, task_counters)
+        for h in histories
+        for t in sorted(h.tasks.values(), key=lambda task: task.task_id)
     ]
     job_rows = [_job_row(h, job_counters) for h in histories]
     tasks = add_host_load(_frame(task_rows, JHIST_TASK, task_counters))

@@ -9,6 +9,7 @@ from .options import (
     explain_options,
     format_option,
     host_metrics_option,
+    log_note,
     log_option,
     open_session,
     run_options,
@@ -83,4 +84,4 @@ def explain(
             run=run,
             store=store,
         )
-    emit(answer, fmt)
+    emit(answer, fmt, note=log_note(session))

@@ -222,11 +222,25 @@ def open_session(
     )
 
 
-def emit(result: Any, fmt: str, *, sort_keys: bool = False) -> None:
-    """Print a result: its stable JSON, or its rich rendering (text from logs as text)."""
+def log_note(session: Any) -> str:
+    """The one line saying what the reader skipped in the session's log ('' if nothing)."""
+    from perfx.logs.model import skipped_note
+
+    return skipped_note(session.log.skipped)
+
+
+def emit(result: Any, fmt: str, *, sort_keys: bool = False, note: str = "") -> None:
+    """Print a result: its stable JSON, or its rich rendering (text from logs as text).
+    ``note`` (``log_note``: lines of the log were skipped) follows the text, or is the
+    JSON's ``log_note``: an answer from part of a log says so."""
     if fmt == "json":
-        click.echo(json.dumps(result.to_dict(), indent=2, sort_keys=sort_keys))
+        payload = result.to_dict()
+        if note:
+            payload = {**payload, "log_note": note}
+        click.echo(json.dumps(payload, indent=2, sort_keys=sort_keys))
         return
-    from perfx.terminal import console
+    from perfx.terminal import console, safe_text
 
     console(wide=True).print(result)
+    if note:
+        console(wide=True).print(safe_text(note))

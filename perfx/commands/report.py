@@ -11,6 +11,7 @@ from .options import (
     OutputPath,
     explain_options,
     format_option,
+    log_note,
     log_option,
     open_session,
     run_options,
@@ -71,8 +72,11 @@ def report_command(logs, run, store, queries, pairs, limit, out, width, sample, 
     )
     Path(out).write_text(report.html, encoding="utf-8")
     failed = [item for item in report.items if not item.ok]
+    note = log_note(session)
     if fmt == "json":
         payload = {"report": out, "items": [item.to_dict() for item in report.items]}
+        if note:
+            payload["log_note"] = note
         click.echo(json.dumps(payload, indent=2, sort_keys=True))
     else:
         answered = (
@@ -83,6 +87,10 @@ def report_command(logs, run, store, queries, pairs, limit, out, width, sample, 
         click.echo(
             f"{answered}; report written to {out} ({len(report.html.encode()) / 1e6:.1f} MB)"
         )
+        if note:
+            from perfx.terminal import console, safe_text
+
+            console(wide=True).print(safe_text(note))
         for item in failed:
             click.echo(item.not_answered(), err=True)
     if failed:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from .options import emit, format_option, log_option, open_session
+from .options import emit, format_option, log_note, log_option, open_session
 
 
 @click.command()
@@ -49,7 +49,8 @@ def stragglers(logs, feature_store, since, until, fmt) -> None:
         if feature_store:
             from perfx.fleet import stragglers_over
 
-            report = stragglers_over(feature_store, since, until)
+            report, note = stragglers_over(feature_store, since, until), ""
         else:
-            report = open_session(logs).stragglers()
-    emit(report, fmt)
+            session = open_session(logs)
+            report, note = session.stragglers(), log_note(session)
+    emit(report, fmt, note=note)

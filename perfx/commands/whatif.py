@@ -7,7 +7,7 @@ import click
 
 from perfx.results.whatif import DEFAULT_SCENARIOS
 
-from .options import emit, format_option, log_option, open_session
+from .options import emit, format_option, log_note, log_option, open_session
 
 
 @click.command()
@@ -42,4 +42,4 @@ def whatif(logs, without, fmt) -> None:
     session = open_session(logs)
     with working("replaying the jobs"):
         report = session.whatif(without)
-    emit(report, fmt)
+    emit(report, fmt, note=log_note(session))

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from perfx.logs.model import skipped_note
+
 from .overview import applications, overview_section
 from .page import document
 from .questions import default_questions, how_chosen, questions_section
@@ -61,4 +63,6 @@ def render_report(
     intro = [
         f"{len(log.tasks):,} task attempts from {', '.join(sources) or ', '.join(log.sources)}."
     ]
+    if note := skipped_note(log.skipped):  # a page about part of a log says so
+        intro.append(note)
     return Report(document(title, intro, sections), list(items))

@@ -1,0 +1,149 @@
+"""Damaged events, one kind at a time, on a real log (Spark 2.3, tests/data/public): each bad
+line is skipped with its reason and line number and said in one line by every answer; events
+out of order or repeated make the same one row per task attempt; two different ends of one
+attempt are reported and resolved by the stated rule whatever their order."""
+
+from __future__ import annotations
+
+import re
+
+import orjson
+import pandas as pd
+import pytest
+
+from perfx.logs.eventlog.tables import unique_ids
+from perfx.logs.loader import load_log
+from perfx.logs.model import SkippedLine, skipped_note
+from tests.conftest import DATA
+from tests.logs.fuzzing import question, run_cli
+
+SOURCE = DATA / "public" / "qubole__sparklens" / "local-1532512550423"
+LINES = SOURCE.read_bytes().splitlines(keepends=True)
+
+
+def _where(event: str) -> list[int]:
+    return [i for i, line in enumerate(LINES) if line.startswith(b'{"Event":"' + event.encode())]
+
+
+ENDS, STARTS = _where("SparkListenerTaskEnd"), _where("SparkListenerTaskStart")
+
+
+def _edited(at: int, edit) -> bytes:
+    event = orjson.loads(LINES[at])
+    edit(event)
+    return orjson.dumps(event) + b"\n"
+
+
+def _write(tmp_path, lines: list[bytes]):
+    path = tmp_path / "app"
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def _sorted(table: pd.DataFrame) -> pd.DataFrame:
+    return table.drop(columns=["source"], errors="ignore").sort_values("id").reset_index(drop=True)
+
+
+def test_each_bad_line_is_skipped_with_its_reason_and_line_number(tmp_path):
+    lines = list(LINES)
+    flipped = bytearray(lines[ENDS[0]])
+    flipped[flipped.index(b'"Host":"') + 8] = 0xB5
+    lines[ENDS[0]] = bytes(flipped)
+    lines[ENDS[1]] = _edited(ENDS[1], lambda e: e["Task Info"].update({"Launch Time": "12abc"}))
+    lines[ENDS[2]] = _edited(ENDS[2], lambda e: e.update({"Task Metrics": [1, 2]}))
+    lines[ENDS[3]] = _edited(ENDS[3], lambda e: e.pop("Task Info"))
+    lines[ENDS[4]] = _edited(ENDS[4], lambda e: e["Task Metrics"].update({"JVM GC Time": {}}))
+    lines.insert(ENDS[5], b'{"Event":"SparkListenerTaskEnd","Stage ID":\n')
+    log = load_log(_write(tmp_path, lines))
+    kinds = [(s.line, s.reason.split(":")[0]) for s in log.skipped]
+    assert kinds == [
+        (ENDS[0] + 1, "not UTF-8"),
+        (ENDS[1] + 1, "wrong type for Task Info/Launch Time"),
+        (ENDS[2] + 1, "wrong type for Task Metrics"),
+        (ENDS[3] + 1, "missing Task Info"),
+        (ENDS[4] + 1, "wrong type for Task Metrics/JVM GC Time"),
+        (ENDS[5] + 1, "not JSON"),
+    ]
+    # the five attempts whose end is unusable are still there, started and never ended
+    tasks = log.tasks
+    assert len(tasks) == len(ENDS) and tasks["id"].is_unique
+    assert (tasks["status"] == "UNKNOWN").sum() == 5
+    assert skipped_note(log.skipped) == (
+        f"6 lines of {tmp_path.name}/app skipped: 1 missing Task Info, 1 not JSON, "
+        "1 not UTF-8, 1 wrong type for Task Info/Launch Time, 1 wrong type for Task Metrics, "
+        "1 wrong type for Task Metrics/JVM GC Time (perfx logs lists them)"
+    )
+
+
+def test_the_note_counts_lines_and_files_by_kind():
+    skipped = [
+        SkippedLine("/logs/app-1/events_1", 3, "not JSON: unexpected character"),
+        SkippedLine("/logs/app-1/events_1", 9, "not JSON: trailing characters"),
+        SkippedLine("/logs/app-1/events_1", 12, "wrong type for Task Metrics: Expected object"),
+    ]
+    assert skipped_note(skipped) == (
+        "3 lines of app-1/events_1 skipped: 2 not JSON, 1 wrong type for Task Metrics "
+        "(perfx logs lists them)"
+    )
+    skipped.append(SkippedLine("/logs/README", 0, "not a Spark event log or Hadoop job history"))
+    assert skipped_note(skipped).startswith("3 lines, 1 file of 2 files skipped: 2 not JSON")
+    assert skipped_note([]) == ""
+
+
+def test_a_start_after_its_end_and_repeated_lines_make_the_same_rows(tmp_path):
+    lines = list(LINES)
+    start = lines.pop(STARTS[0])
+    lines.insert(ENDS[-1], start)  # far after its end
+    lines.insert(ENDS[2], LINES[ENDS[0]])  # an end replayed
+    lines.append(LINES[STARTS[1]])  # a start replayed after everything
+    job_end = _where("SparkListenerJobEnd")[0]
+    lines.insert(_where("SparkListenerJobStart")[0], LINES[job_end])  # a job's end first
+    log, original = load_log(_write(tmp_path, lines)), load_log(SOURCE)
+    for entity in ("task", "stage", "job"):
+        pd.testing.assert_frame_equal(_sorted(log.table(entity)), _sorted(original.table(entity)))
+    assert [s.reason.split(":")[0] for s in log.skipped] == ["duplicate event"]
+
+
+@pytest.mark.parametrize("later_first", [False, True])
+def test_two_different_ends_of_one_attempt_are_reported_and_the_later_kept(tmp_path, later_first):
+    def later(event):
+        event["Task Info"]["Finish Time"] += 1000
+        event["Task Metrics"]["Executor Run Time"] += 1000
+
+    lines = list(LINES)
+    conflicting = _edited(ENDS[0], later)
+    lines.insert(ENDS[0] if later_first else ENDS[0] + 1, conflicting)
+    log = load_log(_write(tmp_path, lines))
+    assert len(log.tasks) == len(ENDS) and log.tasks["id"].is_unique
+    [reported] = log.skipped
+    assert re.match(r"conflicting end of task \d+: .*kept the last to finish", reported.reason)
+    original = load_log(SOURCE).tasks.set_index("id")
+    task = log.tasks.set_index("id").loc[original.index[0]]
+    assert task["duration"] == original.iloc[0]["duration"] + 1000
+    assert task["executor_run_time"] == original.iloc[0]["executor_run_time"] + 1000
+
+
+def test_ids_are_unique_or_perfx_says_it_is_its_own_bug():
+    with pytest.raises(AssertionError, match="names several rows"):
+        unique_ids(pd.DataFrame({"id": ["a/1", "a/1"]}))
+
+
+def test_answers_from_a_log_with_skipped_lines_say_so_in_one_line(tmp_path):
+    lines = list(LINES)
+    lines.insert(3, b"not json at all\n")
+    path = str(_write(tmp_path, lines))
+    note = f"1 line of {tmp_path.name}/app skipped: 1 not JSON (perfx logs lists them)"
+    report = ["report", "--log", path, "--questions", "1", "--out", str(tmp_path / "r.html")]
+    for argv in (
+        ["stragglers", "--log", path],
+        ["whatif", "--log", path],
+        ["explain", "--log", path, question("spark-2.3")],
+        report,
+    ):
+        text = run_cli(argv)
+        assert text.exit_code == 0 and text.stdout.rstrip("\n").endswith(note)
+        json_run = run_cli([*argv, "--format", "json"])
+        assert orjson.loads(json_run.stdout)["log_note"] == note
+    assert note in (tmp_path / "r.html").read_text()  # the page says it too
+    clean = run_cli(["stragglers", "--log", str(SOURCE), "--format", "json"])
+    assert "log_note" not in orjson.loads(clean.stdout)
