@@ -7,6 +7,7 @@ and the rest of the line, and print through the session's console.
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -121,7 +122,9 @@ def _features(session: ReplSession, arg: str) -> None:
     entity = arg or "task"
     if entity not in ENTITIES:
         raise ValueError(f"\\features takes one of {', '.join(ENTITIES)}, not {entity!r}")
-    session.console.print(session.require_session().features(entity))
+    listed = session.require_session().features(entity)
+    # every feature: the list is what queries are written from (a terminal pages it)
+    session.console.print(dataclasses.replace(listed, limit=None))
 
 
 @special(

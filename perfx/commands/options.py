@@ -229,18 +229,35 @@ def log_note(session: Any) -> str:
     return skipped_note(session.log.skipped)
 
 
-def emit(result: Any, fmt: str, *, sort_keys: bool = False, note: str = "") -> None:
-    """Print a result: its stable JSON, or its rich rendering (text from logs as text).
-    ``note`` (``log_note``: lines of the log were skipped) follows the text, or is the
-    JSON's ``log_note``: an answer from part of a log says so."""
+all_option = click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Every row of the tables (default: the 40 with the most time at stake).",
+)
+"""Answer first (issue 24): tables show the rows with the most at stake unless --all."""
+
+
+def emit(
+    result: Any, fmt: str, *, sort_keys: bool = False, note: str = "", show_all: bool = False
+) -> None:
+    """Print a result: its stable JSON, or its rich rendering (text from logs as text), every
+    table row with ``show_all``. ``note`` (``log_note``: lines of the log were skipped)
+    follows the text, or is the JSON's ``log_note``: an answer from part of a log says so.
+    Text taller than the terminal goes through rich's pager on a terminal, never when piped."""
     if fmt == "json":
         payload = result.to_dict()
         if note:
             payload = {**payload, "log_note": note}
         click.echo(json.dumps(payload, indent=2, sort_keys=sort_keys))
         return
-    from perfx.terminal import console, safe_text
+    import dataclasses
 
-    console(wide=True).print(result)
-    if note:
-        console(wide=True).print(safe_text(note))
+    from rich.console import Group
+
+    from perfx.terminal import page, safe_text
+
+    if show_all and dataclasses.is_dataclass(result):
+        if "limit" in {f.name for f in dataclasses.fields(result)}:
+            result = dataclasses.replace(result, limit=None)  # type: ignore[arg-type]
+    page(Group(result, safe_text(note)) if note else result)
