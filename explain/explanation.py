@@ -90,7 +90,7 @@ class Metrics:
 def _plain(value: object) -> object:
     """A JSON value: numpy scalars as Python ones, NaN as None, anything else as text."""
     if hasattr(value, "item"):
-        value = value.item()  # type: ignore[union-attr]
+        value = value.item()
     if isinstance(value, float) and math.isnan(value):
         return None
     return value if isinstance(value, (int, float, str, bool)) or value is None else str(value)

@@ -57,10 +57,10 @@ def console(*, stderr: bool = False, wide: bool = False) -> SafeConsole:
     return SafeConsole(stderr=stderr, width=width)
 
 
-def page(renderable: RenderableType) -> None:
-    """Print ``renderable`` on stdout; on a terminal, through rich's pager when it is taller
-    than the screen (piped output is printed as it is)."""
-    out = console(wide=True)
+def page(renderable: RenderableType, out: Console | None = None) -> None:
+    """Print ``renderable`` on stdout (or ``out``); on a terminal, through rich's pager when
+    it is taller than the screen (piped output is printed as it is)."""
+    out = out or console(wide=True)
     if not out.is_terminal:
         out.print(renderable)
         return

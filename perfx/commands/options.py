@@ -257,7 +257,6 @@ def emit(
 
     from perfx.terminal import page, safe_text
 
-    if show_all and dataclasses.is_dataclass(result):
-        if "limit" in {f.name for f in dataclasses.fields(result)}:
-            result = dataclasses.replace(result, limit=None)  # type: ignore[arg-type]
+    if show_all and "limit" in getattr(result, "__dataclass_fields__", {}):
+        result = dataclasses.replace(result, limit=None)
     page(Group(result, safe_text(note)) if note else result)

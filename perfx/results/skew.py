@@ -199,7 +199,10 @@ class SkewReport:
             return
         yield self.headline()
         one_app = len({s["app_id"] for s in self.stages}) <= 1
-        table = Table(title="Skewed tasks by time at stake")
+        title = "Skewed tasks by time at stake"
+        if one_app:  # its id once, in the title, rather than on every row
+            title += f" (application {self.stages[0]['app_id']})"
+        table = Table(title=safe_text(title))
         columns = ("app", "stage", "tasks", "skewed task (partition)", "at stake", "why")
         for column in columns[1:] if one_app else columns:
             table.add_column(

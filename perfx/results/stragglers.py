@@ -243,9 +243,8 @@ class StragglerReport:
                 f"{s['explained']}{share}",
                 causes,
             )
-            if apps <= 1:
-                cells = cells[1:]
-            table.add_row(*(safe_text(_cell(cell)) for cell in cells))
+            shown_cells = cells[1:] if apps <= 1 else cells
+            table.add_row(*(safe_text(_cell(cell)) for cell in shown_cells))
         yield table
         if hidden:
             yield more(hidden, "stages")

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from perfx.terminal import safe_text
 
-from .headline import Headline, listing
+from .headline import Headline, count, listing
 
 SKIPPED_SHOWN = 20
 """Skipped lines listed one by one in text; the rest are only counted (JSON lists them all)."""
@@ -72,7 +72,8 @@ class LogSummary:
         text = (
             f"{apps:,} {'application' if apps == 1 else 'applications'}"
             + (f" (Spark {versions})" if versions else "")
-            + f": {data['jobs']:,} jobs, {data['stages']:,} stages, {data['tasks']:,} tasks; "
+            + f": {count(data['jobs'], 'job')}, {count(data['stages'], 'stage')}, "
+            + f"{count(data['tasks'], 'task')}; "
             + (
                 f"{skipped['count']:,} lines skipped ({reasons})."
                 if skipped["count"]
