@@ -8,8 +8,8 @@
    the traced execution's event log beside its lineage.
 4. Loads the first run's log and asks ``WHY TASK <slowest> SLOWER`` with the traced run:
    perfx picks a reference task, learns the DESPITE / BECAUSE explanation from the other
-   tasks, splits the gap, diagnoses computation skew, links the slow task to its partition
-   of the traced run by stage position and names the records inside it that cost the time.
+   tasks, splits the gap, diagnoses the skew (its time follows its input bytes), links the
+   slow task to its partition of the traced run by stage position and names the records inside it that cost the time.
 5. Does it all again in one command, ``perfx why``: a traced run with its own event log, the
    task that lost the most time against its stage, its explanation and its culprits.
 

@@ -20,6 +20,11 @@ from perfx.session import open as open_session
 
 pytestmark = pytest.mark.spark
 
+ONE_HEAVY_RECORD = ("computation skew", "data skew")
+"""The hot movie's line is one record among as many as its peers read, and ~30x their bytes:
+the stage's cost model reads it as skew in bytes (data skew) where its tasks' time follows
+their bytes, else as a dearer record (computation skew); either way its culprit is the line."""
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "chain"
 SLOW_LOG, RATINGS = DATA / "slow-run", DATA / "ratings"
 
@@ -57,7 +62,7 @@ def test_the_slow_runs_slowest_task_links_to_the_hot_movies_record(traced):
     # record is what the test leans on.
     assert all(r["impact_ms"] < first["impact_ms"] / 10 for r in others), culprits
     assert first["share"] > 0.25, culprits
-    assert answer.gap.diagnosis.name == "computation skew"
+    assert answer.gap.diagnosis.name in ONE_HEAVY_RECORD
     text = answer.render_text(width=200)
     assert (
         f"culprits in task {slowest}'s partition {partition}" in " ".join(text.split())
@@ -143,7 +148,7 @@ def test_perfx_why_runs_the_chain_and_names_the_hot_movie_first(spark, tmp_path)
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["gap"]["diagnosis"]["name"] == "computation skew"
+    assert data["gap"]["diagnosis"]["name"] in ONE_HEAVY_RECORD
     first = data["culprits"]["records"][0]
     assert "day-09.txt@" in first["location"] and first["share"] > 0.2, data["culprits"]
     assert data["culprits"]["rule"] == "the traced run's own log"
