@@ -87,6 +87,15 @@ class Metrics:
         }
 
 
+def _plain(value: object) -> object:
+    """A JSON value: numpy scalars as Python ones, NaN as None, anything else as text."""
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value if isinstance(value, (int, float, str, bool)) or value is None else str(value)
+
+
 _VERBS = {"GT": "slower than", "LT": "faster than", "SIM": "about as fast as"}
 
 
@@ -126,6 +135,8 @@ class Explanation:
 
     def to_dict(self) -> dict:
         return {
+            "sentence": self.sentence(),
+            "quoted": self.quoted(),
             "query": self.query,
             "method": self.method,
             "entity": self.entity,
@@ -137,6 +148,23 @@ class Explanation:
             "culprits": self.culprits,
             "notes": list(self.notes),
         }
+
+    def quoted(self) -> dict[str, dict]:
+        """Every value the sentence quotes: each DESPITE and BECAUSE feature's value for the
+        first and the second execution, with its unit (JSON users need not parse the
+        sentence)."""
+        user = tuple(self.query_ast.despite.atoms) if self.query_ast is not None else ()
+        atoms = (*user, *self.despite_atoms, *self.because_atoms)
+        out: dict[str, dict] = {}
+        for atom in atoms:
+            values = self.values.get(atom.feature)
+            if values is not None and atom.feature not in out:
+                out[atom.feature] = {
+                    "first": _plain(values.first),
+                    "second": _plain(values.second),
+                    "unit": values.unit,
+                }
+        return out
 
     def sentence(self) -> str:
         """The explanation as one sentence, in the paper's words."""

@@ -75,10 +75,23 @@ def user_error_types() -> tuple[type[Exception], ...]:
     return tuple(map(pkgutil.resolve_name, USER_ERRORS))
 
 
+def usage_line(err: click.UsageError) -> str:
+    """A usage error as one line with its hint: what is wrong, then where the help is (click's
+    own takes three lines: the usage, a "Try" line and the error)."""
+    command = err.ctx.command_path if err.ctx is not None else "perfx"
+    from perfx.explain.wording import printable
+
+    message = printable(" ".join(err.format_message().split()))
+    return f"{command}: {message} (see '{command} --help')"
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the console script: runs the group and turns errors into exit codes."""
     try:
         cli.main(args=argv, prog_name="perfx", standalone_mode=False)
+    except click.UsageError as err:
+        click.echo(usage_line(err), err=True)
+        sys.exit(err.exit_code)
     except click.ClickException as err:
         err.show()
         sys.exit(err.exit_code)

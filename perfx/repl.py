@@ -41,6 +41,8 @@ OPTION_TYPES: dict[str, type] = {
     "run": str,
     "store": str,
 }
+TYPE_WORDS: dict[type, str] = {int: "a whole number", str: "text"}
+"""How an option's type is said in an error: "takes a whole number", never "takes a int"."""
 NULLABLE = {"width", "despite_width", "run", "store"}
 """Options that ``none`` resets (to the query's own WITH WIDTH, no generated DESPITE, no
 traced run, the default lineage store)."""
@@ -114,7 +116,7 @@ class ReplSession:
             converted = OPTION_TYPES[key](value)
         except (TypeError, ValueError):
             raise ValueError(
-                f"option {key} takes a {OPTION_TYPES[key].__name__}, not {value!r}"
+                f"option {key} takes {TYPE_WORDS[OPTION_TYPES[key]]}, not {value!r}"
             ) from None
         check = CHECKS.get(key)
         problem = check(converted, self.options) if check else None

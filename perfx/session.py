@@ -113,7 +113,9 @@ class Session:
 
         return WhatIfReport.of(self.raw, scenarios_of(without))
 
-    def skew(self, factor: float = 1.5, min_excess: float = 100.0, top: int = 20) -> SkewReport:
+    def skew(
+        self, factor: float = 1.5, min_excess: float = 100.0, top: int | None = 20
+    ) -> SkewReport:
         """Stages with computation skew and the command that re-runs the program traced."""
         from .results.skew import SkewReport
 

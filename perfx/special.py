@@ -7,6 +7,7 @@ and the rest of the line, and print through the session's console.
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -114,6 +115,50 @@ def _log(session: ReplSession, arg: str) -> None:
     session.load(paths)
 
 
+def _all_rows(arg: str, command: str) -> bool:
+    """``\\stragglers all``: every row of the tables (the CLI's --all)."""
+    if arg not in ("", "all"):
+        raise ValueError(f"{command} takes no argument but 'all', not {arg!r}")
+    return arg == "all"
+
+
+def _answer_first(session: ReplSession, result: Any, every: bool) -> None:
+    """A result as the CLI prints it: its summary first, then the rows with the most at stake
+    (every row with ``all``)."""
+    session.console.print(dataclasses.replace(result, limit=None) if every else result)
+
+
+@special(
+    "\\stragglers",
+    "\\stragglers [all]",
+    "The loaded log's stragglers per stage and their causes, as perfx stragglers prints them.",
+)
+def _stragglers(session: ReplSession, arg: str) -> None:
+    every = _all_rows(arg, "\\stragglers")
+    _answer_first(session, session.require_session().stragglers(), every)
+
+
+@special(
+    "\\whatif",
+    "\\whatif [all]",
+    "Job and application times without GC, network, disk, ... or stragglers (perfx whatif).",
+)
+def _whatif(session: ReplSession, arg: str) -> None:
+    every = _all_rows(arg, "\\whatif")
+    _answer_first(session, session.require_session().whatif(), every)
+
+
+@special(
+    "\\skew",
+    "\\skew [all]",
+    "Tasks with computation skew and the traced re-run that names their records (perfx skew).",
+)
+def _skew(session: ReplSession, arg: str) -> None:
+    every = _all_rows(arg, "\\skew")
+    loaded = session.require_session()
+    session.console.print(loaded.skew(top=None) if every else loaded.skew())
+
+
 @special("\\features", "\\features [task|stage|job|app]", "List the loaded log's features.")
 def _features(session: ReplSession, arg: str) -> None:
     from perfx.logs.registry import ENTITIES
@@ -121,7 +166,9 @@ def _features(session: ReplSession, arg: str) -> None:
     entity = arg or "task"
     if entity not in ENTITIES:
         raise ValueError(f"\\features takes one of {', '.join(ENTITIES)}, not {entity!r}")
-    session.console.print(session.require_session().features(entity))
+    listed = session.require_session().features(entity)
+    # every feature: the list is what queries are written from (a terminal pages it)
+    session.console.print(dataclasses.replace(listed, limit=None))
 
 
 @special(

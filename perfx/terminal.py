@@ -57,6 +57,21 @@ def console(*, stderr: bool = False, wide: bool = False) -> SafeConsole:
     return SafeConsole(stderr=stderr, width=width)
 
 
+def page(renderable: RenderableType, out: Console | None = None) -> None:
+    """Print ``renderable`` on stdout (or ``out``); on a terminal, through rich's pager when
+    it is taller than the screen (piped output is printed as it is)."""
+    out = out or console(wide=True)
+    if not out.is_terminal:
+        out.print(renderable)
+        return
+    lines = out.render_lines(renderable, out.options, pad=False)
+    if len(lines) <= out.height:
+        out.print(renderable)
+        return
+    with out.pager(styles=True):
+        out.print(renderable)
+
+
 def html_of(renderable: RenderableType, width: int = 140) -> str:
     """What ``console`` would print, as HTML for a notebook (``_repr_html_`` of the CLI's
     tables): laid out by a safe console, its text escaped by rich's HTML export."""

@@ -128,7 +128,7 @@ def verify(
     ``without`` culprit records, beside the lineage's prediction for the slowest output."""
     from perfx.chain import open_run
     from perfx.isolation.queries import outputs, top_culprits
-    from perfx.isolation.runner import load_program, spark_session
+    from perfx.isolation.runner import load_program, spark_session, traces_in
 
     stored = open_run(run, store)
     culprits = top_culprits(stored, top=without)
@@ -137,19 +137,26 @@ def verify(
     slowest = outputs(stored, limit=1).iloc[0]
     module = load_program(stored.meta["program"])
     work = Path(tempfile.mkdtemp(prefix="perfx-verify-"))
+    # Spark's and the Python workers' output goes to a file, not our terminal; it is kept,
+    # and the error names it, only when the re-run fails
+    log = Path(tempfile.gettempdir()) / f"{work.name}.spark.log"
     try:
         remediated = without_records(stored.meta["input"], list(culprits.location), work / "input")
         session, created = (
-            (spark, False) if spark is not None else spark_session(master, f"perfx verify {run}")
+            (spark, False)
+            if spark is not None
+            else spark_session(master, f"perfx verify {run}", log=str(log))
         )
-        try:
-            sc = session.sparkContext
-            _run_plain(module, sc, str(remediated))  # warm-up: workers, reader, code
-            before = _median_ms(lambda: _run_plain(module, sc, stored.meta["input"]), repeats)
-            after = _median_ms(lambda: _run_plain(module, sc, str(remediated)), repeats)
-        finally:
-            if created:
-                session.stop()
+        with traces_in(str(log) if created else None):
+            try:
+                sc = session.sparkContext
+                _run_plain(module, sc, str(remediated))  # warm-up: workers, reader, code
+                before = _median_ms(lambda: _run_plain(module, sc, stored.meta["input"]), repeats)
+                after = _median_ms(lambda: _run_plain(module, sc, str(remediated)), repeats)
+            finally:
+                if created:
+                    session.stop()
+        log.unlink(missing_ok=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return Verification(

@@ -66,26 +66,117 @@ def is_uri(text: str) -> bool:
     return "://" in text and not Path(text).exists()
 
 
+PYARROW_SCHEMES = frozenset({"file", "local", "s3", "gs", "gcs", "hdfs", "viewfs", "abfs", "abfss"})
+"""URI schemes pyarrow opens itself (``FileSystem.from_uri``)."""
+
+REST_SCHEMES = frozenset({"http", "https"})
+"""URI schemes of Spark's monitoring REST API (``logs/rest``)."""
+
+
+def unknown_scheme(text: str) -> str | None:
+    """Why ``text`` names nothing perfx can open, found from its scheme alone (no network),
+    or None: a typo such as ``s4://`` fails when the command line is read, before any work."""
+    scheme = text.split("://", 1)[0].lower()
+    if scheme in PYARROW_SCHEMES or scheme in REST_SCHEMES:
+        return None
+    try:
+        import fsspec
+    except ImportError:
+        known: set[str] = set()
+    else:
+        known = set(fsspec.available_protocols())
+        if scheme in known:
+            return None
+    schemes = ", ".join(f"{name}://" for name in sorted(PYARROW_SCHEMES | REST_SCHEMES))
+    extra = "" if known else "; other schemes need fsspec"
+    return f"{text}: unknown scheme '{scheme}://' (known: {schemes}{extra})"
+
+
+def what_failed(text: str, err: Exception) -> str:
+    """A network or storage error said as what failed (the host's name did not resolve, the
+    credentials were refused, the bucket or file is missing, the connection failed), with
+    the library's own words after it for the details."""
+    detail = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    lowered = str(err).lower()
+    for needles, what in FAILURES:
+        if any(needle in lowered for needle in needles):
+            return f"{text}: {what} ({detail})"
+    return f"{text}: cannot open ({detail})"
+
+
+FAILURES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (
+        (
+            "resolve host",
+            "resolve_host",
+            "name or service not known",
+            "nodename nor servname",
+            "temporary failure in name resolution",
+            "getaddrinfo",
+        ),
+        "the host name does not resolve (DNS)",
+    ),
+    (
+        (
+            "access denied",
+            "accessdenied",
+            "forbidden",
+            "invalidaccesskeyid",
+            "signaturedoesnotmatch",
+            "credentials",
+            "unauthorized",
+            "permission denied",
+            "http 403",
+            "http 401",
+        ),
+        "the credentials were refused or are missing",
+    ),
+    (
+        ("nosuchbucket", "nosuchkey", "not found", "no such file", "does not exist", "http 404"),
+        "no such bucket or file",
+    ),
+    (
+        (
+            "connection refused",
+            "couldn't connect",
+            "could not connect",
+            "timed out",
+            "timeout",
+            "network_connection",
+            "connection reset",
+        ),
+        "the connection failed",
+    ),
+)
+"""Words of pyarrow's, fsspec's and the AWS/GCS SDKs' errors -> what failed, first match wins."""
+
+
 def locate(text: str | os.PathLike) -> Location:
     """The location ``text`` names: a local path (made absolute) or a URI."""
     text = str(text)
     if not is_uri(text):
         return Location(pafs.LocalFileSystem(), str(Path(text).resolve()), text)
+    problem = unknown_scheme(text)
+    if problem:
+        raise NotALog(problem)
+    if text.split("://", 1)[0].lower() not in PYARROW_SCHEMES:
+        return _fsspec(text)
     try:
         fs, path = pafs.FileSystem.from_uri(text)
     except (ValueError, OSError) as err:  # pyarrow.ArrowInvalid is a ValueError
-        fs, path = _fsspec(text, err)
+        raise NotALog(what_failed(text, err)) from None
     return Location(fs, path.rstrip("/"), text)
 
 
-def _fsspec(text: str, why: Exception) -> tuple[pafs.FileSystem, str]:
-    """A scheme pyarrow does not know, through fsspec (if installed)."""
-    try:
-        import fsspec
-    except ImportError:
-        raise NotALog(f"{text}: cannot open ({why}); install fsspec for other schemes") from None
+def _fsspec(text: str) -> Location:
+    """A scheme pyarrow does not know, through fsspec (``unknown_scheme`` checked that it
+    knows it)."""
+    import fsspec
+
     try:
         fs, path = fsspec.core.url_to_fs(text)
-    except (ValueError, ImportError, OSError) as err:
+    except ImportError as err:  # the scheme's own package (s3fs, adlfs...) is missing
         raise NotALog(f"{text}: cannot open ({err})") from None
-    return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), path
+    except (ValueError, OSError) as err:
+        raise NotALog(what_failed(text, err)) from None
+    return Location(pafs.PyFileSystem(pafs.FSSpecHandler(fs)), path.rstrip("/"), text)

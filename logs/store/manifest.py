@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 import orjson
 
 from ..errors import NotALog
-from .fs import Location
+from .fs import Location, what_failed
 
 MANIFEST = "manifest.json"
 VERSION = 1
@@ -64,7 +64,11 @@ class Manifest:
     def open(cls, store: Location, *, create: bool = False) -> Manifest:
         """The manifest of ``store``; an empty one when ``create`` and there is none."""
         where = store.join(MANIFEST)
-        if not where.exists():
+        try:
+            found = where.exists()  # a remote store's first network call
+        except OSError as err:
+            raise NotALog(what_failed(store.text, err)) from None
+        if not found:
             if create:
                 return cls(store)
             raise NotALog(f"{store.text}: not a perfx store (no {MANIFEST})")

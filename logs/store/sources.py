@@ -19,7 +19,7 @@ from ..errors import NotALog
 from ..eventlog.open import IGNORED_SUFFIXES, ROLLING_DIR, ROLLING_PART, find_event_logs
 from ..jhist.reader import find_job_histories, is_job_history
 from ..model import SkippedLine
-from .fs import Location, locate
+from .fs import Location, locate, what_failed
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,10 @@ def find_sources(paths: list[str]) -> Found:
                 raise NotALog(f"{text}: no such file or directory")
             _local(Path(where.path), found)
         else:
-            _remote(where, found)
+            try:
+                _remote(where, found)
+            except OSError as err:  # the listing is the first network call
+                raise NotALog(what_failed(text, err)) from None
         if len(found.sources) == before and where.local:
             raise NotALog(f"{text}: no Spark event log or Hadoop job history here")
     unique = {s.key: s for s in found.sources}

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import click
 
-from .options import explain_options, format_option, log_option, open_session, run_options
+from .options import (
+    OutputPath,
+    explain_options,
+    format_option,
+    log_option,
+    open_session,
+    run_options,
+)
 
 
 @click.command()
@@ -35,9 +42,7 @@ from .options import explain_options, format_option, log_option, open_session, r
     show_default=True,
     help="With --stragglers: how many of the longest stragglers to ask about.",
 )
-@click.option(
-    "--out", required=True, type=click.Path(dir_okay=False), help="Where to write the HTML report."
-)
+@click.option("--out", required=True, type=OutputPath(), help="Where to write the HTML report.")
 @explain_options
 @format_option
 @run_options

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from .options import format_option
+from .options import OutputPath, format_option
 
 
 @click.command()
@@ -20,7 +20,7 @@ from .options import format_option
 @click.option(
     "--out",
     required=True,
-    type=click.Path(file_okay=False),
+    type=OutputPath(folder=True),
     help="Directory for results.json, results.md and the plots.",
 )
 @click.option(

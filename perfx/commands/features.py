@@ -6,7 +6,14 @@ from __future__ import annotations
 import click
 
 from .logs import ENTITY_CHOICES
-from .options import emit, format_option, host_metrics_option, log_option, open_session
+from .options import (
+    all_option,
+    emit,
+    format_option,
+    host_metrics_option,
+    log_option,
+    open_session,
+)
 
 
 @click.command()
@@ -14,11 +21,13 @@ from .options import emit, format_option, host_metrics_option, log_option, open_
 @click.option("--entity", type=click.Choice(ENTITY_CHOICES), default="task", show_default=True)
 @format_option
 @host_metrics_option
-def features(logs, entity, fmt, host_metrics) -> None:
+@all_option
+def features(logs, entity, fmt, host_metrics, show_all) -> None:
     """List the features of a log's tasks (or stages, jobs, apps).
 
     Role ``feature`` may appear in generated explanations; ``outcome`` (restates the duration),
     ``symptom`` (computed from an outcome: time per record, shares) and ``identity`` (names an
     execution) may be written in queries but are never proposed.
     """
-    emit(open_session(logs, host_metrics, progress=True).features(entity), fmt)
+    session = open_session(logs, host_metrics, progress=True)
+    emit(session.features(entity), fmt, show_all=show_all)

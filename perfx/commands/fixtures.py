@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from .options import format_option
+from .options import OutputPath, format_option
 
 
 @click.group()
@@ -22,7 +22,7 @@ def fixtures() -> None:
 )
 @click.option(
     "--out",
-    type=click.Path(file_okay=False),
+    type=OutputPath(folder=True),
     required=True,
     help="Directory to write jobs.csv, tasks.csv, host_metrics.csv.",
 )

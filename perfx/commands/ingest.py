@@ -17,7 +17,7 @@ import click
 from perfx import terminal
 from perfx.terminal import safe_text
 
-from .options import format_option
+from .options import LogSource, OutputPath, format_option
 
 
 def _progress_bar():
@@ -73,9 +73,12 @@ def _print(store: str, report) -> None:
 
 
 @click.command()
-@click.argument("sources", nargs=-1, required=True)
+@click.argument("sources", nargs=-1, required=True, type=LogSource(must_exist=False))
 @click.option(
-    "--store", required=True, help="Store folder or URI (created if missing); --log accepts it."
+    "--store",
+    required=True,
+    type=OutputPath(folder=True),
+    help="Store folder or URI (created if missing); --log accepts it.",
 )
 @click.option(
     "--workers",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from .options import rest_options
+from .options import LogSource, OutputPath, rest_options
 
 ENTITY_CHOICES = ("task", "stage", "job", "app")
 SUMMARY_FORMATS = ("text", "json")
@@ -35,7 +35,7 @@ def write_table(table, fmt: str, out: Path | None) -> None:
 
 
 @click.command()
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1, required=True, type=LogSource(must_exist=False))
 @click.option(
     "--entity",
     type=click.Choice(ENTITY_CHOICES),
@@ -49,7 +49,7 @@ def write_table(table, fmt: str, out: Path | None) -> None:
 )
 @click.option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=OutputPath(path_type=Path),
     help="Write the table here instead of stdout.",
 )
 @click.option(

@@ -24,17 +24,63 @@ def _compose(*decorators: Callable[[F], F]) -> Callable[[F], F]:
 class LogSource(click.ParamType):
     """A local log, history, folder or feature store, which must exist; or the URI of a
     feature store (``s3://bucket/store``) or of Spark's REST API (``http://host:18080``),
-    which is checked when it is read."""
+    whose scheme is checked now and the rest when it is read. ``must_exist=False``: a local
+    path that does not exist is left for the command to say so (``perfx logs``, exit 1)."""
 
     name = "path"
 
+    def __init__(self, must_exist: bool = True) -> None:
+        self.must_exist = must_exist
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        from perfx.logs.store.fs import is_uri
+        from perfx.logs.store.fs import is_uri, unknown_scheme
 
         text = str(value)
         if is_uri(text):
+            problem = unknown_scheme(text)
+            if problem:
+                self.fail(problem, param, ctx)
             return text
-        return str(click.Path(exists=True).convert(value, param, ctx))
+        return str(click.Path(exists=self.must_exist).convert(value, param, ctx))
+
+
+class OutputPath(click.ParamType):
+    """Where a command writes a file (``folder=False``) or a folder it creates: checked when
+    the command line is read, before any log is loaded, so that a path that cannot be written
+    fails at once (exit 2) rather than after the work. A file's folder must exist and be
+    writable and the file must not be a folder; a folder's nearest existing ancestor must be a
+    writable folder (the command creates the rest). A URI is checked when it is written."""
+
+    name = "path"
+
+    def __init__(self, folder: bool = False, path_type: type = str) -> None:
+        self.folder = folder
+        self.path_type = path_type
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        import os
+        from pathlib import Path
+
+        from perfx.logs.store.fs import is_uri
+
+        if is_uri(str(value)):
+            return LogSource(must_exist=False).convert(value, param, ctx)
+        path = Path(value)
+        if self.folder:
+            if path.exists() and not path.is_dir():
+                self.fail(f"{value} is a file, not a folder", param, ctx)
+            parent = next(p for p in (path, *path.absolute().parents) if p.exists())
+        else:
+            if path.is_dir():
+                self.fail(f"{value} is a folder; give a file name", param, ctx)
+            parent = path.absolute().parent
+            if not parent.exists():
+                self.fail(f"folder {parent} does not exist", param, ctx)
+        if not parent.is_dir():
+            self.fail(f"{parent} is not a folder", param, ctx)
+        if not os.access(parent, os.W_OK | os.X_OK):
+            self.fail(f"folder {parent} is not writable", param, ctx)
+        return self.path_type(value)
 
 
 REST_SETTINGS = "perfx.rest"
@@ -183,18 +229,34 @@ def log_note(session: Any) -> str:
     return skipped_note(session.log.skipped)
 
 
-def emit(result: Any, fmt: str, *, sort_keys: bool = False, note: str = "") -> None:
-    """Print a result: its stable JSON, or its rich rendering (text from logs as text).
-    ``note`` (``log_note``: lines of the log were skipped) follows the text, or is the
-    JSON's ``log_note``: an answer from part of a log says so."""
+all_option = click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Every row of the tables (default: the 40 with the most time at stake).",
+)
+"""Answer first (issue 24): tables show the rows with the most at stake unless --all."""
+
+
+def emit(
+    result: Any, fmt: str, *, sort_keys: bool = False, note: str = "", show_all: bool = False
+) -> None:
+    """Print a result: its stable JSON, or its rich rendering (text from logs as text), every
+    table row with ``show_all``. ``note`` (``log_note``: lines of the log were skipped)
+    follows the text, or is the JSON's ``log_note``: an answer from part of a log says so.
+    Text taller than the terminal goes through rich's pager on a terminal, never when piped."""
     if fmt == "json":
         payload = result.to_dict()
         if note:
             payload = {**payload, "log_note": note}
         click.echo(json.dumps(payload, indent=2, sort_keys=sort_keys))
         return
-    from perfx.terminal import console, safe_text
+    import dataclasses
 
-    console(wide=True).print(result)
-    if note:
-        console(wide=True).print(safe_text(note))
+    from rich.console import Group
+
+    from perfx.terminal import page, safe_text
+
+    if show_all and "limit" in getattr(result, "__dataclass_fields__", {}):
+        result = dataclasses.replace(result, limit=None)
+    page(Group(result, safe_text(note)) if note else result)

@@ -8,6 +8,7 @@ import sys
 import click
 
 from .options import (
+    OutputPath,
     explain_options,
     format_option,
     log_note,
@@ -38,9 +39,7 @@ from .options import (
     show_default=True,
     help="Straggler questions asked without --queries.",
 )
-@click.option(
-    "--out", required=True, type=click.Path(dir_okay=False), help="Where to write the HTML page."
-)
+@click.option("--out", required=True, type=OutputPath(), help="Where to write the HTML page.")
 @explain_options
 @format_option
 def report_command(logs, run, store, queries, pairs, limit, out, width, sample, seed, fmt) -> None:

@@ -26,7 +26,8 @@ def runs(store, fmt) -> None:
         return
     table = Table(title=f"Traced runs in {opened.url}")
     for column in ("run", "created", "program", "input", "lineage", "complete", "stages"):
-        table.add_column(column, overflow="fold")
+        # an id or a time folded mid-way cannot be copied: the other columns give way
+        table.add_column(column, overflow="fold", no_wrap=column in ("run", "created"))
     for meta in metas:
         stages = "; ".join(
             f"{number} {info['kind']} ({info['partitions']} part., Spark {','.join(map(str, info['spark_stages'])) or '-'})"

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import click
 
-from .options import emit, format_option, log_option, open_session
+from perfx.results.headline import ROWS
+
+from .options import all_option, emit, format_option, log_option, open_session
 
 
 @click.command()
@@ -30,15 +32,17 @@ from .options import emit, format_option, log_option, open_session
     type=click.IntRange(min=1),
     default=20,
     show_default=True,
-    help="Skewed tasks listed in text, the most costly first (JSON lists them all).",
+    help="Skewed tasks listed in text, the most costly first (at most 40; --all lists every "
+    "one, as JSON does).",
 )
+@all_option
 @format_option
-def skew(logs, factor, min_excess, top, fmt) -> None:
+def skew(logs, factor, min_excess, top, show_all, fmt) -> None:
     """Flag stages with computation skew (slow time per record, or GC / serialization far
     above the stage's) and print the perfx isolate command for a traced re-run."""
     from perfx.terminal import working
 
     session = open_session(logs)
     with working("looking for skew"):
-        report = session.skew(factor, min_excess, top)
+        report = session.skew(factor, min_excess, None if show_all else min(top, ROWS))
     emit(report, fmt, sort_keys=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from .options import emit, format_option, log_note, log_option, open_session
+from .options import all_option, emit, format_option, log_note, log_option, open_session
 
 
 @click.command()
@@ -29,8 +29,9 @@ from .options import emit, format_option, log_note, log_option, open_session
     default=None,
     help="With --store: applications started before this date (local time).",
 )
+@all_option
 @format_option
-def stragglers(logs, feature_store, since, until, fmt) -> None:
+def stragglers(logs, feature_store, since, until, show_all, fmt) -> None:
     """Find the stragglers of every stage and what caused them.
 
     A straggler's inverse progress rate (time per byte read) exceeds 1.5x its stage's median;
@@ -53,4 +54,4 @@ def stragglers(logs, feature_store, since, until, fmt) -> None:
         else:
             session = open_session(logs)
             report, note = session.stragglers(), log_note(session)
-    emit(report, fmt, note=note)
+    emit(report, fmt, note=note, show_all=show_all)

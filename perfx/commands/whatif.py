@@ -7,7 +7,7 @@ import click
 
 from perfx.results.whatif import DEFAULT_SCENARIOS
 
-from .options import emit, format_option, log_note, log_option, open_session
+from .options import all_option, emit, format_option, log_note, log_option, open_session
 
 
 @click.command()
@@ -21,8 +21,9 @@ from .options import emit, format_option, log_note, log_option, open_session
     "stragglers, or a single cause (shuffle_read, input_read, ...). Repeatable: one scenario each. "
     "Default: each of " + ", ".join(DEFAULT_SCENARIOS) + " on its own.",
 )
+@all_option
 @format_option
-def whatif(logs, without, fmt) -> None:
+def whatif(logs, without, show_all, fmt) -> None:
     """How much faster would each job have run without GC, network, disk, ... or stragglers?
 
     Replays all of an application's jobs together on its executors' slots with shortened
@@ -42,4 +43,4 @@ def whatif(logs, without, fmt) -> None:
     session = open_session(logs)
     with working("replaying the jobs"):
         report = session.whatif(without)
-    emit(report, fmt, note=log_note(session))
+    emit(report, fmt, note=log_note(session), show_all=show_all)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,7 +11,15 @@ from rich.table import Table
 
 from perfx.terminal import safe_text
 
+from .headline import ROWS, Headline, limited, more
+
 COLUMNS = ("name", "kind", "unit", "role", "description")
+ROLES = ("feature", "outcome", "symptom", "identity")
+
+
+def role_order(pair: tuple[str, int]) -> int:
+    """Roles in the order a reader needs them: what explanations propose first."""
+    return ROLES.index(pair[0]) if pair[0] in ROLES else len(ROLES)
 
 
 @dataclass(frozen=True)
@@ -20,6 +29,8 @@ class FeatureList:
 
     entity: str
     rows: list[dict[str, Any]]
+    limit: int | None = ROWS
+    """Features the table shows, those explanations may propose first (None: all)."""
 
     @classmethod
     def of(cls, log: Any, entity: str) -> FeatureList:
@@ -43,13 +54,34 @@ class FeatureList:
     def names(self) -> list[str]:
         return [row["name"] for row in self.rows]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"entity": self.entity, "features": self.rows}
+    def headline(self) -> Headline:
+        """How many features of each role, in one paragraph."""
+        roles: dict[str, int] = {}
+        for row in self.rows:
+            roles[row["role"]] = roles.get(row["role"], 0) + 1
+        said = ", ".join(f"{n} {role}" for role, n in sorted(roles.items(), key=role_order))
+        return Headline(
+            f"{len(self.rows)} {self.entity} features ({said}): PXQL may name any of them; "
+            "explanations propose only those of role feature.",
+            {"entity": self.entity, "features": len(self.rows), "roles": roles},
+        )
 
-    def __rich__(self) -> Table:
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "summary": self.headline().to_dict(),
+            "entity": self.entity,
+            "features": self.rows,
+        }
+
+    def __rich_console__(self, console: Any, options: Any) -> Iterator[Any]:
+        yield self.headline()
+        ordered = sorted(self.rows, key=lambda row: role_order((row["role"], 0)))
+        shown, hidden = limited(ordered, self.limit)
         table = Table(title=f"{self.entity} features ({len(self.rows)})")
         for column in COLUMNS:
-            table.add_column(column, overflow="fold")
-        for row in self.rows:
+            table.add_column(column, no_wrap=column == "name", overflow="fold")
+        for row in shown:
             table.add_row(*(safe_text(str(row[c])) for c in COLUMNS))
-        return table
+        yield table
+        if hidden:
+            yield more(hidden, "features", "of the roles listed last")

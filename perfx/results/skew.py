@@ -12,6 +12,8 @@ from rich.table import Table
 
 from perfx.terminal import safe_text
 
+from .headline import Headline, count, duration, limited, listing, more
+
 
 def material(flagged: Any, tasks: Any, min_excess: float) -> Any:
     """The flagged tasks (``skewed_tasks``) with only the reasons that cost them at least
@@ -65,6 +67,17 @@ def partition(value: Any) -> int | None:
     return int(value) if value >= 0 else None
 
 
+def _reason_kind(reason: str) -> str:
+    """What a detector's reason is about, without its figures: "21.0x the stage's median
+    duration" -> "slow duration", "GC 608 ms (stage median 0 ms)" -> "GC"."""
+    import re
+
+    ratio = re.match(r"[\d.]+x the stage's median (.+)$", reason)
+    if ratio:
+        return f"slow {ratio.group(1)}"
+    return re.split(r"\s\d", reason, maxsplit=1)[0]
+
+
 @dataclass(frozen=True)
 class SkewReport:
     """Skewed tasks grouped by stage, most costly first; ``top`` of them shown in text."""
@@ -73,10 +86,11 @@ class SkewReport:
     rerun: str | None
     spark_tasks: int
     other_tasks: int
-    top: int = 20
+    top: int | None = 20
+    """Skewed tasks the table shows, the most costly first (None: all)."""
 
     @classmethod
-    def of(cls, log: Any, factor: float, min_excess: float, top: int = 20) -> SkewReport:
+    def of(cls, log: Any, factor: float, min_excess: float, top: int | None = 20) -> SkewReport:
         import pandas as pd
 
         from perfx.chain import isolate_command
@@ -126,8 +140,50 @@ class SkewReport:
         ]
         return sorted(tasks, key=lambda task: -task["excess_ms"])
 
+    def headline(self) -> Headline:
+        """Which stages have computation skew, the time it cost and the reasons, in one
+        paragraph."""
+        rows = self.rows
+        at_stake = sum(r["excess_ms"] for r in rows)
+        values: dict[str, Any] = {
+            "stages": len(self.stages),
+            "skewed_tasks": len(rows),
+            "at_stake_ms": round(at_stake, 1),
+            "spark_tasks": self.spark_tasks,
+        }
+        if not rows:
+            return Headline(
+                f"No computation skew found in {self.spark_tasks:,} Spark tasks.", values
+            )
+        worst = rows[0]
+        reasons: dict[str, int] = {}
+        for r in rows:
+            for reason in r["reasons"]:
+                kind = _reason_kind(reason)
+                reasons[kind] = reasons.get(kind, 0) + 1
+        top = sorted(reasons.items(), key=lambda pair: -pair[1])
+        values.update(
+            {
+                "most_costly": {
+                    "app_id": worst["app_id"],
+                    "stage_id": worst["stage_id"],
+                    "task_id": worst["task_id"],
+                    "excess_ms": worst["excess_ms"],
+                },
+                "reasons": dict(top),
+            }
+        )
+        text = (
+            f"{count(len(rows), 'task')} in {count(len(self.stages), 'stage')} "
+            f"cost {duration(at_stake)} "
+            f"beyond their stages' typical task; task {worst['task_id']} of stage "
+            f"{worst['stage_id']} the most ({duration(worst['excess_ms'])}). Reasons: "
+            f"{listing(top)}. Re-run the program traced (below) to name the records."
+        )
+        return Headline(text, values)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"stages": self.stages, "rerun": self.rerun}
+        return {"summary": self.headline().to_dict(), "stages": self.stages, "rerun": self.rerun}
 
     def __rich_console__(
         self, console: Console, options: ConsoleOptions
@@ -141,25 +197,35 @@ class SkewReport:
             )
             yield safe_text(f"No computation skew found in {self.spark_tasks} Spark tasks{other}.")
             return
-        table = Table(title="Stages with computation skew")
-        for column in ("app", "stage", "tasks", "skewed task (partition)", "why"):
-            table.add_column(column, overflow="fold")
-        for r in self.rows[: self.top]:
+        yield self.headline()
+        one_app = len({s["app_id"] for s in self.stages}) <= 1
+        title = "Skewed tasks by time at stake"
+        if one_app:  # its id once, in the title, rather than on every row
+            title += f" (application {self.stages[0]['app_id']})"
+        table = Table(title=safe_text(title))
+        columns = ("app", "stage", "tasks", "skewed task (partition)", "at stake", "why")
+        for column in columns[1:] if one_app else columns:
+            table.add_column(
+                column,
+                no_wrap=column in ("app", "stage", "skewed task (partition)"),
+                justify="right" if column in ("tasks", "at stake") else "left",
+                overflow="fold",
+            )
+        shown, hidden = limited(self.rows, self.top)
+        for r in shown:
             where = f" ({r['partition']})" if r["partition"] is not None else ""
             cells = (
                 r["app_id"],
                 r["stage_id"],
                 r["tasks"],
                 f"{r['task_id']}{where}",
+                duration(r["excess_ms"]),
                 "; ".join(r["reasons"]),
             )
-            table.add_row(*(safe_text(str(cell)) for cell in cells))
+            table.add_row(*(safe_text(str(cell)) for cell in cells[one_app:]))
         yield table
-        if len(self.rows) > self.top:
-            yield safe_text(
-                f"and {len(self.rows) - self.top} more (a larger --top lists them, as "
-                "--format json does)"
-            )
+        if hidden:
+            yield more(hidden, "skewed tasks")
         yield safe_text(
             "Some input records cost far more than others. Re-run the program traced to name them:"
         )

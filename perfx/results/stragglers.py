@@ -3,7 +3,8 @@
 
 JSON (stable)::
 
-    {"causes": ["gc", ...],                       # the causes this log allowed to evaluate
+    {"summary": {"text": "...", "stragglers": n, "at_stake_ms": x, "top_causes": {...}, ...},
+     "causes": ["gc", ...],                       # the causes this log allowed to evaluate
      "stragglers": n, "explained": n, "explained_share": r,
      "by_cause": {"gc": n, ...},
      "stages": [{"stage_key", "app_id", "app_key", "job_id", "stage_id", "tasks", "basis",
@@ -29,6 +30,7 @@ from rich.table import Table
 
 from perfx.terminal import html_of, safe_text
 
+from .headline import ROWS, Headline, count, duration, id_order, limited, listing, more
 from .values import plain, records
 
 TITLE = "Stragglers per stage (inverse progress rate > 1.5x the stage median)"
@@ -39,10 +41,15 @@ COLUMNS = (
     "Tasks",
     "Basis",
     "Stragglers",
+    "At stake",
     "Explained",
     "Causes (stragglers)",
 )
-NUMERIC = ("Tasks", "Stragglers", "Explained")
+NUMERIC = ("Tasks", "Stragglers", "At stake", "Explained")
+NOT_A_CAUSE = ("no cause stands out", "no reference")
+"""What ``task_cause`` says of a straggler it names no cause for: never a top cause."""
+IDS = ("App", "Job", "Stage")
+"""Columns of ids: never wrapped mid-id."""
 
 
 def _cell(value: Any) -> str:
@@ -56,6 +63,12 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def apps_of(stages: Any) -> int:
+    """How many applications a stage table covers (its App column is shown only for two)."""
+    column = next((c for c in ("app_key", "app_id") if c in stages), None)
+    return int(stages[column].nunique()) if column else 1
+
+
 @dataclass(frozen=True)
 class StragglerReport:
     """The blocked-time analysis's straggler report (explain.blocked.stragglers) as a result."""
@@ -63,6 +76,8 @@ class StragglerReport:
     report: Any
     named: dict[str, str] | None = None
     """Each straggler's cause as ``perfx explain`` names it (``of``), by task id."""
+    limit: int | None = ROWS
+    """Stages the table shows, those with the most time at stake first (None: all)."""
 
     @classmethod
     def of(cls, analysis: Any, log: Any) -> StragglerReport:
@@ -94,6 +109,7 @@ class StragglerReport:
             for _, row in stragglers.iterrows()
         ]
         return {
+            "summary": self.headline().to_dict(),
             "causes": list(report.causes),
             "stragglers": report.stragglers,
             "explained": report.explained,
@@ -102,6 +118,77 @@ class StragglerReport:
             "stages": records(report.stages),
             "straggler_tasks": tasks,
         }
+
+    def at_stake(self) -> dict[str, float]:
+        """Per stage key, the time its stragglers took beyond their stage's median progress
+        rate (ms): a straggler ``progress_ratio`` x the median's took ``duration -
+        duration / progress_ratio`` more than a median task would have for its data."""
+        tasks = self.report.tasks
+        stragglers = tasks[tasks["straggler"]]
+        if stragglers.empty:
+            return {}
+        ratio = stragglers["progress_ratio"].astype(float)
+        excess = (stragglers["duration"].astype(float) * (1 - 1 / ratio)).clip(lower=0)
+        return {
+            str(k): float(v)
+            for k, v in excess.fillna(0).groupby(stragglers["stage_key"]).sum().items()
+        }
+
+    def headline(self) -> Headline:
+        """What was slow, the time at stake and the top causes, in one paragraph."""
+        report = self.report
+        stakes = self.at_stake()
+        total = sum(stakes.values())
+        stages = int((report.stages["stragglers"] > 0).sum()) if not report.stages.empty else 0
+        causes = [
+            (cause, n)
+            for cause, n in Counter((self.named or {}).values()).most_common()
+            if cause not in NOT_A_CAUSE
+        ]
+        by_rule = sorted(
+            ((c.replace("_", " "), int(report.stages[c].sum())) for c in report.causes),
+            key=lambda pair: -pair[1],
+        )
+        top = [(name, n) for name, n in (causes or by_rule) if n]
+        values: dict[str, Any] = {
+            "stragglers": int(report.stragglers),
+            "stages_with_stragglers": stages,
+            "stages": len(report.stages),
+            "at_stake_ms": round(total, 1),
+            "explained": int(report.explained),
+            "explained_share": plain(report.explained_share) if report.stragglers else None,
+            "top_causes": dict(top[:3]),
+        }
+        if not report.stragglers:
+            return Headline(
+                f"No stragglers in {len(report.stages):,} stages: every task's time per byte "
+                "is within 1.5x its stage's median.",
+                values,
+            )
+        worst = max(stakes, key=lambda key: stakes[key])
+        row = report.stages[report.stages["stage_key"].astype(str) == worst].iloc[0]
+        named = (
+            f"stage {_cell(row['stage_id'])} (job {_cell(row.get('job_id'))})"
+            if apps_of(report.stages) <= 1 and plain(row.get("stage_id")) is not None
+            else f"stage {worst}"
+        )
+        values["slowest_stage"] = worst
+        values["slowest_stage_at_stake_ms"] = round(stakes[worst], 1)
+        if self.named:  # the one cause model's names, as perfx explain says them
+            known = sum(n for _, n in causes)
+            said = "a cause perfx explain names"
+        else:
+            known, said = int(report.explained), "a known cause"
+        values["known"] = known
+        text = (
+            f"{count(report.stragglers, 'straggler')} in {stages:,} of "
+            f"{count(len(report.stages), 'stage')} "
+            f"took {duration(total)} more than their stages' median tasks would have; "
+            f"{named} has the most at stake ({duration(stakes[worst])}). "
+            f"{known:,} ({100 * known / report.stragglers:.0f} %) have {said}"
+            + (f"; the top causes: {listing(top)}." if top else ".")
+        )
+        return Headline(text, values)
 
     def _repr_html_(self) -> str:
         """In a notebook: the command's tables, as HTML."""
@@ -114,10 +201,37 @@ class StragglerReport:
         if report.stages.empty:
             yield safe_text("No successful tasks in the log.")
             return
+        yield self.headline()
+        stakes = self.at_stake()
+        stages = report.stages.assign(
+            at_stake=report.stages["stage_key"].astype(str).map(stakes).fillna(0.0)
+        )
+        order = sorted(
+            range(len(stages)),
+            key=lambda i: (
+                -stages["at_stake"].iloc[i],
+                -int(stages["stragglers"].iloc[i]),
+                id_order(stages["stage_key"].iloc[i]),
+            ),
+        )
+        if self.limit is not None:  # stages without stragglers have nothing at stake
+            order = [i for i in order if stages["stragglers"].iloc[i] > 0]
+        shown, hidden = limited(order, self.limit)
+        hidden = len(stages) - len(shown)
+        apps = apps_of(stages)
         table = Table(title=TITLE)
         for name in COLUMNS:
-            table.add_column(name, justify="right" if name in NUMERIC else "left", overflow="fold")
-        for _, s in report.stages.iterrows():
+            if name == "App" and apps <= 1:
+                continue
+            table.add_column(
+                name,
+                justify="right" if name in NUMERIC else "left",
+                no_wrap=name in IDS,
+                min_width=len(name) if name in NUMERIC else None,
+                overflow="fold",
+            )
+        for i in shown:
+            s = stages.iloc[i]
             share = "" if s["stragglers"] == 0 else f" ({100 * s['explained_share']:.0f}%)"
             causes = ", ".join(f"{c.replace('_', ' ')} {s[c]}" for c in report.causes if s[c])
             cells = (
@@ -127,11 +241,15 @@ class StragglerReport:
                 s["tasks"],
                 s["basis"],
                 s["stragglers"],
+                duration(s["at_stake"]) if s["stragglers"] else "-",
                 f"{s['explained']}{share}",
                 causes,
             )
-            table.add_row(*(safe_text(_cell(cell)) for cell in cells))
+            shown_cells = cells[1:] if apps <= 1 else cells
+            table.add_row(*(safe_text(_cell(cell)) for cell in shown_cells))
         yield table
+        if hidden:
+            yield more(hidden, "stages")
         if report.stragglers:
             yield safe_text(
                 f"{report.stragglers} stragglers, {report.explained} explained "

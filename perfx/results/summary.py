@@ -13,6 +13,8 @@ from rich.table import Table
 
 from perfx.terminal import safe_text
 
+from .headline import Headline, count, listing
+
 SKIPPED_SHOWN = 20
 """Skipped lines listed one by one in text; the rest are only counted (JSON lists them all)."""
 
@@ -60,13 +62,35 @@ class LogSummary:
             }
         )
 
+    def headline(self) -> Headline:
+        """What the log holds, in one sentence."""
+        data = self.data
+        apps = data["apps"]
+        versions = ", ".join(data["spark_versions"])
+        skipped = data["skipped"]
+        reasons = listing(list(skipped["by_reason"].items()))
+        text = (
+            f"{apps:,} {'application' if apps == 1 else 'applications'}"
+            + (f" (Spark {versions})" if versions else "")
+            + f": {count(data['jobs'], 'job')}, {count(data['stages'], 'stage')}, "
+            + f"{count(data['tasks'], 'task')}; "
+            + (
+                f"{skipped['count']:,} lines skipped ({reasons})."
+                if skipped["count"]
+                else "no line skipped."
+            )
+        )
+        values = {k: data[k] for k in ("apps", "jobs", "stages", "tasks", "spark_versions")}
+        return Headline(text, {**values, "skipped": skipped["count"]})
+
     def to_dict(self) -> dict[str, Any]:
-        return self.data
+        return {"summary": self.headline().to_dict(), **self.data}
 
     def __rich_console__(
         self, console: Console, options: ConsoleOptions
     ) -> Iterator[RenderableType]:
         data = self.data
+        yield self.headline()
         counts = Table(title="Log", show_header=False)
         counts.add_column("what")
         counts.add_column("count", justify="right")

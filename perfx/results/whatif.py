@@ -3,7 +3,8 @@
 
 JSON (stable)::
 
-    {"scenarios": ["gc", "network+disk", ...],
+    {"summary": {"text": "...", "real_ms": x, "best_scenario": s, "best_saved_ms": x, ...},
+     "scenarios": ["gc", "network+disk", ...],
      "model_error": {"jobs": n, "median": r, "p95": r, "max": r},   # |modelled - real| / real
      "jobs": [{"app_id", "job_id", "real_ms", "modelled_ms", "model_error",
                "overlapped_with": ["<job id>", ...],   # jobs of the app that ran at once
@@ -23,6 +24,8 @@ from rich.table import Table
 from rich.text import Text
 
 from perfx.terminal import html_of, safe_text
+
+from .headline import ROWS, Headline, count, duration, id_order, limited, more
 
 DEFAULT_SCENARIOS = ("gc", "network", "disk", "scheduler", "serialization", "stragglers")
 
@@ -89,6 +92,18 @@ def _error_summary(jobs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _saved(row: dict[str, Any], scenario: str) -> float:
+    """How much sooner the job (or app) would have finished in ``scenario`` than in the
+    replay of its real durations (ms; never negative)."""
+    modelled, whatif = row["modelled_ms"], row["whatif"][scenario]["ms"]
+    return max(modelled - whatif, 0.0) if modelled is not None and whatif is not None else 0.0
+
+
+def _stake(row: dict[str, Any], scenarios: Sequence[str]) -> float:
+    """A job's time at stake: what its best scenario saves."""
+    return max((_saved(row, s) for s in scenarios), default=0.0)
+
+
 OVERLAPS_SHOWN = 5
 """Jobs named in a row's "Overlapped with" cell before "and N more"."""
 
@@ -115,17 +130,62 @@ class WhatIfReport:
     scenarios: list[str]
     jobs: list[dict[str, Any]]
     apps: list[dict[str, Any]]
+    limit: int | None = ROWS
+    """Jobs the table shows, those with the most time at stake first (None: all)."""
 
     @classmethod
     def of(cls, log: Any, scenarios: Sequence[Sequence[str]]) -> WhatIfReport:
         from perfx.explain.blocked.whatif import whatifs
 
         results = whatifs(log, [list(s) for s in scenarios])
+        jobs = _rows(results, "jobs", ["app_id", "job_id"])
+        apps = _rows(results, "apps", ["app_id"])
         return cls(
             ["+".join(s) for s in scenarios],
-            _rows(results, "jobs", ["app_id", "job_id"]),
-            _rows(results, "apps", ["app_id"]),
+            sorted(jobs, key=lambda r: (id_order(r["app_id"]), id_order(r["job_id"]))),
+            sorted(apps, key=lambda r: id_order(r["app_id"])),
         )
+
+    def headline(self) -> Headline:
+        """How long the jobs ran, the scenario that saves the most and the job with the most
+        at stake, in one paragraph."""
+        real = sum(a["real_ms"] or 0 for a in self.apps)
+        saved = {s: sum(_saved(a, s) for a in self.apps) for s in self.scenarios}
+        best = max(self.scenarios, key=lambda s: saved[s]) if self.scenarios else None
+        values: dict[str, Any] = {
+            "jobs": len(self.jobs),
+            "apps": len(self.apps),
+            "real_ms": round(real, 1),
+            "best_scenario": best,
+            "best_saved_ms": round(saved[best], 1) if best else None,
+            "saved_ms": {s: round(v, 1) for s, v in saved.items()},
+        }
+        text = (
+            f"{count(len(self.jobs), 'job')} of {count(len(self.apps), 'application')} ran "
+            f"{duration(real)}."
+        )
+        if best is not None and saved[best] > 0:
+            modelled = sum(a["modelled_ms"] or 0 for a in self.apps)
+            share = saved[best] / modelled if modelled else None
+            values["best_saved_share"] = share
+            text += (
+                f" Without {best} they would have finished {duration(saved[best])} sooner"
+                + (f" ({100 * share:.1f} % of the modelled time)" if share is not None else "")
+                + ", the most of any scenario"
+            )
+            others = [s for s in sorted(saved, key=lambda s: -saved[s]) if s != best]
+            if others and saved[others[0]] > 0:
+                text += f"; then without {others[0]} ({duration(saved[others[0]])})"
+            job = max(self.jobs, key=lambda r: _stake(r, self.scenarios))
+            values["most_at_stake_job"] = {"app_id": job["app_id"], "job_id": job["job_id"]}
+            values["most_at_stake_ms"] = round(_stake(job, self.scenarios), 1)
+            text += (
+                f". Job {job['job_id']} has the most at stake "
+                f"({duration(_stake(job, self.scenarios))} in its best scenario)."
+            )
+        else:
+            text += " No scenario would have made them finish sooner."
+        return Headline(text, values)
 
     @property
     def model_error(self) -> dict[str, Any]:
@@ -133,6 +193,7 @@ class WhatIfReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "summary": self.headline().to_dict(),
             "scenarios": self.scenarios,
             "model_error": self.model_error,
             "jobs": self.jobs,
@@ -141,8 +202,10 @@ class WhatIfReport:
 
     def _table(self, title: str, rows: list[dict[str, Any]], keys: list[str]) -> Table:
         table = Table(title=title)
+        if len({r["app_id"] for r in self.jobs}) <= 1 and len(keys) > 1:
+            keys = [k for k in keys if k != "app_id"]  # one application: named in its table
         for k in keys:
-            table.add_column(k.replace("_", " ").title(), overflow="fold")
+            table.add_column(k.replace("_", " ").title(), no_wrap=True)
         overlaps = any(r.get("overlapped_with") for r in rows)
         if overlaps:
             table.add_column("Overlapped with", overflow="fold")
@@ -175,12 +238,21 @@ class WhatIfReport:
         if not self.jobs:
             yield safe_text("No jobs with finished tasks in the log.")
             return
+        yield self.headline()
+        ordered = sorted(self.jobs, key=lambda r: -_stake(r, self.scenarios))
+        shown, hidden = limited(ordered, self.limit)
         yield self._table(
-            "Jobs: real, modelled and what-if completion time (improvement)",
-            self.jobs,
+            "Jobs by time at stake: real, modelled and what-if completion time (improvement)",
+            shown,
             ["app_id", "job_id"],
         )
-        yield self._table("Applications", self.apps, ["app_id"])
+        if hidden:
+            yield more(hidden, "jobs")
+        apps = sorted(self.apps, key=lambda r: -_stake(r, self.scenarios))
+        shown, hidden = limited(apps, self.limit)
+        yield self._table("Applications", shown, ["app_id"])
+        if hidden:
+            yield more(hidden, "applications")
         summary = self.model_error
         yield safe_text(
             f"Model error |modelled - real| / real over {summary['jobs']} jobs: median "

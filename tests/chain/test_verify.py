@@ -73,3 +73,24 @@ def test_a_missing_input_is_refused_before_spark_starts(command, tmp_path, capsy
         err == f"perfx: no input at {tmp_path / 'missing'}: no file or folder matches it\n"
         and out == ""
     )
+
+
+@pytest.mark.spark
+def test_verify_keeps_sparks_own_output_off_the_terminal(spark, tmp_path):
+    """A JVM started by ``perfx verify`` (a fresh process, as a user runs it) writes its
+    log4j lines and notices to a file: stderr holds our one progress line and nothing else."""
+    import subprocess
+    import sys
+
+    store = str(tmp_path / "runs")
+    run = run_traced(movie_ratings.__file__, str(RATINGS), spark=spark, store=store).run_id
+    done = subprocess.run(
+        [sys.executable, "-m", "perfx.cli", "verify", run, "--store", store, "--repeats", "1"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"Re-running run {run}'s program plain on local[2] ..."
+    ], done.stderr
+    assert "measured" in done.stdout or done.stdout.strip(), done.stdout

@@ -62,6 +62,8 @@ def test_isolate_runs_and_culprits(spark, tmp_path, hot_movies):
 
     runs = json.loads(_invoke(["runs", "--store", store, "--format", "json"]))["runs"]
     assert [r["run"] for r in runs] == [report["run"]] and runs[0]["complete"]
+    listed = CliRunner(env={"COLUMNS": "60"}).invoke(cli, ["runs", "--store", store]).output
+    assert report["run"] in listed  # whole on one line at 60 columns, never wrapped mid-id
 
     text = _invoke(["culprits", report["run"], "--store", store, "--top", "2"])
     assert "Top culprit input records" in text and report["run"] in text

@@ -16,6 +16,7 @@ SMALL = DATA / "spark-events" / "local-1426533911241"
 MALFORMED = DATA / "spark-rapids-tools-events" / "malformed_json_eventlog.zstd"
 
 SMALL_TEXT = """\
+1 application (Spark unknown (< 1.3)): 1 job, 1 stage, 8 tasks; no line skipped.
                 Log                 
 ┌────────────────┬─────────────────┐
 │ applications   │               1 │
@@ -40,6 +41,16 @@ def test_summary_text_is_exact() -> None:
 
 def test_summary_json_is_exact() -> None:
     assert json.loads(run("logs", str(SMALL), "--format", "json")) == {
+        "summary": {
+            "text": "1 application (Spark unknown (< 1.3)): 1 job, 1 stage, 8 tasks; no line "
+            "skipped.",
+            "apps": 1,
+            "jobs": 1,
+            "stages": 1,
+            "tasks": 8,
+            "spark_versions": ["unknown (< 1.3)"],
+            "skipped": 0,
+        },
         "sources": [str(SMALL)],
         "apps": 1,
         "jobs": 1,

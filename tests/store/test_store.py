@@ -193,9 +193,13 @@ def test_stragglers_over_a_date_range_equal_those_of_its_logs(store):
         ["stragglers", *[a for n in two for a in ("--log", str(EVENTS / n))], "--format", "json"],
     )
     by_logs = json.loads(logs.output)
+    by_store = json.loads(fleet.output)
     for task in by_logs["straggler_tasks"]:  # a store's tasks are no Log to ask WHY of
         task["cause"] = None
-    assert json.loads(fleet.output) == by_logs
+    named = ("text", "top_causes", "known")  # the summary's words for causes WHY names
+    for data in (by_logs, by_store):
+        data["summary"] = {k: v for k, v in data["summary"].items() if k not in named}
+    assert by_store == by_logs
 
 
 def test_questions_focus_a_store_read_on_their_executions():

@@ -61,7 +61,7 @@ def test_bad_commands_and_options_are_one_line_errors(session):
         == "unknown command \\lgo (did you mean \\log?); \\help lists the commands"
     )
     session.execute("\\set width wide")
-    assert output(session).strip() == "option width takes a int, not 'wide'"
+    assert output(session).strip() == "option width takes a whole number, not 'wide'"
     session.execute("\\set colour red")
     assert output(session).startswith("unknown option 'colour'")
 

@@ -54,12 +54,15 @@ def test_top_lists_the_most_costly_and_counts_the_rest() -> None:
     flagged = skewed_tasks("--log", str(SPARK_1_5))
     assert len(flagged) == 35
     text = skew("--log", str(SPARK_1_5), "--top", "5")
+    assert "(application application_1462781278026_205691)" in text  # one app: in the title
     rows = [
-        line for line in text.splitlines() if line.startswith("│ application_1462781278026_205691 ")
+        line
+        for line in text.split("┡", 1)[1].splitlines()
+        if line.startswith("│") and line.split("│")[1].strip()
     ]
     assert len(rows) == 5 and "and 30 more " in text
     costliest = sorted(flagged, key=lambda t: -t["excess_ms"])[:5]
-    assert [int(row.split("│")[4]) for row in rows] == [t["task_id"] for t in costliest]
+    assert [int(row.split("│")[3]) for row in rows] == [t["task_id"] for t in costliest]
     assert "and 15 more " in skew("--log", str(SPARK_1_5))  # --top 20
     assert not any(
         line.startswith("and ")
@@ -69,7 +72,8 @@ def test_top_lists_the_most_costly_and_counts_the_rest() -> None:
 
 def test_rows_name_the_app_id_and_no_unlogged_partition() -> None:
     text = skew("--log", str(DYNAMIC))
-    assert "│ spark-a8d39974ec7b451a92b303fa953434e4 │ 2 " in text and "fresh-kube" not in text
+    assert "(application spark-a8d39974ec7b451a92b303fa953434e4)" in text
+    assert "│ 2 " in text and "fresh-kube" not in text
     assert "│ 1 (68) " in text  # Spark 3.3 logs the partition
     text = skew("--log", str(SPARK_1_5))
     assert "(-1)" not in text and "│ 42 " in text

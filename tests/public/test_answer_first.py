@@ -1,0 +1,126 @@
+"""Answer first (issue 24): snapshot tests of every command's terminal output on three public
+logs. The summary paragraph is in the first 15 lines, no table passes 40 rows without --all,
+ids are ordered as numbers, and --format json carries the same summary.
+
+The snapshots are the commands' text at 120 columns; PERFX_UPDATE_GOLDEN=1 rewrites them
+(after a change to what a command says, read the diff before committing it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from perfx.cli import cli
+from perfx.results.headline import ROWS, id_order
+
+PUBLIC = Path(__file__).resolve().parents[1] / "data" / "public"
+SNAPSHOTS = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots"
+
+LOGS = {
+    # many jobs and stages: the tables are cut at 40 rows
+    "q88": PUBLIC / "NVIDIA__spark-rapids-tools" / "nds_q88_photon_db_13_3.zstd",
+    # long-running stragglers with GC and cold starts (Spark 1.6 on YARN)
+    "sparklint": PUBLIC / "groupon__sparklint" / "application_1472176676028_407508_1",
+    # a small local application (Spark 3)
+    "sparklens": PUBLIC / "Netflix-Skunkworks__sparklens" / "local-fresh",
+}
+ASKED = {
+    "q88": "WHY TASK 'app-20240919162642-0000/13' SLOWER",
+    "sparklint": "WHY TASK 554 SLOWER",
+    "sparklens": "WHY TASK 1 SLOWER",
+}
+COMMANDS = {
+    "logs": lambda log, name: ["logs", log],
+    "features": lambda log, name: ["features", "--log", log],
+    "stragglers": lambda log, name: ["stragglers", "--log", log],
+    "whatif": lambda log, name: ["whatif", "--log", log],
+    "skew": lambda log, name: ["skew", "--log", log],
+    "explain": lambda log, name: ["explain", "--log", log, ASKED[name]],
+}
+SUMMARY_KEY = {"logs", "features", "stragglers", "whatif", "skew"}
+"""Commands whose JSON carries ``summary`` (explain's JSON carries its sentence)."""
+
+
+def _run(args: list[str]) -> str:
+    result = CliRunner().invoke(cli, args, terminal_width=120, env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.fixture(scope="module")
+def outputs() -> dict[tuple[str, str], str]:
+    return {
+        (name, command): _run(build(str(log), name))
+        for name, log in LOGS.items()
+        for command, build in COMMANDS.items()
+    }
+
+
+def _table_rows(text: str) -> list[int]:
+    """The number of rows of each table in ``text``: body lines whose first cell is not
+    blank (a row folded over several lines continues with a blank first cell)."""
+    counts, rows, inside = [], 0, False
+    for line in text.splitlines():
+        if line.startswith("┡"):
+            inside, rows = True, 0
+        elif line.startswith("└") and inside:
+            counts.append(rows)
+            inside = False
+        elif inside and line.startswith("│") and line[1:].split("│", 1)[0].strip():
+            rows += 1
+    return counts
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("name", sorted(LOGS))
+def test_the_answer_is_on_top_and_tables_are_short(outputs, name, command):
+    text = outputs[(name, command)].replace(str(PUBLIC), "PUBLIC")
+    golden = SNAPSHOTS / f"{name}.{command}.txt"
+    if os.environ.get("PERFX_UPDATE_GOLDEN"):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(text)
+    assert text == golden.read_text()
+    first = text.splitlines()[0]
+    # the first line is prose (the summary), not a table's title or border
+    assert re.match(r"^\S.*\w", first) and not first.startswith(("┏", "┌")), first
+    if command in SUMMARY_KEY:
+        summary = json.loads(_run([*COMMANDS[command](str(LOGS[name]), name), "--format", "json"]))
+        sentence = summary["summary"]["text"]
+        head = " ".join(line.strip() for line in text.splitlines()[:15])
+        assert sentence[:60] in head  # the same summary, within the first 15 lines
+    assert all(rows <= ROWS for rows in _table_rows(text)), _table_rows(text)
+
+
+def test_all_lists_every_row():
+    log = str(LOGS["q88"])
+    cut = _table_rows(_run(["stragglers", "--log", log]))
+    every = _table_rows(_run(["stragglers", "--log", log, "--all"]))
+    stages = json.loads(_run(["stragglers", "--log", log, "--format", "json"]))["stages"]
+    assert every[0] == len(stages) > ROWS >= cut[0]
+    jobs = _table_rows(_run(["whatif", "--log", log, "--all"]))
+    assert jobs[0] == 57 > ROWS  # the log's 57 jobs
+
+
+def test_jobs_are_ordered_as_numbers_and_by_time_at_stake(outputs):
+    data = json.loads(_run(["whatif", "--log", str(LOGS["q88"]), "--format", "json"]))
+    ids = [job["job_id"] for job in data["jobs"]]
+    assert ids == sorted(ids, key=id_order) and ids[:3] == ["0", "1", "2"]
+    text = outputs[("q88", "whatif")]
+    shown = [
+        line.split("│")[1].strip()
+        for line in text.split("┡", 1)[1].split("└", 1)[0].splitlines()
+        if line.startswith("│") and line.split("│")[1].strip()
+    ]
+    stake = {
+        job["job_id"]: max(
+            max(job["modelled_ms"] - s["ms"], 0) for s in job["whatif"].values() if s["ms"]
+        )
+        for job in data["jobs"]
+    }
+    assert [stake[j] for j in shown] == sorted((stake[j] for j in shown), reverse=True)
+    assert id_order("app_10") > id_order("app_2")
