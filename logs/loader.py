@@ -27,6 +27,8 @@ from .jhist.reader import SUFFIX as JHIST_SUFFIX
 from .jhist.reader import find_job_histories, is_job_history, not_a_history, read_job_histories
 from .model import Log, SkippedLine, merge_logs
 from .ousterhout import is_ousterhout_log, read_ousterhout_log
+from .rest.client import RestAccess, is_rest_url
+from .rest.reader import read_rest
 from .store.read import is_store, read_store
 from .tabular import is_tabular_log, read_tabular_log
 
@@ -160,6 +162,8 @@ def load_log(
     host_metrics: str | os.PathLike | pd.DataFrame | None = None,
     focus: Sequence[str] = (),
     entity: str | None = None,
+    app: str | None = None,
+    rest: RestAccess | None = None,
 ) -> Log:
     """Load Spark event logs (any codec, rolling or not, one app or directories of many),
     Hadoop job history files, tabular logs and Ousterhout job logs into one ``Log``.
@@ -172,12 +176,18 @@ def load_log(
 
     A feature store (``perfx ingest``: a folder or a URI) is read as the logs it holds; a
     large one only in part, what a question about ``focus`` (ids of ``entity``) needs
-    (logs.store.read)."""
+    (logs.store.read).
+
+    An ``http(s)://`` source is Spark's monitoring REST API (a History Server, a running
+    application's UI): its application ``app`` (id or name; the latest by default) is read
+    with ``rest``'s headers, timeout and retries (logs.rest)."""
     given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if not given:
         raise NotALog("no log paths given")
     metrics = read_host_metrics(host_metrics) if host_metrics is not None else None
-    logs: list[Log] = [read_store(p, focus=focus, entity=entity) for p in given if is_store(p)]
+    logs: list[Log] = [read_rest(str(p), app=app, access=rest) for p in given if is_rest_url(p)]
+    given = [p for p in given if not is_rest_url(p)]
+    logs += [read_store(p, focus=focus, entity=entity) for p in given if is_store(p)]
     log_paths = [Path(p) for p in given if not is_store(p)]
     skipped: list[SkippedLine] = []
     found: list[EventLogSource] = []

@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "verify": "perfx.commands.verify:verify",
     "report": "perfx.commands.report:report_command",
     "ingest": "perfx.commands.ingest:ingest",
+    "mcp": "perfx.commands.mcp:mcp",
 }
 """Command name -> ``module:attribute`` of its click command."""
 

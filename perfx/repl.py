@@ -80,11 +80,12 @@ class ReplSession:
 
     # -- state -----------------------------------------------------------------------------
 
-    def load(self, paths: Sequence[str]) -> None:
+    def load(self, paths: Sequence[str], **source: Any) -> None:
+        """Load ``paths``; ``source``: ``app`` and ``headers`` of a REST API (perfx.open)."""
         from perfx.session import open as open_session
 
         with self._busy(f"loading {len(paths)} path(s)"):
-            self.session = open_session(list(paths), progress=True)
+            self.session = open_session(list(paths), progress=True, **source)
             log = self.session.log
         skipped = len(log.skipped)
         note = f", {skipped} line(s) skipped" if skipped else ""

@@ -15,16 +15,17 @@ that questions may name ("because its GC share was higher"), built on first use.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from perfx.explain.blocked.stragglers import StragglerReport as StragglerAnalysis
     from perfx.explain.explanation import Explanation
     from perfx.logs.model import Log
 
+    from .notebook import ReportPage
     from .results.features import FeatureList
     from .results.skew import SkewReport
     from .results.stragglers import StragglerReport
@@ -118,6 +119,16 @@ class Session:
 
         return SkewReport.of(self.raw, factor, min_excess, top)
 
+    def report(self, *, questions: int = 8, **options: Any) -> ReportPage:
+        """``perfx report``'s page of this log (overview, stages, timeline and the answers
+        to up to ``questions`` questions about its stragglers; ``options`` as for
+        ``explain``): shown in a notebook, saved with ``.save(path)``."""
+        from .notebook import ReportPage
+        from .report.build import render_report
+
+        report = render_report(self, limit=questions, **options)
+        return ReportPage(report.html, report.items)
+
     def summary(self) -> LogSummary:
         """What the log holds: counts, Spark versions, skipped lines."""
         from .results.summary import LogSummary
@@ -126,20 +137,34 @@ class Session:
 
 
 def open(
-    paths: PathLike | Sequence[PathLike],
+    paths: PathLike | Sequence[PathLike] | object,
     *,
     host_metrics: PathLike | None = None,
     progress: bool = False,
     questions: Sequence[tuple[str, Sequence[object]]] = (),
+    app: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = 30.0,
 ) -> Session:
     """Load event logs, MapReduce histories, feature stores (``perfx ingest``) or folders of
     them (any codec, rolled, Databricks layouts) and return the Session that answers
     questions about them. ``host_metrics`` joins a CSV/Parquet of host metrics onto tasks
     and jobs. ``questions`` (queries, each with its ``?`` values): a large store is read only
-    as far as they need, their executions' applications and a sample of the others."""
-    from perfx.logs.loader import load_log
+    as far as they need, their executions' applications and a sample of the others.
 
-    sources = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    A source may also be Spark's monitoring REST API: ``"http://host:18080"`` (a History
+    Server; ``app`` picks an application by id or name, the latest by default; ``headers``
+    for a proxy's credentials) or a live SparkSession, read through its UI (what it has run
+    so far: open it again after the next job)."""
+    from perfx.logs.loader import load_log
+    from perfx.logs.rest.client import RestAccess
+
+    from .notebook import register_formatters
+
+    register_formatters()  # answers show as HTML in a notebook
+    if _is_spark_session(paths):
+        paths, app = _ui_of(paths), app or paths.sparkContext.applicationId  # type: ignore[attr-defined]
+    sources = [paths] if isinstance(paths, (str, Path)) else list(paths)  # type: ignore[call-overload]
     entity, focus = _focus_of(questions)
     return Session(
         load_log(
@@ -148,8 +173,27 @@ def open(
             progress=progress,
             focus=focus,
             entity=entity,
+            app=app,
+            rest=RestAccess(headers=dict(headers or {}), timeout=timeout),
         )
     )
+
+
+def _is_spark_session(source: object) -> bool:
+    """A SparkSession (duck-typed: pyspark is imported only by those who run one)."""
+    return hasattr(source, "sparkContext") and hasattr(source, "sql")
+
+
+def _ui_of(spark: object) -> str:
+    """The address of a SparkSession's UI, whose REST API perfx reads."""
+    from perfx.logs.rest.client import RestError
+
+    url = spark.sparkContext.uiWebUrl  # type: ignore[attr-defined]
+    if not url:
+        raise RestError(
+            "this SparkSession has no UI to read (spark.ui.enabled=false): start it with the UI on"
+        )
+    return str(url)
 
 
 def _focus_of(

@@ -57,6 +57,18 @@ def console(*, stderr: bool = False, wide: bool = False) -> SafeConsole:
     return SafeConsole(stderr=stderr, width=width)
 
 
+def html_of(renderable: RenderableType, width: int = 140) -> str:
+    """What ``console`` would print, as HTML for a notebook (``_repr_html_`` of the CLI's
+    tables): laid out by a safe console, its text escaped by rich's HTML export."""
+    import io
+
+    recorder = SafeConsole(record=True, file=io.StringIO(), width=width, color_system="truecolor")
+    recorder.print(renderable)
+    return recorder.export_html(
+        inline_styles=True, code_format='<pre class="perfx" style="font-size:0.85em">{code}</pre>'
+    )
+
+
 @contextmanager
 def working(what: str, console: Console | None = None, delay: float = 1.0) -> Iterator[None]:
     """A spinner saying ``what`` perfx is doing, shown once the work has taken ``delay``

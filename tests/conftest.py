@@ -30,7 +30,8 @@ def spark_event_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def spark(spark_event_dir):
     """One local[2] SparkSession for the whole run, logging events as plain JSON lines so
-    that tests can read the log of the jobs they ran while the app is still running."""
+    that tests can read the log of the jobs they ran while the app is still running, and
+    serving its UI (and REST API) on a free loopback port."""
     import sys
 
     from pyspark.sql import SparkSession
@@ -40,7 +41,13 @@ def spark(spark_event_dir):
     session = (
         SparkSession.builder.master("local[2]")
         .appName("perfx-tests")
-        .config("spark.ui.enabled", "false")
+        # the UI's REST API is a source perfx reads (perfx.open(spark)); a free port, on
+        # loopback, so that parallel test runs do not contend for 4040
+        .config("spark.ui.enabled", "true")
+        .config("spark.ui.port", "0")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.eventLog.enabled", "true")
         .config("spark.eventLog.dir", spark_event_dir.as_uri())
         .config("spark.eventLog.compress", "false")

@@ -11,42 +11,12 @@ import click
 
 from perfx.terminal import safe_text
 
+from ..results.culprits import culprits_payload, scope_of
 from .options import format_option, store_option
 
 
 def _ms(value: float) -> str:
     return f"{value:,.1f}"
-
-
-def outputs_json(frame) -> list[dict]:
-    return [
-        {
-            "out_id": int(r.out_id),
-            "key": r.key,
-            "record": r.record,
-            "latency_ms": round(float(r.latency_ms), 6),
-            "slowest_input": int(r.source),
-            "slowest_input_location": r.location,
-            "slowest_input_excerpt": r.excerpt,
-            "remediated_ms": round(float(r.remediated_ms), 6),
-        }
-        for r in frame.itertuples()
-    ]
-
-
-def culprits_json(frame) -> list[dict]:
-    return [
-        {
-            "id": int(r.source),
-            "location": r.location,
-            "excerpt": r.excerpt,
-            "impact_ms": round(float(r.impact_ms), 6),
-            "max_total_ms": round(float(r.max_total_ms), 6),
-            "max_remediated_ms": round(float(r.max_remediated_ms), 6),
-            "outputs": int(r.outputs),
-        }
-        for r in frame.itertuples()
-    ]
 
 
 def print_outputs(console, frame, shown: int = 20) -> None:
@@ -143,14 +113,15 @@ def culprits(run, store, stage, partition, trace_key, top, fmt) -> None:
         for r in trace.sources.itertuples():
             console.print(safe_text(f"  {r.location}  {r.excerpt}"))
         return
-    ranked = top_culprits(stored, top, stage=stage, partition=partition)
-    scope = "the final outputs" if stage is None else f"stage {stage} partition {partition}"
     if fmt == "json":
-        payload = {"run": run, "scope": scope, "culprits": culprits_json(ranked)}
-        if stage is None:
-            payload["outputs"] = outputs_json(outputs(stored))
-        click.echo(json.dumps(payload, indent=2, sort_keys=True))
+        click.echo(
+            json.dumps(
+                culprits_payload(stored, run, top, stage, partition), indent=2, sort_keys=True
+            )
+        )
         return
+    ranked = top_culprits(stored, top, stage=stage, partition=partition)
+    scope = scope_of(stage, partition)
     if stage is None:
         print_outputs(console, outputs(stored))
     print_culprits(console, ranked, f"Top culprit input records of {scope}")

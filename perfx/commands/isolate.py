@@ -9,12 +9,8 @@ from contextlib import contextmanager
 
 import click
 
-from perfx.commands.culprits import (
-    culprits_json,
-    outputs_json,
-    print_culprits,
-    print_outputs,
-)
+from perfx.commands.culprits import print_culprits, print_outputs
+from perfx.results.culprits import culprits_json, outputs_json
 
 from .options import format_option, master_option, program_options, store_option
 

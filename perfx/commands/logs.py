@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from .options import rest_options
+
 ENTITY_CHOICES = ("task", "stage", "job", "app")
 SUMMARY_FORMATS = ("text", "json")
 
@@ -33,7 +35,7 @@ def write_table(table, fmt: str, out: Path | None) -> None:
 
 
 @click.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True)
 @click.option(
     "--entity",
     type=click.Choice(ENTITY_CHOICES),
@@ -55,6 +57,7 @@ def write_table(table, fmt: str, out: Path | None) -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Host metrics CSV/Parquet (host, timestamp, metrics...) to join onto tasks and jobs.",
 )
+@rest_options
 def logs(paths, entity, fmt, out, host_metrics) -> None:
     """Read Spark event logs (any codec, rolling, directories of apps) or tabular logs and
     print what they hold, or dump one of their canonical tables.
@@ -62,6 +65,7 @@ def logs(paths, entity, fmt, out, host_metrics) -> None:
     \b
     perfx logs /tmp/spark-events
     perfx logs app.zstd --entity task --format parquet --out tasks.parquet
+    perfx logs http://history-server:18080 --app application_1700000000000_0042
     """
     from .options import emit, open_session
 

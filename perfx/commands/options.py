@@ -23,7 +23,8 @@ def _compose(*decorators: Callable[[F], F]) -> Callable[[F], F]:
 
 class LogSource(click.ParamType):
     """A local log, history, folder or feature store, which must exist; or the URI of a
-    feature store (``s3://bucket/store``), which is checked when it is read."""
+    feature store (``s3://bucket/store``) or of Spark's REST API (``http://host:18080``),
+    which is checked when it is read."""
 
     name = "path"
 
@@ -36,12 +37,62 @@ class LogSource(click.ParamType):
         return str(click.Path(exists=True).convert(value, param, ctx))
 
 
+REST_SETTINGS = "perfx.rest"
+"""Where ``--app`` and ``--header`` keep their values in the click context's ``meta``:
+every command that reads logs takes them, and only ``open_session`` reads them."""
+
+
+def _keep(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    settings = ctx.meta.setdefault(REST_SETTINGS, {})
+    if param.name == "headers":
+        from perfx.logs.rest.client import parse_header
+
+        try:
+            value = dict(parse_header(text) for text in value)
+        except ValueError as err:
+            raise click.BadParameter(str(err), ctx=ctx, param=param) from None
+    settings[param.name] = value
+    return value
+
+
+rest_options = _compose(
+    click.option(
+        "--app",
+        default=None,
+        expose_value=False,
+        callback=_keep,
+        help="With an http(s):// --log (Spark's REST API): the application, by id or name "
+        "(default: the latest started).",
+    ),
+    click.option(
+        "--header",
+        "headers",
+        multiple=True,
+        expose_value=False,
+        callback=_keep,
+        metavar="'NAME: VALUE'",
+        help="An HTTP header for the REST API (repeatable), e.g. a proxy's 'Authorization: Bearer ...'.",
+    ),
+)
+"""Options of an ``http(s)://`` log: which application, and the headers to reach it."""
+
+
+def rest_settings() -> dict[str, Any]:
+    """The ``--app`` and ``--header`` of the running command (none outside one)."""
+    ctx = click.get_current_context(silent=True)
+    return dict(ctx.meta.get(REST_SETTINGS, {})) if ctx is not None else {}
+
+
 def log_option(
-    help: str = "Event log, history file, folder or feature store (path or URI; repeatable).",
+    help: str = "Event log, history file, folder, feature store or Spark REST API "
+    "(path, URI or http(s)://host:port; repeatable).",
     required: bool = True,
 ) -> Callable[[F], F]:
-    return click.option(
-        "--log", "logs", multiple=True, required=required, type=LogSource(), help=help
+    return _compose(
+        click.option(
+            "--log", "logs", multiple=True, required=required, type=LogSource(), help=help
+        ),
+        rest_options,
     )
 
 
@@ -116,7 +167,13 @@ def open_session(
     ``questions``: queries with their bound values, what a feature store is read for)."""
     from perfx.session import open
 
-    return open(list(logs), host_metrics=host_metrics, progress=progress, questions=questions)
+    return open(
+        list(logs),
+        host_metrics=host_metrics,
+        progress=progress,
+        questions=questions,
+        **rest_settings(),
+    )
 
 
 def emit(result: Any, fmt: str, *, sort_keys: bool = False) -> None:

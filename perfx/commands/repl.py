@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .options import explain_options, format_option, log_option, run_options
+from .options import explain_options, format_option, log_option, rest_settings, run_options
 
 
 @click.command()
@@ -37,5 +37,5 @@ def repl(
     except ValueError as err:  # an option the REPL refuses (a run that does not exist)
         raise click.UsageError(str(err)) from None
     if logs:
-        session.load(logs)
+        session.load(logs, **rest_settings())
     run_repl(session)

@@ -191,25 +191,30 @@ def answer(number: int, item) -> Html:
         return tag(
             "article", head, tag("p", f"Not answered: {item.error}", cls="failed"), id=f"q{number}"
         )
-    e = item.explanation
-    because = plots.figures_chart(e.to_dict()["because"], f"figures-{number}")
+    return tag("article", head, explanation_body(item.explanation, str(number)), id=f"q{number}")
+
+
+def explanation_body(e, key: str) -> Html:
+    """One answer: its sentence, both executions' values for every predicate, the gap chart
+    and its lines, the culprit records and the explanation's figures. ``key`` tells its
+    charts apart from the page's others. Also a notebook's view of an answer (perfx.notebook)."""
+    because = plots.figures_chart(e.to_dict()["because"], f"figures-{key}")
     notes = e._footer()
-    return tag(
-        "article",
-        head,
-        tag("p", e.sentence(), cls="sentence"),
-        _values(e),
-        _gap(e, str(number)),
-        _culprits(e),
-        tag(
-            "details",
-            tag("summary", "Figures of the explanation"),
-            _figures(e),
-            tag("figure", because) if because else "",
-            tag("ul", *(tag("li", n) for n in notes)),
-            open="open",
-        ),
-        id=f"q{number}",
+    return join(
+        [
+            tag("p", e.sentence(), cls="sentence"),
+            _values(e),
+            _gap(e, key),
+            _culprits(e),
+            tag(
+                "details",
+                tag("summary", "Figures of the explanation"),
+                _figures(e),
+                tag("figure", because) if because else "",
+                tag("ul", *(tag("li", n) for n in notes)),
+                open="open",
+            ),
+        ]
     )
 
 

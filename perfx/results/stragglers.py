@@ -21,7 +21,7 @@ from typing import Any
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.table import Table
 
-from perfx.terminal import safe_text
+from perfx.terminal import html_of, safe_text
 
 from .values import plain, records
 
@@ -79,6 +79,10 @@ class StragglerReport:
             "stages": records(report.stages),
             "straggler_tasks": tasks,
         }
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the command's tables, as HTML."""
+        return html_of(self)
 
     def __rich_console__(
         self, console: Console, options: ConsoleOptions

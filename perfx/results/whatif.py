@@ -22,7 +22,7 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from perfx.terminal import safe_text
+from perfx.terminal import html_of, safe_text
 
 DEFAULT_SCENARIOS = ("gc", "network", "disk", "scheduler", "serialization", "stragglers")
 
@@ -164,6 +164,10 @@ class WhatIfReport:
             ]
             table.add_row(*cells)
         return table
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the command's tables, as HTML."""
+        return html_of(self)
 
     def __rich_console__(
         self, console: Console, options: ConsoleOptions

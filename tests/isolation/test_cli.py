@@ -92,6 +92,26 @@ def test_isolate_runs_and_culprits(spark, tmp_path, hot_movies):
     )
     assert trace["output"]["key"] == "4" and trace["sources"] > 100
 
+    # what an assistant gets from perfx mcp's culprits tool is the command's JSON
+    assert _assistant("culprits", {"run": report["run"], "store": store}) == again
+
+
+def _assistant(tool: str, arguments: dict) -> dict:
+    """One call of perfx mcp's ``tool`` through the MCP SDK's client, in process."""
+    import asyncio
+
+    from mcp import Client
+
+    from perfx.assistant import server
+
+    async def call():
+        async with Client(server()) as client:
+            return await client.call_tool(tool, arguments)
+
+    result = asyncio.run(call())
+    assert not result.is_error
+    return json.loads("".join(part.text for part in result.content))
+
 
 def test_errors_are_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit) as caught:

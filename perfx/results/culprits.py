@@ -1,0 +1,53 @@
+"""A traced run's culprits as JSON: what ``perfx culprits --format json`` and ``perfx isolate
+--format json`` print and what assistants get (perfx mcp)."""
+
+from __future__ import annotations
+
+
+def outputs_json(frame) -> list[dict]:
+    return [
+        {
+            "out_id": int(r.out_id),
+            "key": r.key,
+            "record": r.record,
+            "latency_ms": round(float(r.latency_ms), 6),
+            "slowest_input": int(r.source),
+            "slowest_input_location": r.location,
+            "slowest_input_excerpt": r.excerpt,
+            "remediated_ms": round(float(r.remediated_ms), 6),
+        }
+        for r in frame.itertuples()
+    ]
+
+
+def culprits_json(frame) -> list[dict]:
+    return [
+        {
+            "id": int(r.source),
+            "location": r.location,
+            "excerpt": r.excerpt,
+            "impact_ms": round(float(r.impact_ms), 6),
+            "max_total_ms": round(float(r.max_total_ms), 6),
+            "max_remediated_ms": round(float(r.max_remediated_ms), 6),
+            "outputs": int(r.outputs),
+        }
+        for r in frame.itertuples()
+    ]
+
+
+def scope_of(stage: int | None, partition: int | None) -> str:
+    return "the final outputs" if stage is None else f"stage {stage} partition {partition}"
+
+
+def culprits_payload(
+    stored, run: str, top: int, stage: int | None = None, partition: int | None = None
+) -> dict:
+    """``perfx culprits --format json``: the ``top`` culprits of the run's final outputs
+    (with the outputs) or of one task's partition; also what assistants get (perfx mcp)."""
+    from perfx.isolation.queries import outputs, top_culprits
+
+    ranked = top_culprits(stored, top, stage=stage, partition=partition)
+    payload = {"run": run, "scope": scope_of(stage, partition), "culprits": culprits_json(ranked)}
+    if stage is None:
+        payload["outputs"] = outputs_json(outputs(stored))
+    return payload

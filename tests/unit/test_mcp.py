@@ -1,0 +1,111 @@
+"""``perfx mcp`` driven by the MCP SDK's own client over stdio, as an assistant drives it: its
+tools, an answer equal to ``perfx explain --format json``, and a malformed query as a tool
+error carrying perfx's message and caret."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DATA
+
+LOG = DATA / "public" / "Netflix-Skunkworks__sparklens" / "local-fresh"
+PERFX = [sys.executable, "-m", "perfx.cli"]
+TOOLS = {"list_applications", "explain", "stragglers", "whatif", "compare_job", "culprits"}
+
+
+def _perfx_json(*args: str) -> dict:
+    done = subprocess.run([*PERFX, *args], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+async def _session(calls: list[tuple[str, dict]]) -> tuple[set[str], list]:
+    """The server's tool names and the results of ``calls``, over one stdio connection."""
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    server = StdioServerParameters(command=PERFX[0], args=[*PERFX[1:], "mcp"], cwd=str(Path.cwd()))
+    async with Client(server) as client:
+        tools = {tool.name for tool in (await client.list_tools()).tools}
+        results = [await client.call_tool(name, arguments) for name, arguments in calls]
+    return tools, results
+
+
+@pytest.fixture(scope="module")
+def answers():
+    return asyncio.run(
+        _session(
+            [
+                ("explain", {"logs": [str(LOG)], "query": "WHY TASK 1 SLOWER"}),
+                ("explain", {"logs": [str(LOG)], "query": "WHY TASK 1 SLOWR"}),
+                ("list_applications", {"logs": [str(LOG)]}),
+                ("stragglers", {"logs": [str(LOG)]}),
+                ("whatif", {"logs": [str(LOG)], "without": ["gc"]}),
+            ]
+        )
+    )
+
+
+def _text(result) -> str:
+    return "".join(part.text for part in result.content if hasattr(part, "text"))
+
+
+def test_the_server_lists_its_tools(answers):
+    tools, _ = answers
+    assert tools >= TOOLS
+
+
+def test_an_answer_is_the_json_of_perfx_explain(answers):
+    _, (answer, *_) = answers
+    assert not answer.is_error
+    expected = _perfx_json("explain", "--log", str(LOG), "--format", "json", "WHY TASK 1 SLOWER")
+    assert json.loads(_text(answer)) == expected
+
+
+def test_a_malformed_query_is_a_tool_error_with_perfx_message_and_caret(answers):
+    _, (_, bad, *_) = answers
+    assert bad.is_error
+    message = _text(bad)
+    done = subprocess.run(
+        [*PERFX, "explain", "--log", str(LOG), "WHY TASK 1 SLOWR"], capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    # the SDK puts "Error executing tool explain: " before the tool's message
+    assert message.endswith(done.stderr.rstrip("\n"))
+    assert "^" in message
+
+
+def test_the_other_tools_answer_as_their_commands(answers):
+    _, (_, _, apps, stragglers, whatif) = answers
+    assert json.loads(_text(apps))["applications"][0]["id"] == "local-1714515292260"
+    assert json.loads(_text(stragglers)) == _perfx_json(
+        "stragglers", "--log", str(LOG), "--format", "json"
+    )
+    assert json.loads(_text(whatif)) == _perfx_json(
+        "whatif", "--log", str(LOG), "--without", "gc", "--format", "json"
+    )
+
+
+def test_a_job_is_compared_with_its_latest_earlier_run():
+    """Two runs of one program (sparklens' fresh and dynamic-allocation logs): a job's
+    earlier run is the job of the same name in the application that started before."""
+    import perfx
+    from perfx.assistant import compare_with_earlier, job_runs
+    from perfx.explain.errors import ExplainError
+
+    folder = DATA / "public" / "Netflix-Skunkworks__sparklens"
+    session = perfx.open([folder / "local-fresh", folder / "local-fresh-dynamic"])
+    later = session.raw.apps.sort_values("start_time")["app_key"].iloc[-1]
+    job = f"{later}/5"
+    runs = job_runs(session, job)
+    assert runs["name"].nunique() == 1 and len(runs) == 2
+    assert runs["id"].iloc[-1] == job
+    with pytest.raises(ExplainError, match="too few related pairs"):  # two apps of 6 jobs
+        compare_with_earlier(session, job, None)
+    with pytest.raises(ExplainError, match="no earlier run"):
+        compare_with_earlier(session, runs["id"].iloc[0], None)
