@@ -43,6 +43,33 @@ def print_outputs(console, frame, shown: int = 20) -> None:
     console.print(table)
 
 
+def print_udf_culprits(console, frame) -> None:
+    """The rows whose Python UDF calls cost the most in the task that spent most in UDFs."""
+    from rich.table import Table
+
+    where = (
+        f"Spark stage {frame.spark_stage.iloc[0]} partition {frame.partition.iloc[0]}"
+        if len(frame)
+        else "no task"
+    )
+    table = Table(title=f"Rows whose Python UDF calls cost the most ({where})")
+    for column in ("#", "udf", "file", "line", "arguments", "ms", "share of the task"):
+        numeric = column in ("#", "line", "ms", "share of the task")
+        table.add_column(column, justify="right" if numeric else "left", overflow="fold")
+    for rank, r in enumerate(frame.itertuples(), 1):
+        located = isinstance(r.location, str)
+        table.add_row(
+            str(rank),
+            safe_text(r.udf),
+            safe_text(r.location.rsplit("@", 1)[0] if located else "(not located)"),
+            "" if r.line is None or r.line != r.line else str(int(r.line)),
+            safe_text(r.excerpt),
+            _ms(r.ms),
+            "" if r.share != r.share else f"{r.share * 100:.0f} %",
+        )
+    console.print(table)
+
+
 def print_culprits(console, frame, title: str) -> None:
     from rich.table import Table
 

@@ -35,6 +35,26 @@ def culprits_json(frame) -> list[dict]:
     ]
 
 
+def udf_culprits_json(frame) -> list[dict] | None:
+    """The rows whose Python UDF calls cost the most in the slowest task (None: no UDF)."""
+    if frame is None:
+        return None
+    return [
+        {
+            "udf": r.udf,
+            "ms": round(float(r.ms), 6),
+            "share": None if r.share != r.share else round(float(r.share), 6),
+            "rows": int(r.rows),
+            "location": r.location if isinstance(r.location, str) else None,
+            "line": None if r.line is None or r.line != r.line else int(r.line),
+            "excerpt": r.excerpt,
+            "spark_stage": int(r.spark_stage),
+            "partition": int(r.partition),
+        }
+        for r in frame.itertuples()
+    ]
+
+
 def scope_of(stage: int | None, partition: int | None) -> str:
     return "the final outputs" if stage is None else f"stage {stage} partition {partition}"
 

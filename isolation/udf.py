@@ -1,0 +1,423 @@
+"""DataFrame Python UDFs timed per call, tied to their task and to the row they read.
+
+Inside a traced script (``script.py``), ``udf``, ``pandas_udf``, ``spark.udf.register``,
+``DataFrame.mapInPandas`` and ``GroupedData.applyInPandas`` wrap the user's function before
+Spark ships it: on the worker, each call (a row for a row UDF; a batch, or a group, for the
+pandas forms) is timed and appended to the run's ``udf/`` folder with its task (Spark stage,
+partition, attempt), its row count, a digest of the row's text and an excerpt of its
+arguments. A batch that costs far more per row than the fastest batch seen so far by that
+worker has its rows timed one by one (their calls repeated on a one-row batch), so that the
+rows that made it slow are named, not only the batch; the repeat's time is recorded apart
+(``extra_ns``) and left out of the task's time.
+
+When the run finishes, the calls are stored as ``udf_calls.parquet`` beside the lineage, each
+row digest located where the script read it from text (``path@offset`` and line number), so
+that ``perfx culprits``/``perfx why`` name the rows and ``perfx verify`` can remove them.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import hashlib
+import json
+import os
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .errors import IsolationError
+
+CALLS = "udf_calls.parquet"
+"""The table of a run's UDF calls, in the run's folder."""
+
+OUTLIER = 4.0
+"""A batch costing this many times the fastest per-row cost seen has its rows timed alone."""
+
+OUTLIER_MIN_NS = 2_000_000
+"""...if it also cost at least this much (2 ms): cheap batches are not worth repeating."""
+
+EXCERPT = 120
+
+
+def digest(value: Any) -> str | None:
+    """The row's text digest (its first string argument), matched against input lines."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if not isinstance(value, str):
+        return None
+    return hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def _excerpt(values) -> str:
+    text = ", ".join(repr(v) for v in values)
+    return text if len(text) <= EXCERPT else text[: EXCERPT - 1] + "…"
+
+
+# -- on the worker -------------------------------------------------------------------------
+
+_SINKS: dict[str, int] = {}
+_FASTEST: dict[str, float] = {}
+
+
+def _task() -> tuple[int, int, int]:
+    from pyspark import TaskContext
+
+    task = TaskContext.get()
+    if task is None:
+        return -1, -1, -1
+    return task.stageId(), task.partitionId(), task.attemptNumber()
+
+
+def _write(folder: str, record: list) -> None:
+    """One call, appended at once (a worker may be killed between tasks: nothing buffered)."""
+    fd = _SINKS.get(folder)
+    if fd is None:
+        fd = os.open(
+            os.path.join(folder, f"calls-{os.getpid()}.jsonl"),
+            os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+            0o644,
+        )
+        _SINKS[folder] = fd
+    os.write(fd, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def timed_row(function, name: str, folder: str):
+    """A row UDF's function timed per call."""
+
+    @functools.wraps(function)
+    def call(*args):
+        started = time.perf_counter_ns()
+        result = function(*args)
+        spent = time.perf_counter_ns() - started
+        first = next((a for a in args if isinstance(a, (str, bytes))), None)
+        _write(folder, [name, *_task(), spent, 1, 0, digest(first), _excerpt(args)])
+        return result
+
+    return call
+
+
+def _frame_rows(batch) -> list[tuple[str | None, str]]:
+    """(digest, excerpt) of each row of a pandas batch (a DataFrame or the Series args)."""
+    if isinstance(batch, pd.DataFrame):
+        columns = [batch[c] for c in batch.columns]
+    else:
+        columns = [c for c in batch if isinstance(c, pd.Series)]
+        columns += [
+            s for c in batch if isinstance(c, pd.DataFrame) for s in (c[k] for k in c.columns)
+        ]
+    rows = []
+    for values in zip(*(c.tolist() for c in columns)) if columns else []:
+        first = next((v for v in values if isinstance(v, (str, bytes))), None)
+        rows.append((digest(first), _excerpt(values)))
+    return rows
+
+
+def _record_batch(folder, name, spent, rows, time_row) -> None:
+    """A batch's call; an outlier batch (far above the fastest per-row cost seen) gets its
+    rows timed alone with ``time_row(i)`` and recorded one by one."""
+    task = _task()
+    count = len(rows)
+    per_row = spent / max(count, 1)
+    fastest = _FASTEST.get(name)
+    _FASTEST[name] = per_row if fastest is None else min(fastest, per_row)
+    outlier = (
+        count > 1 and spent >= OUTLIER_MIN_NS and fastest is not None and per_row > OUTLIER * fastest
+    )
+    if not outlier:
+        head = rows[0] if rows else (None, "")
+        _write(folder, [name, *task, spent, count, 0, head[0] if count == 1 else None, head[1]])
+        return
+    started = time.perf_counter_ns()
+    alone = [time_row(i) for i in range(count)]
+    extra = time.perf_counter_ns() - started
+    scale = spent / sum(alone) if sum(alone) else 0.0
+    for (row_digest, text), ns in zip(rows, alone):
+        _write(folder, [name, *task, int(ns * scale), 1, 0, row_digest, text])
+    _write(folder, [name, *task, 0, 0, extra, None, "(perfx: rows timed alone)"])
+
+
+def timed_series(function, name: str, folder: str):
+    """A pandas UDF (Series or DataFrame arguments, one batch per call) timed per batch."""
+
+    @functools.wraps(function)
+    def call(*args):
+        started = time.perf_counter_ns()
+        result = function(*args)
+        spent = time.perf_counter_ns() - started
+
+        def alone(i):
+            one = [a.iloc[i : i + 1] if hasattr(a, "iloc") else a for a in args]
+            began = time.perf_counter_ns()
+            function(*one)
+            return time.perf_counter_ns() - began
+
+        _record_batch(folder, name, spent, _frame_rows(args), alone)
+        return result
+
+    return call
+
+
+def timed_batches(function, name: str, folder: str):
+    """A ``mapInPandas`` function (an iterator of pandas DataFrames in and out) timed per
+    input batch: the time from taking a batch to asking for the next one."""
+
+    @functools.wraps(function)
+    def call(batches):
+        current: dict[str, Any] = {}
+
+        def feed():
+            for batch in batches:
+                current["batch"], current["started"] = batch, time.perf_counter_ns()
+                yield batch
+                _finish()
+
+        def _finish():
+            batch = current.pop("batch", None)
+            if batch is None:
+                return
+            spent = time.perf_counter_ns() - current["started"]
+
+            def alone(i):
+                began = time.perf_counter_ns()
+                for _ in function(iter([batch.iloc[i : i + 1]])):
+                    pass
+                return time.perf_counter_ns() - began
+
+            _record_batch(folder, name, spent, _frame_rows(batch), alone)
+
+        yield from function(feed())
+        _finish()
+
+    return call
+
+
+def timed_groups(function, name: str, folder: str):
+    """An ``applyInPandas`` function (a group's DataFrame, with or without its key) timed
+    per group."""
+
+    import inspect
+
+    def call(*args):
+        started = time.perf_counter_ns()
+        result = function(*args)
+        spent = time.perf_counter_ns() - started
+        frame = args[-1]
+
+        def alone(i):
+            began = time.perf_counter_ns()
+            function(*args[:-1], frame.iloc[i : i + 1])
+            return time.perf_counter_ns() - began
+
+        _record_batch(folder, name, spent, _frame_rows(frame), alone)
+        return result
+
+    # PySpark's worker passes the key only to a function of two parameters: keep the arity
+    if len(inspect.getfullargspec(function).args) == 1:
+        return functools.wraps(function)(lambda frame: call(frame))
+    return functools.wraps(function)(lambda key, frame: call(key, frame))
+
+
+# -- on the driver -------------------------------------------------------------------------
+
+
+class UdfRecorder:
+    """Where a run's UDF calls go while it runs, and their table when it finishes."""
+
+    def __init__(self, run_dir: Path):
+        self.run_dir = run_dir
+        self.folder = run_dir / "udf"
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    @classmethod
+    def for_run(cls, store, run_id: str) -> UdfRecorder:
+        where = store.local_dir(run_id)
+        if where is None:
+            raise IsolationError(
+                "tracing a script's UDFs needs a lineage store on a local folder (not ignite://)"
+            )
+        return cls(Path(where))
+
+    def calls(self) -> pd.DataFrame:
+        rows = []
+        for part in sorted(self.folder.glob("calls-*.jsonl")):
+            with part.open(encoding="utf-8") as handle:
+                rows.extend(json.loads(line) for line in handle if line.endswith("\n"))
+        return pd.DataFrame(
+            rows,
+            columns=[
+                "udf",
+                "spark_stage",
+                "partition",
+                "attempt",
+                "ns",
+                "rows",
+                "extra_ns",
+                "digest",
+                "excerpt",
+            ],
+        )
+
+    def finish(self, inputs: list[str] | None = None) -> int:
+        """Stores the calls (located in ``inputs``) as one table; returns how many."""
+        calls = self.calls()
+        if calls.empty:
+            return 0
+        located = locate_lines(inputs or [], set(calls["digest"].dropna()))
+        calls["location"] = calls["digest"].map(lambda d: located.get(d, (None, None))[0])
+        calls["line"] = calls["digest"].map(lambda d: located.get(d, (None, None))[1])
+        calls.to_parquet(self.run_dir / CALLS, index=False)
+        return len(calls)
+
+
+def input_files(path: str) -> list[Path]:
+    """The local files a Spark read of ``path`` (a file, a folder, a glob) reads."""
+    root = path.removeprefix("file://").removeprefix("file:")
+    found = []
+    for match in sorted(glob.glob(root)):
+        where = Path(match)
+        if where.is_dir():
+            found += sorted(
+                f for f in where.rglob("*") if f.is_file() and not f.name.startswith((".", "_"))
+            )
+        elif where.is_file():
+            found.append(where)
+    return found
+
+
+def locate_lines(inputs: list[str], wanted: set[str]) -> dict[str, tuple[str, int]]:
+    """Digest -> (``path@offset``, line number from 1) of the first input line with it."""
+    located: dict[str, tuple[str, int]] = {}
+    if not wanted:
+        return located
+    for path in inputs:
+        for file in input_files(path):
+            offset = 0
+            with file.open("rb") as handle:
+                for number, raw in enumerate(handle, 1):
+                    line = raw.rstrip(b"\n").rstrip(b"\r").decode("utf-8", "replace")
+                    key = digest(line)
+                    if key in wanted and key not in located:
+                        located[key] = (f"{file.resolve()}@{offset}", number)
+                    offset += len(raw)
+    return located
+
+
+def stored_calls(run_dir: str | os.PathLike | None) -> pd.DataFrame | None:
+    """A finished run's UDF calls, or None when its script called no Python UDF."""
+    if run_dir is None:
+        return None
+    where = Path(run_dir) / CALLS
+    return pd.read_parquet(where) if where.is_file() else None
+
+
+def slowest_task(calls: pd.DataFrame) -> tuple[int, int, int]:
+    """(Spark stage, partition, attempt) of the task that spent the most time in UDFs."""
+    spent = calls.groupby(["spark_stage", "partition", "attempt"])["ns"].sum()
+    return tuple(int(v) for v in spent.idxmax())  # type: ignore[return-value]
+
+
+def udf_culprits(
+    calls: pd.DataFrame,
+    task: tuple[int, int, int] | None = None,
+    top: int = 5,
+    task_ms: float | None = None,
+) -> pd.DataFrame:
+    """The rows whose UDF calls cost the most inside ``task`` (default: the task that spent
+    the most in UDFs), with their share of the task's time (``task_ms``, else the task's
+    UDF time)."""
+    task = task or slowest_task(calls)
+    stage, partition, attempt = task
+    mine = calls[
+        (calls.spark_stage == stage) & (calls.partition == partition) & (calls.attempt == attempt)
+    ]
+    mine = mine[mine["rows"] > 0]
+    total_ms = task_ms if task_ms else mine["ns"].sum() / 1e6
+    ranked = mine.sort_values("ns", ascending=False).head(top).copy()
+    ranked["ms"] = ranked["ns"] / 1e6
+    ranked["share"] = ranked["ms"] / total_ms if total_ms else float("nan")
+    ranked["spark_stage"], ranked["partition"], ranked["attempt"] = stage, partition, attempt
+    return ranked[
+        ["udf", "ms", "share", "rows", "location", "line", "excerpt", "spark_stage", "partition"]
+    ].reset_index(drop=True)
+
+
+# -- installing the wrappers in a script ---------------------------------------------------
+
+
+def _name_of(function) -> str:
+    return getattr(function, "__name__", None) or type(function).__name__
+
+
+@contextmanager
+def patched_udfs(tracer):
+    """While a traced script runs, the UDF factories and DataFrame methods it calls wrap the
+    user's function with the timers above (writing into the tracer's run once it has one)."""
+    import pyspark.sql.functions as functions
+    from pyspark.sql import DataFrame
+    from pyspark.sql.group import GroupedData
+
+    def folder() -> str:
+        tracer.session()
+        return str(tracer.udfs.folder)
+
+    original_udf, original_pandas = functions.udf, functions.pandas_udf
+    original_map, original_apply = DataFrame.mapInPandas, GroupedData.applyInPandas
+
+    def udf(f=None, returnType=None, *args, **kwargs):
+        if f is None or isinstance(f, (str,)) or not callable(f):  # @udf(returnType=...)
+            return_type = f if returnType is None else returnType
+
+            def decorate(g):
+                return udf(g, return_type, *args, **kwargs)
+
+            return decorate
+        wrapped = timed_row(f, _name_of(f), folder())
+        return original_udf(wrapped, returnType or "string", *args, **kwargs)
+
+    def pandas_udf(f=None, returnType=None, functionType=None):
+        if f is None or not callable(f) or hasattr(f, "typeName"):
+            return_type = f if returnType is None else returnType
+
+            def decorate(g):
+                return pandas_udf(g, return_type, functionType)
+
+            return decorate
+        wrapped = timed_series(f, _name_of(f), folder())
+        return original_pandas(wrapped, returnType, functionType)
+
+    def map_in_pandas(self, func, schema, *args, **kwargs):
+        return original_map(
+            self, timed_batches(func, _name_of(func), folder()), schema, *args, **kwargs
+        )
+
+    def apply_in_pandas(self, func, schema):
+        return original_apply(self, timed_groups(func, _name_of(func), folder()), schema)
+
+    functions.udf, functions.pandas_udf = udf, pandas_udf  # type: ignore[assignment]
+    DataFrame.mapInPandas = map_in_pandas  # type: ignore[method-assign]
+    GroupedData.applyInPandas = apply_in_pandas  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        functions.udf, functions.pandas_udf = original_udf, original_pandas
+        DataFrame.mapInPandas = original_map  # type: ignore[method-assign]
+        GroupedData.applyInPandas = original_apply  # type: ignore[method-assign]
+
+
+def traced_registration(registration, tracer):
+    """``spark.udf``: ``register(name, f, returnType)`` registers the timed function."""
+
+    class Registration:
+        def register(self, name, f, returnType=None):
+            if callable(f) and not hasattr(f, "func"):
+                f = timed_row(f, name, str(tracer.udfs.folder))
+            return registration.register(name, f, returnType)
+
+        def __getattr__(self, attribute):
+            return getattr(registration, attribute)
+
+    return Registration()
