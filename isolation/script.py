@@ -13,6 +13,7 @@ first. DataFrame Python UDFs the script defines are timed per call (``udf.py``).
 
 from __future__ import annotations
 
+import importlib
 import os
 import runpy
 import sys
@@ -143,8 +144,8 @@ def _nothing():
 
 
 def _warm_up(session) -> None:
-    """A small traced job into a throwaway store before the script's first job: the Python
-    workers and perfx's tracing are then warm, and the script's first tasks do not look slow
+    """A small traced RDD job into a throwaway store and a small Python UDF query before the
+    script's first job: the Python workers and perfx's tracing are then warm, and the script's first tasks do not look slow
     for having started first."""
     import tempfile
 
@@ -154,6 +155,11 @@ def _warm_up(session) -> None:
     ):
         parallelism = session.sparkContext.defaultParallelism
         ctx.parallelize(range(parallelism * 50), parallelism).map(str).count()
+    from pyspark.sql.types import StringType
+    from pyspark.sql.udf import UserDefinedFunction
+
+    touch = UserDefinedFunction(str, StringType())  # the DataFrame side's Python workers
+    session.range(parallelism * 50, numPartitions=parallelism).select(touch("id")).collect()
 
 
 # -- what the script sees ----------------------------------------------------------------
@@ -276,6 +282,18 @@ def _text_frame_class(base: type) -> type:
 
 _ORIGINAL: dict[str, Any] = {}
 
+_PYSPARK_MODULES = (
+    "pyspark.rdd",
+    "pyspark.sql",
+    "pyspark.sql.functions",
+    "pyspark.sql.types",
+    "pyspark.sql.window",
+    "pyspark.sql.pandas.functions",
+    "pyspark.sql.readwriter",
+)
+"""PySpark modules a script imports that read ``SparkContext`` from ``pyspark`` when first
+imported: imported before the script's ``SparkContext`` replaces the real one there."""
+
 
 def _from_pyspark(depth: int = 2) -> bool:
     """Whether the caller ``depth`` frames up is PySpark's own code (which needs the real
@@ -285,17 +303,15 @@ def _from_pyspark(depth: int = 2) -> bool:
 
 
 @contextmanager
-def installed(tracer: ScriptTracer):
-    """While the script runs: ``SparkSession.builder.getOrCreate()`` and ``SparkContext``
-    (as the script imports it from ``pyspark``; ``pyspark.context``, which PySpark's own
-    modules import it from, keeps the real class) give the traced session and context;
-    ``pyspark.sql.functions.udf``/``pandas_udf`` and the DataFrame's ``mapInPandas`` /
-    ``applyInPandas`` time each call. PySpark's own calls get the real objects."""
+def _sessions_from(session_for, context_for):
+    """While a script runs, ``SparkSession.builder.getOrCreate()`` gives
+    ``session_for(builder, original_getOrCreate)`` and ``SparkContext(...)`` (as the script
+    imports it from ``pyspark``; ``pyspark.context``, which PySpark's own modules import it
+    from, keeps the real class) gives ``context_for(options)``. PySpark's own calls get the
+    real objects."""
     import pyspark
     import pyspark.context
     from pyspark.sql import SparkSession
-
-    from .udf import patched_udfs
 
     builder_class = type(SparkSession.builder)
     _ORIGINAL["getOrCreate"] = original = builder_class.getOrCreate
@@ -303,39 +319,107 @@ def installed(tracer: ScriptTracer):
     def get_or_create(builder):
         if _from_pyspark():
             return original(builder)
+        return session_for(builder, original)
+
+    real_context = pyspark.context.SparkContext
+    for module in _PYSPARK_MODULES:  # imported with the real class before it is replaced
+        importlib.import_module(module)
+
+    class ContextClass(type):
+        """Class-level reads (``SparkContext._active_spark_context``) and ``isinstance``
+        go to the real class: PySpark modules imported later see it through this one."""
+
+        def __getattr__(cls, name):
+            return getattr(real_context, name)
+
+        def __instancecheck__(cls, instance) -> bool:
+            return isinstance(instance, (real_context, ScriptContext, _Unstopped))
+
+    class SparkContext(metaclass=ContextClass):
+        """What ``from pyspark import SparkContext`` gives the script."""
+
+        def __new__(cls, master=None, appName=None, *args, conf=None, **kwargs):
+            if _from_pyspark():
+                return real_context(master, appName, *args, conf=conf, **kwargs)
+            options = dict(conf.getAll()) if conf is not None else {}
+            if appName:
+                options["spark.app.name"] = appName
+            return context_for(options)
+
+        @classmethod
+        def getOrCreate(cls, conf=None):
+            if _from_pyspark():
+                return real_context.getOrCreate(conf)
+            return cls(conf=conf)
+
+    builder_class.getOrCreate = get_or_create
+    pyspark.SparkContext = SparkContext  # type: ignore[misc]
+    try:
+        yield
+    finally:
+        builder_class.getOrCreate = original
+        pyspark.SparkContext = real_context  # type: ignore[misc]
+
+
+@contextmanager
+def installed(tracer: ScriptTracer):
+    """While the script runs, the session and context it asks for are the tracer's (traced
+    RDD sources), and ``pyspark.sql.functions.udf``/``pandas_udf`` and ``mapInPandas`` /
+    ``applyInPandas`` time each call (``udf.py``)."""
+    from .udf import patched_udfs
+
+    def session_for(builder, original):
         tracer.session(builder._options)
         if not tracer.created:
             original(builder)  # the given session takes the script's runtime options
         return ScriptSession(tracer.spark, tracer)
 
-    real_context = pyspark.context.SparkContext
+    def context_for(options):
+        return ScriptContext(tracer.session(options))
 
-    class SparkContext:
-        """What ``from pyspark import SparkContext`` gives a traced script."""
+    with _sessions_from(session_for, context_for), patched_udfs(tracer):
+        yield
 
-        def __new__(cls, master=None, appName=None, *args, conf=None, **kwargs):
-            options = dict(conf.getAll()) if conf is not None else {}
-            if appName:
-                options["spark.app.name"] = appName
-            return ScriptContext(tracer.session(options))
 
-        @classmethod
-        def getOrCreate(cls, conf=None):
-            return cls(conf=conf)
+class _Unstopped:
+    """A plain session or context whose ``stop()`` is left to its owner (a plain run of a
+    script in a session it shares); its ``sparkContext`` is one too."""
 
-        def __getattr__(self, name):  # class-level reads go to the real class below
-            return getattr(real_context, name)
+    def __init__(self, wrapped):
+        self._wrapped = wrapped
 
-    for name in ("_active_spark_context", "setSystemProperty", "_ensure_initialized"):
-        setattr(SparkContext, name, getattr(real_context, name))
-    builder_class.getOrCreate = get_or_create
-    pyspark.SparkContext = SparkContext  # type: ignore[misc]
-    try:
-        with patched_udfs(tracer):
-            yield
-    finally:
-        builder_class.getOrCreate = original
-        pyspark.SparkContext = real_context  # type: ignore[misc]
+    @property
+    def sparkContext(self):
+        return _Unstopped(self._wrapped.sparkContext)
+
+    def stop(self) -> None:
+        """The session's owner stops it."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def __getattr__(self, name: str):
+        return getattr(self._wrapped, name)
+
+
+def run_plain(script: str | os.PathLike, args: list[str] | tuple[str, ...], spark) -> None:
+    """Runs ``script`` as ``python SCRIPT.py ARGS`` would, untraced, in the given session
+    (its ``getOrCreate()`` and ``SparkContext(...)`` return it; its ``stop()`` is left to
+    the session's owner): the plain run a traced one is compared with and ``perfx verify``
+    times. A failing script raises ScriptFailed."""
+    path = check_script(script)
+
+    def session_for(builder, original):
+        return _Unstopped(original(builder))
+
+    def context_for(options):
+        return _Unstopped(spark.sparkContext)
+
+    with _sessions_from(session_for, context_for):
+        run_as_main(path, list(args))
 
 
 @contextmanager

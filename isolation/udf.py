@@ -10,7 +10,7 @@ worker has its rows timed one by one (their calls repeated on a one-row batch), 
 rows that made it slow are named, not only the batch; the repeat's time is recorded apart
 (``extra_ns``) and left out of the task's time.
 
-When the run finishes, the calls are stored as ``udf_calls.parquet`` beside the lineage, each
+When the run finishes, the calls are stored as ``udf_calls.feather`` beside the lineage, each
 row digest located where the script read it from text (``path@offset`` and line number), so
 that ``perfx culprits``/``perfx why`` name the rows and ``perfx verify`` can remove them.
 """
@@ -31,8 +31,9 @@ import pandas as pd
 
 from .errors import IsolationError
 
-CALLS = "udf_calls.parquet"
-"""The table of a run's UDF calls, in the run's folder."""
+CALLS = "udf_calls.feather"
+"""The table of a run's UDF calls, in the run's folder (Arrow IPC: the lineage store reads every
+``.parquet`` file of a run as a stage's partition)."""
 
 OUTLIER = 4.0
 """A batch costing this many times the fastest per-row cost seen has its rows timed alone."""
@@ -267,9 +268,8 @@ class UdfRecorder:
         if calls.empty:
             return 0
         located = locate_lines(inputs or [], set(calls["digest"].dropna()))
-        calls["location"] = calls["digest"].map(lambda d: located.get(d, (None, None))[0])
-        calls["line"] = calls["digest"].map(lambda d: located.get(d, (None, None))[1])
-        calls.to_parquet(self.run_dir / CALLS, index=False)
+        calls["location"], calls["line"] = _placed(calls, located)
+        calls.to_feather(self.run_dir / CALLS)
         return len(calls)
 
 
@@ -288,9 +288,10 @@ def input_files(path: str) -> list[Path]:
     return found
 
 
-def locate_lines(inputs: list[str], wanted: set[str]) -> dict[str, tuple[str, int]]:
-    """Digest -> (``path@offset``, line number from 1) of the first input line with it."""
-    located: dict[str, tuple[str, int]] = {}
+def locate_lines(inputs: list[str], wanted: set[str]) -> dict[str, list[tuple[str, int]]]:
+    """Digest -> every (``path@offset``, line number from 1) of an input line with it, in
+    file order."""
+    located: dict[str, list[tuple[str, int]]] = {}
     if not wanted:
         return located
     for path in inputs:
@@ -300,10 +301,39 @@ def locate_lines(inputs: list[str], wanted: set[str]) -> dict[str, tuple[str, in
                 for number, raw in enumerate(handle, 1):
                     line = raw.rstrip(b"\n").rstrip(b"\r").decode("utf-8", "replace")
                     key = digest(line)
-                    if key in wanted and key not in located:
-                        located[key] = (f"{file.resolve()}@{offset}", number)
+                    if key in wanted:
+                        located.setdefault(key, []).append((f"{file.resolve()}@{offset}", number))
                     offset += len(raw)
     return located
+
+
+def _placed(calls: pd.DataFrame, located: dict[str, list[tuple[str, int]]]):
+    """Each call's (location, line). A line that occurs once is where its digest is; a
+    line that repeats is placed by order: a task's calls follow its input in file order, so
+    its k-th call with that text is the k-th occurrence among the files the task's unique
+    lines come from (a task reads its own files)."""
+    where: list[str | None] = [None] * len(calls)
+    lines: list[float] = [float("nan")] * len(calls)
+    tasks = calls.groupby(["udf", "spark_stage", "partition", "attempt"], sort=False).indices
+    for rows in tasks.values():
+        files = {
+            located[d][0][0].rsplit("@", 1)[0]
+            for d in calls["digest"].iloc[rows]
+            if d in located and len(located[d]) == 1
+        }
+        seen: dict[str, int] = {}
+        for row in rows:
+            key = calls["digest"].iat[row]
+            places = located.get(key) if key is not None else None
+            if not places:
+                continue
+            if len(places) > 1:
+                mine = [p for p in places if p[0].rsplit("@", 1)[0] in files] or places
+                k = seen.get(key, 0)
+                seen[key] = k + 1
+                places = [mine[min(k, len(mine) - 1)]]
+            where[row], lines[row] = places[0]
+    return where, lines
 
 
 def stored_calls(run_dir: str | os.PathLike | None) -> pd.DataFrame | None:
@@ -311,7 +341,7 @@ def stored_calls(run_dir: str | os.PathLike | None) -> pd.DataFrame | None:
     if run_dir is None:
         return None
     where = Path(run_dir) / CALLS
-    return pd.read_parquet(where) if where.is_file() else None
+    return pd.read_feather(where) if where.is_file() else None
 
 
 def slowest_task(calls: pd.DataFrame) -> tuple[int, int, int]:
@@ -357,15 +387,12 @@ def patched_udfs(tracer):
     """While a traced script runs, the UDF factories and DataFrame methods it calls wrap the
     user's function with the timers above (writing into the tracer's run once it has one)."""
     import pyspark.sql.functions as functions
-    from pyspark.sql import DataFrame
-    from pyspark.sql.group import GroupedData
 
     def folder() -> str:
         tracer.session()
         return str(tracer.udfs.folder)
 
     original_udf, original_pandas = functions.udf, functions.pandas_udf
-    original_map, original_apply = DataFrame.mapInPandas, GroupedData.applyInPandas
 
     def udf(f=None, returnType=None, *args, **kwargs):
         if f is None or isinstance(f, (str,)) or not callable(f):  # @udf(returnType=...)
@@ -389,23 +416,52 @@ def patched_udfs(tracer):
         wrapped = timed_series(f, _name_of(f), folder())
         return original_pandas(wrapped, returnType, functionType)
 
-    def map_in_pandas(self, func, schema, *args, **kwargs):
-        return original_map(
-            self, timed_batches(func, _name_of(func), folder()), schema, *args, **kwargs
-        )
+    def map_in(original):
+        def map_in_pandas(self, func, schema, *args, **kwargs):
+            timed = timed_batches(func, _name_of(func), folder())
+            return original(self, timed, schema, *args, **kwargs)
 
-    def apply_in_pandas(self, func, schema):
-        return original_apply(self, timed_groups(func, _name_of(func), folder()), schema)
+        return map_in_pandas
 
-    functions.udf, functions.pandas_udf = udf, pandas_udf  # type: ignore[assignment]
-    DataFrame.mapInPandas = map_in_pandas  # type: ignore[method-assign]
-    GroupedData.applyInPandas = apply_in_pandas  # type: ignore[method-assign]
+    def apply_in(original):
+        def apply_in_pandas(self, func, schema, *args, **kwargs):
+            timed = timed_groups(func, _name_of(func), folder())
+            return original(self, timed, schema, *args, **kwargs)
+
+        return apply_in_pandas
+
+    patches = [(functions, "udf", lambda _: udf), (functions, "pandas_udf", lambda _: pandas_udf)]
+    for owner in _frame_classes():
+        if "mapInPandas" in vars(owner):
+            patches.append((owner, "mapInPandas", map_in))
+        if "applyInPandas" in vars(owner):
+            patches.append((owner, "applyInPandas", apply_in))
+    saved = [(owner, name, vars(owner)[name]) for owner, name, _ in patches]
+    for owner, name, make in patches:
+        setattr(owner, name, make(getattr(owner, name)))
     try:
         yield
     finally:
-        functions.udf, functions.pandas_udf = original_udf, original_pandas
-        DataFrame.mapInPandas = original_map  # type: ignore[method-assign]
-        GroupedData.applyInPandas = original_apply  # type: ignore[method-assign]
+        for owner, name, original in saved:
+            setattr(owner, name, original)
+
+
+def _frame_classes() -> list:
+    """The classes that define ``mapInPandas`` / ``applyInPandas`` for a classic session's
+    DataFrames and grouped data (the DataFrame's own method calls the mixin's)."""
+    import importlib
+
+    found = []
+    for module, names in (
+        ("pyspark.sql.pandas.map_ops", ("PandasMapOpsMixin",)),
+        ("pyspark.sql.pandas.group_ops", ("PandasGroupedOpsMixin",)),
+    ):
+        try:
+            loaded = importlib.import_module(module)
+        except ImportError:
+            continue
+        found += [getattr(loaded, n) for n in names if hasattr(loaded, n)]
+    return found
 
 
 def traced_registration(registration, tracer):

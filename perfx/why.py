@@ -8,7 +8,7 @@ from pathlib import Path
 
 from perfx.isolation.errors import IsolationError
 
-from .chain import open_run, skewed_task, traced_tasks
+from .chain import MIN_IMPACT_MS, open_run, skewed_task, traced_tasks
 
 
 def why(
@@ -196,6 +196,7 @@ def udf_culprits_of(calls, run_id: str, task, top: int) -> dict:
                 "share": float(r.share) if r.share == r.share else None,
             }
             for r in ranked.itertuples()
+            if r.ms >= MIN_IMPACT_MS
         ],
         "keys": None,
     }
