@@ -17,6 +17,7 @@ import importlib
 import os
 import runpy
 import sys
+import time
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -84,6 +85,9 @@ class ScriptTracer:
     reads: list[str] = field(default_factory=list)
     """Paths the script read through ``spark.read`` (its inputs, located for UDF culprits)."""
     udfs: Any = None
+    started_ms: float = 0.0
+    """When the script's own Spark work began (epoch ms; after perfx's warm-up): the tasks
+    of the session's event log that are the script's."""
 
     # -- the session the script asks for ----------------------------------------------------
 
@@ -104,6 +108,7 @@ class ScriptTracer:
         self.event_log = event_log_of(self.spark, self.event_dir if self.created else None)
         if self.warm_up:
             _warm_up(self.spark)
+        self.started_ms = time.time() * 1000
         self.ctx = TracedContext(
             self.spark,
             run_id=self.run_id,

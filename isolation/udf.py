@@ -5,14 +5,18 @@ Inside a traced script (``script.py``), ``udf``, ``pandas_udf``, ``spark.udf.reg
 Spark ships it: on the worker, each call (a row for a row UDF; a batch, or a group, for the
 pandas forms) is timed and appended to the run's ``udf/`` folder with its task (Spark stage,
 partition, attempt), its row count, a digest of the row's text and an excerpt of its
-arguments. A batch that costs far more per row than the fastest batch seen so far by that
-worker has its rows timed one by one (their calls repeated on a one-row batch), so that the
-rows that made it slow are named, not only the batch; the repeat's time is recorded apart
-(``extra_ns``) and left out of the task's time.
+arguments.
 
-When the run finishes, the calls are stored as ``udf_calls.feather`` beside the lineage, each
-row digest located where the script read it from text (``path@offset`` and line number), so
-that ``perfx culprits``/``perfx why`` name the rows and ``perfx verify`` can remove them.
+A batch's time says which batch was slow, not which of its rows. So each worker also keeps
+the arguments of its few batches that cost the most per row (``KEPT``, pickled beside the
+calls); when the run finishes, a kept batch that cost far more per row than the UDF's
+cheapest batch (``OUTLIER``), or a UDF's only batch, has its rows timed one by one on the
+driver, with the script's own function, and its time shared among them in proportion. The
+re-timing happens after the Spark job, so the tasks' times are the traced run's own.
+
+The calls are stored as ``udf_calls.feather`` beside the lineage, each row digest located
+where the script read it from text (``path@offset`` and line number), so that ``perfx
+culprits``/``perfx why`` name the rows and ``perfx verify`` can remove them.
 """
 
 from __future__ import annotations
@@ -20,8 +24,11 @@ from __future__ import annotations
 import functools
 import glob
 import hashlib
+import heapq
+import inspect
 import json
 import os
+import pickle
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,16 +39,33 @@ import pandas as pd
 from .errors import IsolationError
 
 CALLS = "udf_calls.feather"
-"""The table of a run's UDF calls, in the run's folder (Arrow IPC: the lineage store reads every
-``.parquet`` file of a run as a stage's partition)."""
+"""The table of a run's UDF calls, in the run's folder (Arrow IPC: the lineage store reads
+every ``.parquet`` file of a run as a stage's partition)."""
 
 OUTLIER = 4.0
-"""A batch costing this many times the fastest per-row cost seen has its rows timed alone."""
+"""A kept batch costing this many times its UDF's cheapest per-row cost has its rows timed."""
 
 OUTLIER_MIN_NS = 2_000_000
-"""...if it also cost at least this much (2 ms): cheap batches are not worth repeating."""
+"""...if it also cost at least this much (2 ms): cheap batches are not worth a look."""
+
+KEPT = 3
+"""Batches per worker and UDF whose arguments are kept for the rows' timing."""
 
 EXCERPT = 120
+
+COLUMNS = [
+    "udf",
+    "spark_stage",
+    "partition",
+    "attempt",
+    "ns",
+    "rows",
+    "batch",
+    "digest",
+    "excerpt",
+]
+"""A call's record: the UDF, its task, its time, its rows (1 for a row UDF), the kept
+batch's id (or ""), the row's text digest and its arguments' excerpt."""
 
 
 def digest(value: Any) -> str | None:
@@ -61,7 +85,7 @@ def _excerpt(values) -> str:
 # -- on the worker -------------------------------------------------------------------------
 
 _SINKS: dict[str, int] = {}
-_FASTEST: dict[str, float] = {}
+_KEPT: dict[tuple[str, str], list[tuple[float, str]]] = {}
 
 
 def _task() -> tuple[int, int, int]:
@@ -95,50 +119,35 @@ def timed_row(function, name: str, folder: str):
         result = function(*args)
         spent = time.perf_counter_ns() - started
         first = next((a for a in args if isinstance(a, (str, bytes))), None)
-        _write(folder, [name, *_task(), spent, 1, 0, digest(first), _excerpt(args)])
+        _write(folder, [name, *_task(), spent, 1, "", digest(first), _excerpt(args)])
         return result
 
     return call
 
 
-def _frame_rows(batch) -> list[tuple[str | None, str]]:
-    """(digest, excerpt) of each row of a pandas batch (a DataFrame or the Series args)."""
-    if isinstance(batch, pd.DataFrame):
-        columns = [batch[c] for c in batch.columns]
-    else:
-        columns = [c for c in batch if isinstance(c, pd.Series)]
-        columns += [
-            s for c in batch if isinstance(c, pd.DataFrame) for s in (c[k] for k in c.columns)
-        ]
-    rows = []
-    for values in zip(*(c.tolist() for c in columns)) if columns else []:
-        first = next((v for v in values if isinstance(v, (str, bytes))), None)
-        rows.append((digest(first), _excerpt(values)))
-    return rows
+def _rows_of(batch) -> int:
+    frame = batch[-1] if isinstance(batch, tuple) else batch
+    return len(frame)
 
 
-def _record_batch(folder, name, spent, rows, time_row) -> None:
-    """A batch's call; an outlier batch (far above the fastest per-row cost seen) gets its
-    rows timed alone with ``time_row(i)`` and recorded one by one."""
-    task = _task()
-    count = len(rows)
-    per_row = spent / max(count, 1)
-    fastest = _FASTEST.get(name)
-    _FASTEST[name] = per_row if fastest is None else min(fastest, per_row)
-    outlier = (
-        count > 1 and spent >= OUTLIER_MIN_NS and fastest is not None and per_row > OUTLIER * fastest
-    )
-    if not outlier:
-        head = rows[0] if rows else (None, "")
-        _write(folder, [name, *task, spent, count, 0, head[0] if count == 1 else None, head[1]])
-        return
-    started = time.perf_counter_ns()
-    alone = [time_row(i) for i in range(count)]
-    extra = time.perf_counter_ns() - started
-    scale = spent / sum(alone) if sum(alone) else 0.0
-    for (row_digest, text), ns in zip(rows, alone):
-        _write(folder, [name, *task, int(ns * scale), 1, 0, row_digest, text])
-    _write(folder, [name, *task, 0, 0, extra, None, "(perfx: rows timed alone)"])
+def _record_batch(folder: str, name: str, spent: int, batch) -> None:
+    """A batch's call; its arguments kept (pickled) while among the worker's ``KEPT``
+    costliest per row for this UDF."""
+    rows = _rows_of(batch)
+    kept_id = ""
+    per_row = spent / max(rows, 1)
+    heap = _KEPT.setdefault((folder, name), [])
+    if rows and (len(heap) < KEPT or per_row > heap[0][0]):
+        kept_id = f"{os.getpid()}-{time.perf_counter_ns()}"
+        with open(os.path.join(folder, f"batch-{kept_id}.pkl"), "wb") as out:
+            pickle.dump(batch, out, protocol=pickle.HIGHEST_PROTOCOL)
+        heapq.heappush(heap, (per_row, kept_id))
+        if len(heap) > KEPT:
+            _, evicted = heapq.heappop(heap)
+            with_path = os.path.join(folder, f"batch-{evicted}.pkl")
+            if os.path.exists(with_path):
+                os.remove(with_path)
+    _write(folder, [name, *_task(), spent, rows, kept_id, None, f"({rows} rows)"])
 
 
 def timed_series(function, name: str, folder: str):
@@ -148,15 +157,7 @@ def timed_series(function, name: str, folder: str):
     def call(*args):
         started = time.perf_counter_ns()
         result = function(*args)
-        spent = time.perf_counter_ns() - started
-
-        def alone(i):
-            one = [a.iloc[i : i + 1] if hasattr(a, "iloc") else a for a in args]
-            began = time.perf_counter_ns()
-            function(*one)
-            return time.perf_counter_ns() - began
-
-        _record_batch(folder, name, spent, _frame_rows(args), alone)
+        _record_batch(folder, name, time.perf_counter_ns() - started, tuple(args))
         return result
 
     return call
@@ -174,24 +175,16 @@ def timed_batches(function, name: str, folder: str):
             for batch in batches:
                 current["batch"], current["started"] = batch, time.perf_counter_ns()
                 yield batch
-                _finish()
+                finish()
 
-        def _finish():
+        def finish():
             batch = current.pop("batch", None)
-            if batch is None:
-                return
-            spent = time.perf_counter_ns() - current["started"]
-
-            def alone(i):
-                began = time.perf_counter_ns()
-                for _ in function(iter([batch.iloc[i : i + 1]])):
-                    pass
-                return time.perf_counter_ns() - began
-
-            _record_batch(folder, name, spent, _frame_rows(batch), alone)
+            if batch is not None:
+                spent = time.perf_counter_ns() - current["started"]
+                _record_batch(folder, name, spent, batch)
 
         yield from function(feed())
-        _finish()
+        finish()
 
     return call
 
@@ -200,20 +193,10 @@ def timed_groups(function, name: str, folder: str):
     """An ``applyInPandas`` function (a group's DataFrame, with or without its key) timed
     per group."""
 
-    import inspect
-
     def call(*args):
         started = time.perf_counter_ns()
         result = function(*args)
-        spent = time.perf_counter_ns() - started
-        frame = args[-1]
-
-        def alone(i):
-            began = time.perf_counter_ns()
-            function(*args[:-1], frame.iloc[i : i + 1])
-            return time.perf_counter_ns() - began
-
-        _record_batch(folder, name, spent, _frame_rows(frame), alone)
+        _record_batch(folder, name, time.perf_counter_ns() - started, tuple(args))
         return result
 
     # PySpark's worker passes the key only to a function of two parameters: keep the arity
@@ -225,13 +208,42 @@ def timed_groups(function, name: str, folder: str):
 # -- on the driver -------------------------------------------------------------------------
 
 
+def _one_row(kind: str, function, batch, i: int):
+    """A call of ``function`` on row ``i`` of a kept batch alone (its result consumed)."""
+    if kind == "map":
+        for _ in function(iter([batch.iloc[i : i + 1]])):
+            pass
+    elif kind == "group":
+        function(*batch[:-1], batch[-1].iloc[i : i + 1])
+    else:
+        function(*[a.iloc[i : i + 1] if hasattr(a, "iloc") else a for a in batch])
+
+
+def _row_values(kind: str, batch) -> list[tuple[str | None, str]]:
+    """(digest, excerpt) of each row of a kept batch."""
+    frames = [batch] if kind == "map" else [batch[-1]] if kind == "group" else list(batch)
+    columns = []
+    for frame in frames:
+        if isinstance(frame, pd.DataFrame):
+            columns += [frame[c].tolist() for c in frame.columns]
+        elif isinstance(frame, pd.Series):
+            columns.append(frame.tolist())
+    rows = []
+    for values in zip(*columns) if columns else []:
+        first = next((v for v in values if isinstance(v, (str, bytes))), None)
+        rows.append((digest(first), _excerpt(values)))
+    return rows
+
+
 class UdfRecorder:
-    """Where a run's UDF calls go while it runs, and their table when it finishes."""
+    """Where a run's UDF calls go while it runs, the script's functions by the name their
+    calls are recorded under, and the calls' table when the run finishes."""
 
     def __init__(self, run_dir: Path):
         self.run_dir = run_dir
         self.folder = run_dir / "udf"
         self.folder.mkdir(parents=True, exist_ok=True)
+        self.functions: dict[str, tuple[str, Any]] = {}
 
     @classmethod
     def for_run(cls, store, run_id: str) -> UdfRecorder:
@@ -242,35 +254,72 @@ class UdfRecorder:
             )
         return cls(Path(where))
 
+    def name(self, function, kind: str) -> str:
+        """The name ``function``'s calls are recorded under (its own, numbered if taken)."""
+        base = _name_of(function)
+        name, number = base, 1
+        while name in self.functions and self.functions[name][1] is not function:
+            number += 1
+            name = f"{base}#{number}"
+        self.functions[name] = (kind, function)
+        return name
+
     def calls(self) -> pd.DataFrame:
         rows = []
         for part in sorted(self.folder.glob("calls-*.jsonl")):
             with part.open(encoding="utf-8") as handle:
                 rows.extend(json.loads(line) for line in handle if line.endswith("\n"))
-        return pd.DataFrame(
-            rows,
-            columns=[
-                "udf",
-                "spark_stage",
-                "partition",
-                "attempt",
-                "ns",
-                "rows",
-                "extra_ns",
-                "digest",
-                "excerpt",
-            ],
-        )
+        return pd.DataFrame(rows, columns=COLUMNS)
 
     def finish(self, inputs: list[str] | None = None) -> int:
-        """Stores the calls (located in ``inputs``) as one table; returns how many."""
+        """Stores the calls (outlier batches split into their rows, rows located in
+        ``inputs``) as one table; returns how many."""
         calls = self.calls()
         if calls.empty:
             return 0
+        calls = self._rows_of_outliers(calls)
         located = locate_lines(inputs or [], set(calls["digest"].dropna()))
         calls["location"], calls["line"] = _placed(calls, located)
         calls.to_feather(self.run_dir / CALLS)
         return len(calls)
+
+    def _rows_of_outliers(self, calls: pd.DataFrame) -> pd.DataFrame:
+        """Each kept batch that cost ``OUTLIER`` times its UDF's cheapest per-row cost (or
+        is its UDF's only batch) replaced by its rows, each timed alone here and given its
+        share of the batch's measured time."""
+        batches = calls[calls["rows"] > 0]
+        batches = batches[batches["batch"] != ""]
+        per_row = calls["ns"] / calls["rows"].clip(lower=1)
+        split, replaced = [], []
+        for index, call in batches.iterrows():
+            kind, function = self.functions.get(call["udf"], (None, None))
+            of_udf = (calls["udf"] == call["udf"]) & (calls["rows"] > 0)
+            cheapest = per_row[of_udf].min()
+            alone = of_udf.sum() == 1
+            if function is None or call["ns"] < OUTLIER_MIN_NS:
+                continue
+            if not alone and per_row[index] <= OUTLIER * cheapest:
+                continue
+            kept = self.folder / f"batch-{call['batch']}.pkl"
+            if not kept.is_file():
+                continue
+            with kept.open("rb") as handle:
+                batch = pickle.load(handle)
+            times = []
+            for i in range(_rows_of(batch)):
+                began = time.perf_counter_ns()
+                _one_row(kind, function, batch, i)
+                times.append(time.perf_counter_ns() - began)
+            scale = call["ns"] / sum(times) if sum(times) else 0.0
+            for (row_digest, text), ns in zip(_row_values(kind, batch), times):
+                split.append({**call.to_dict(), "ns": int(ns * scale), "rows": 1,
+                              "digest": row_digest, "excerpt": text})
+            replaced.append(index)
+        if not replaced:
+            return calls
+        return pd.concat(
+            [calls.drop(index=replaced), pd.DataFrame(split, columns=COLUMNS)], ignore_index=True
+        )
 
 
 def input_files(path: str) -> list[Path]:
@@ -375,6 +424,18 @@ def udf_culprits(
     ].reset_index(drop=True)
 
 
+def stage_prediction(calls: pd.DataFrame, removed: pd.DataFrame) -> tuple[float, float]:
+    """(before, after) in ms: the slowest task's UDF time in the stage of the ``removed``
+    rows (``udf_culprits``), and the stage's slowest once their calls are gone (the task
+    that held them, or the next slowest: the stage waits for its slowest task)."""
+    stage, partition = int(removed.spark_stage.iloc[0]), int(removed.partition.iloc[0])
+    per_task = calls[calls.spark_stage == stage].groupby(["partition", "attempt"])["ns"].sum() / 1e6
+    before = float(per_task.max())
+    mine = per_task.xs(partition, level="partition").max() - float(removed["ms"].sum())
+    others = per_task.drop(partition, level="partition")
+    return before, float(max([mine, *others.tolist()]))
+
+
 # -- installing the wrappers in a script ---------------------------------------------------
 
 
@@ -392,6 +453,10 @@ def patched_udfs(tracer):
         tracer.session()
         return str(tracer.udfs.folder)
 
+    def recorded_name(function, kind: str) -> str:
+        tracer.session()
+        return tracer.udfs.name(function, kind)
+
     original_udf, original_pandas = functions.udf, functions.pandas_udf
 
     def udf(f=None, returnType=None, *args, **kwargs):
@@ -402,7 +467,7 @@ def patched_udfs(tracer):
                 return udf(g, return_type, *args, **kwargs)
 
             return decorate
-        wrapped = timed_row(f, _name_of(f), folder())
+        wrapped = timed_row(f, recorded_name(f, "row"), folder())
         return original_udf(wrapped, returnType or "string", *args, **kwargs)
 
     def pandas_udf(f=None, returnType=None, functionType=None):
@@ -413,19 +478,19 @@ def patched_udfs(tracer):
                 return pandas_udf(g, return_type, functionType)
 
             return decorate
-        wrapped = timed_series(f, _name_of(f), folder())
+        wrapped = timed_series(f, recorded_name(f, "series"), folder())
         return original_pandas(wrapped, returnType, functionType)
 
     def map_in(original):
         def map_in_pandas(self, func, schema, *args, **kwargs):
-            timed = timed_batches(func, _name_of(func), folder())
+            timed = timed_batches(func, recorded_name(func, "map"), folder())
             return original(self, timed, schema, *args, **kwargs)
 
         return map_in_pandas
 
     def apply_in(original):
         def apply_in_pandas(self, func, schema, *args, **kwargs):
-            timed = timed_groups(func, _name_of(func), folder())
+            timed = timed_groups(func, recorded_name(func, "group"), folder())
             return original(self, timed, schema, *args, **kwargs)
 
         return apply_in_pandas
@@ -470,7 +535,7 @@ def traced_registration(registration, tracer):
     class Registration:
         def register(self, name, f, returnType=None):
             if callable(f) and not hasattr(f, "func"):
-                f = timed_row(f, name, str(tracer.udfs.folder))
+                f = timed_row(f, tracer.udfs.name(f, "row"), str(tracer.udfs.folder))
             return registration.register(name, f, returnType)
 
         def __getattr__(self, attribute):

@@ -124,8 +124,10 @@ def why_script(
         )
     session = open_session([tracer.event_log])
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
-    app_tasks = session.log.tasks[
-        session.log.tasks["app_id"].astype(str) == str(tracer.ctx.meta["app_id"])
+    tasks = session.log.tasks
+    app_tasks = tasks[
+        (tasks["app_id"].astype(str) == str(tracer.ctx.meta["app_id"]))
+        & (tasks["launch_time"] >= tracer.started_ms)
     ]
     if calls is not None:
         from perfx.isolation.udf import slowest_task

@@ -1,0 +1,125 @@
+"""Unmodified DataFrame scripts under ``perfx why`` / ``perfx isolate`` (issue 31): a regex
+that backtracks on a few long lines of one input file, as a row UDF, a pandas UDF and a
+mapInPandas function (tests/isolation/scripts/). The answer must name those lines first, by
+file and line number; ``perfx verify`` must remove exactly them; a pure Spark SQL script
+gets the task-level answer and says that no record-level tracing applies; a failing script
+fails with its own traceback. The scripts run in the shared test session, in-process.
+
+Whether verify's measured speed-up is within 25 % of its prediction is a timing, measured
+by ``./dev bench isolation`` (no test asserts on time).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from perfx.isolation.script import ScriptFailed, trace_script
+from perfx.why import why_script
+
+SCRIPTS = Path(__file__).resolve().parent / "scripts"
+SLOW = {2: (501, 1701, 2601)}
+"""File number -> the line numbers (from 1) of its pathological lines."""
+PATHOLOGICAL = "a" * 21 + "!"
+
+
+def write_lines(folder: Path, files: int = 4, lines: int = 3000) -> set[tuple[str, int]]:
+    """The input: ``files`` files of short word lines, with the pathological lines of
+    ``SLOW``; returns their (resolved path, line number)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    words = ["alpha", "beta", "gamma", "x1", "y22"]
+    draw = random.Random(31)
+    slow = set()
+    for number in range(files):
+        path = folder / f"part-{number}.txt"
+        out = []
+        for line in range(1, lines + 1):
+            if line in SLOW.get(number, ()):
+                out.append(PATHOLOGICAL)
+                slow.add((str(path.resolve()), line))
+            else:
+                out.append(" ".join(draw.choice(words) for _ in range(6)))
+        path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return slow
+
+
+@pytest.fixture(scope="module")
+def lines_input(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("udf-input") / "in"
+    return folder, write_lines(folder)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("script-runs"))
+
+
+def _named(answer, top: int = 3) -> set[tuple[str, int]]:
+    records = answer.culprits["records"][:top]
+    return {(r["location"].rsplit("@", 1)[0], r["line"]) for r in records}
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("script", ["regex_udf", "regex_pandas_udf", "regex_map_in_pandas"])
+def test_why_names_the_slow_lines_first(spark, lines_input, store, script, capsys):
+    folder, slow = lines_input
+    answer = why_script(str(SCRIPTS / f"{script}.py"), [str(folder)], spark=spark, store=store)
+    assert "matching lines: 0" in capsys.readouterr().out  # the script's own output
+    assert answer.culprits is not None, answer.notes
+    assert _named(answer) == slow
+    first = answer.culprits["records"][0]
+    assert first["share"] is not None and 0 < first["share"] <= 1
+    assert "line " in first["excerpt"] and PATHOLOGICAL in first["excerpt"]
+
+
+@pytest.mark.spark
+def test_verify_reruns_the_script_without_the_named_lines(spark, lines_input, store, capsys):
+    from perfx.verify import verify
+
+    folder, slow = lines_input
+    tracer = trace_script(SCRIPTS / "regex_udf.py", [str(folder)], spark=spark, store=store)
+    result = verify(tracer.run_id, without=3, store=store, spark=spark, repeats=1)
+    assert {(loc.rsplit("@", 1)[0]) for loc in result.removed} == {p for p, _ in slow}
+    assert len(result.removed) == 3
+    assert result.predicted_before_ms > result.predicted_after_ms
+    assert result.before_ms > 0 and result.after_ms > 0
+    assert "the UDF calls predicted" in result.lines()[2]
+
+
+@pytest.mark.spark
+def test_pure_sql_script_says_no_record_level_tracing_applies(spark, store, capsys):
+    answer = why_script(str(SCRIPTS / "sql_skew.py"), ["40000"], spark=spark, store=store)
+    assert capsys.readouterr().out.startswith("keys: ")
+    assert answer.culprits is None
+    said = " ".join(answer.notes)
+    assert "no record-level tracing applies" in said
+    assert "spark.sql.adaptive.skewJoin.enabled" in said
+    assert answer.entity == "task"
+
+
+@pytest.mark.spark
+def test_failing_script_fails_with_its_own_traceback(spark, tmp_path, store, capsys):
+    script = tmp_path / "broken.py"
+    script.write_text(
+        "from pyspark.sql import SparkSession\n"
+        "spark = SparkSession.builder.getOrCreate()\n"
+        "print(spark.sparkContext.parallelize([1, 2]).count())\n"
+        "raise ValueError('the script breaks here')\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ScriptFailed, match="ValueError: the script breaks here"):
+        trace_script(script, [], spark=spark, store=store)
+    out, err = capsys.readouterr()
+    assert out == "2\n"
+    assert f'File "{script}", line 4, in <module>' in err
+    assert err.rstrip().endswith("ValueError: the script breaks here")
+
+
+def test_script_exit_status_is_kept(tmp_path, store):
+    script = tmp_path / "usage.py"
+    script.write_text("import sys\nsys.exit(2)\n", encoding="utf-8")
+    with pytest.raises(ScriptFailed) as failed:
+        trace_script(script, [], store=store)
+    assert failed.value.exit_code == 2
