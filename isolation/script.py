@@ -315,7 +315,6 @@ def _sessions_from(session_for, context_for):
     from, keeps the real class) gives ``context_for(options)``. PySpark's own calls get the
     real objects."""
     import pyspark
-    import pyspark.context
     from pyspark.sql import SparkSession
 
     builder_class = type(SparkSession.builder)
@@ -326,7 +325,7 @@ def _sessions_from(session_for, context_for):
             return original(builder)
         return session_for(builder, original)
 
-    real_context = pyspark.context.SparkContext
+    real_context = pyspark.SparkContext
     for module in _PYSPARK_MODULES:  # imported with the real class before it is replaced
         importlib.import_module(module)
 
@@ -358,12 +357,12 @@ def _sessions_from(session_for, context_for):
             return cls(conf=conf)
 
     builder_class.getOrCreate = get_or_create
-    pyspark.SparkContext = SparkContext  # type: ignore[misc]
+    pyspark.SparkContext = SparkContext
     try:
         yield
     finally:
         builder_class.getOrCreate = original
-        pyspark.SparkContext = real_context  # type: ignore[misc]
+        pyspark.SparkContext = real_context
 
 
 @contextmanager
@@ -459,7 +458,10 @@ def run_as_main(script: Path, args: list[str]) -> None:
             raise
         except BaseException as err:  # the script's own failure, shown as Python shows it
             tb = err.__traceback__
-            while tb is not None and Path(tb.tb_frame.f_code.co_filename).resolve() != script.resolve():
+            while (
+                tb is not None
+                and Path(tb.tb_frame.f_code.co_filename).resolve() != script.resolve()
+            ):
                 tb = tb.tb_next
             traceback.print_exception(type(err), err, tb or err.__traceback__)
             raise ScriptFailed(f"{script} failed: {type(err).__name__}: {err}", 1) from None

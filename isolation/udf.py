@@ -265,7 +265,7 @@ class UdfRecorder:
         return name
 
     def calls(self) -> pd.DataFrame:
-        rows = []
+        rows: list[list] = []
         for part in sorted(self.folder.glob("calls-*.jsonl")):
             with part.open(encoding="utf-8") as handle:
                 rows.extend(json.loads(line) for line in handle if line.endswith("\n"))
@@ -292,12 +292,13 @@ class UdfRecorder:
         per_row = calls["ns"] / calls["rows"].clip(lower=1)
         split, replaced = [], []
         for index, call in batches.iterrows():
-            kind, function = self.functions.get(call["udf"], (None, None))
+            known = self.functions.get(call["udf"])
+            if known is None or call["ns"] < OUTLIER_MIN_NS:
+                continue
+            kind, function = known
             of_udf = (calls["udf"] == call["udf"]) & (calls["rows"] > 0)
             cheapest = per_row[of_udf].min()
             alone = of_udf.sum() == 1
-            if function is None or call["ns"] < OUTLIER_MIN_NS:
-                continue
             if not alone and per_row[index] <= OUTLIER * cheapest:
                 continue
             kept = self.folder / f"batch-{call['batch']}.pkl"
@@ -312,8 +313,15 @@ class UdfRecorder:
                 times.append(time.perf_counter_ns() - began)
             scale = call["ns"] / sum(times) if sum(times) else 0.0
             for (row_digest, text), ns in zip(_row_values(kind, batch), times):
-                split.append({**call.to_dict(), "ns": int(ns * scale), "rows": 1,
-                              "digest": row_digest, "excerpt": text})
+                split.append(
+                    {
+                        **call.to_dict(),
+                        "ns": int(ns * scale),
+                        "rows": 1,
+                        "digest": row_digest,
+                        "excerpt": text,
+                    }
+                )
             replaced.append(index)
         if not replaced:
             return calls

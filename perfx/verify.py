@@ -216,7 +216,9 @@ def _verify_script(stored, without: int, master: str, repeats: int, spark) -> Ve
         if remediated == args:
             raise IsolationError(f"run {stored.run}: its culprit rows are in none of its inputs")
         session, created = (
-            (spark, False) if spark is not None else spark_session(master, f"perfx verify {stored.run}")
+            (spark, False)
+            if spark is not None
+            else spark_session(master, f"perfx verify {stored.run}")
         )
         script = meta["program"]
 

@@ -116,6 +116,9 @@ def why_script(
     from .session import open as open_session
 
     tracer = trace_script(script, args, master=master, store=store, spark=spark, warm_up=True)
+    ctx = tracer.ctx
+    if ctx is None:  # trace_script refuses a script that created no session
+        raise IsolationError(f"{script} ran nothing on Spark to trace")
     if tracer.event_log is None:
         raise IsolationError(
             "the Spark session writes no event log (spark.eventLog.enabled): perfx why "
@@ -126,7 +129,7 @@ def why_script(
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
     tasks = session.log.tasks
     app_tasks = tasks[
-        (tasks["app_id"].astype(str) == str(tracer.ctx.meta["app_id"]))
+        (tasks["app_id"].astype(str) == str(ctx.meta["app_id"]))
         & (tasks["launch_time"] >= tracer.started_ms)
     ]
     if calls is not None:
@@ -137,11 +140,15 @@ def why_script(
         answer = session.explain(f"WHY TASK '{task['id']}' SLOWER", **options)
         answer.culprits = udf_culprits_of(calls, tracer.run_id, task, top)
         return answer
-    if tracer.ctx.meta.get("outputs"):
+    if ctx.meta.get("outputs"):
         stored = open_run(tracer.run_id, tracer.store)
         task_id = skewed_task(traced_tasks(stored))
         return session.explain(
-            f"WHY TASK '{task_id}' SLOWER", run=tracer.run_id, store=tracer.store, top=top, **options
+            f"WHY TASK '{task_id}' SLOWER",
+            run=tracer.run_id,
+            store=tracer.store,
+            top=top,
+            **options,
         )
     task_id = skewed_task(app_tasks)
     answer = session.explain(f"WHY TASK '{task_id}' SLOWER", **options)

@@ -11,38 +11,15 @@ by ``./dev bench isolation`` (no test asserts on time).
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
 
 from perfx.isolation.script import ScriptFailed, trace_script
 from perfx.why import why_script
+from tests.isolation.scripts.lines import PATHOLOGICAL, write_lines
 
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
-SLOW = {2: (501, 1701, 2601)}
-"""File number -> the line numbers (from 1) of its pathological lines."""
-PATHOLOGICAL = "a" * 21 + "!"
-
-
-def write_lines(folder: Path, files: int = 4, lines: int = 3000) -> set[tuple[str, int]]:
-    """The input: ``files`` files of short word lines, with the pathological lines of
-    ``SLOW``; returns their (resolved path, line number)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    words = ["alpha", "beta", "gamma", "x1", "y22"]
-    draw = random.Random(31)
-    slow = set()
-    for number in range(files):
-        path = folder / f"part-{number}.txt"
-        out = []
-        for line in range(1, lines + 1):
-            if line in SLOW.get(number, ()):
-                out.append(PATHOLOGICAL)
-                slow.add((str(path.resolve()), line))
-            else:
-                out.append(" ".join(draw.choice(words) for _ in range(6)))
-        path.write_text("\n".join(out) + "\n", encoding="utf-8")
-    return slow
 
 
 @pytest.fixture(scope="module")
