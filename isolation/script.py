@@ -170,7 +170,22 @@ def _warm_up(session) -> None:
 # -- what the script sees ----------------------------------------------------------------
 
 
-class ScriptContext:
+class _StoppedByOwner:
+    """A session or context handed to a script whose ``stop()`` (and ``with`` block's end)
+    is left to its owner: perfx, which finishes the traced run first, or the session's
+    owner for a plain run in a shared session."""
+
+    def stop(self) -> None:
+        """The session's owner stops it."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+class ScriptContext(_StoppedByOwner):
     """The SparkContext a traced script holds: RDD sources traced, the rest Spark's own."""
 
     def __init__(self, traced: TracedContext):
@@ -189,22 +204,13 @@ class ScriptContext:
     def union(self, rdds):
         return self._traced.union(list(rdds))
 
-    def stop(self) -> None:
-        """perfx stops the session after finishing the traced run."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        return None
-
     def __getattr__(self, name: str):
         if name in UNTRACED_SOURCES:
             raise untraced(name)
         return getattr(self._sc, name)
 
 
-class ScriptSession:
+class ScriptSession(_StoppedByOwner):
     """The SparkSession a traced script holds: its ``sparkContext`` is the traced one, its
     text reader's ``.rdd`` traced, its UDFs timed; the rest is Spark's own."""
 
@@ -222,15 +228,6 @@ class ScriptSession:
         from .udf import traced_registration
 
         return traced_registration(self._session.udf, self._tracer)
-
-    def stop(self) -> None:
-        """perfx stops the session after finishing the traced run."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        return None
 
     def __getattr__(self, name: str):
         return getattr(self._session, name)
@@ -385,7 +382,7 @@ def installed(tracer: ScriptTracer):
         yield
 
 
-class _Unstopped:
+class _Unstopped(_StoppedByOwner):
     """A plain session or context whose ``stop()`` is left to its owner (a plain run of a
     script in a session it shares); its ``sparkContext`` is one too."""
 
@@ -395,15 +392,6 @@ class _Unstopped:
     @property
     def sparkContext(self):
         return _Unstopped(self._wrapped.sparkContext)
-
-    def stop(self) -> None:
-        """The session's owner stops it."""
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        return None
 
     def __getattr__(self, name: str):
         return getattr(self._wrapped, name)

@@ -35,24 +35,19 @@ def why(program, script_args, input_path, out, master, store, top, fmt) -> None:
 
     from .isolate import answer_to
 
-    if input_path is None:
-        if fmt == "text":
-            terminal.console(stderr=True).print(
-                f"Running {program} traced on {master} ...", markup=False, highlight=False
+    if input_path is not None:
+        if script_args:
+            raise click.UsageError(
+                "arguments after PROGRAM.py are a script's; a pipeline program takes --input only"
             )
-        answer = why_script(program, script_args, master=master, store=store, top=top)
-        with answer_to(out):
-            emit(answer, fmt)
-        return
-    if script_args:
-        raise click.UsageError(
-            "arguments after PROGRAM.py are a script's; a pipeline program takes --input only"
-        )
-    check_input(input_path)  # before the status line and the JVM
+        check_input(input_path)  # before the status line and the JVM
     if fmt == "text":
         terminal.console(stderr=True).print(
             f"Running {program} traced on {master} ...", markup=False, highlight=False
         )
-    answer = chain_why(program, input_path, master=master, store=store, top=top)
+    if input_path is None:
+        answer = why_script(program, script_args, master=master, store=store, top=top)
+    else:
+        answer = chain_why(program, input_path, master=master, store=store, top=top)
     with answer_to(out):
         emit(answer, fmt)

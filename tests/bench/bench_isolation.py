@@ -27,7 +27,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as folder:
         spark, created = spark_session("local[2]", "perfx bench isolation")
-        quiet = open(os.devnull, "w")  # noqa: SIM115 - the scripts' prints, for the whole run
+        quiet = open(os.devnull, "w")  # the scripts' prints, for the whole run
         big = Path(folder, "big")
         write_lines(big, files=4, lines=LINES, slow={})
         script = SCRIPTS / "regex_udf.py"

@@ -89,9 +89,23 @@ def _same(name: str, plain: list[str], traced: list[str], what: str) -> None:
     )
 
 
+TOO_SLOW = {
+    "spark_transitive_closure": "as published (200 edges, 100 vertices) every round of its "
+    "loop doubles the partitions: its plain run alone took more than 15 minutes on local[2]"
+}
+"""Programs whose unmodified run does not fit the suite's time (their pipeline/ versions,
+test-sized, run in test_corpus.py)."""
+
+
 @pytest.mark.spark
 @pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
-@pytest.mark.parametrize("name", list(INPUTS))
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.skip(reason=TOO_SLOW[n])) if n in TOO_SLOW else n
+        for n in INPUTS
+    ],
+)
 def test_unmodified_program_gives_its_plain_output_traced(spark, tmp_path, name):
     plain = _run(name, tmp_path / "plain", lambda script, args: run_plain(script, args, spark))
     assert plain[0] or plain[1], f"{name} prints and writes nothing to compare"

@@ -11,6 +11,7 @@ by ``./dev bench isolation`` (no test asserts on time).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,34 @@ def test_script_exit_status_is_kept(tmp_path, store):
     with pytest.raises(ScriptFailed) as failed:
         trace_script(script, [], store=store)
     assert failed.value.exit_code == 2
+
+
+@pytest.mark.spark
+def test_isolate_command_runs_the_script_then_answers_in_out(spark, lines_input, store, tmp_path):
+    from click.testing import CliRunner
+
+    from perfx.cli import cli
+
+    folder, slow = lines_input
+    out = tmp_path / "answer.json"
+    script = str(SCRIPTS / "regex_udf.py")
+    args = ["isolate", script, "--store", store, "--format", "json", "--out", str(out)]
+    result = CliRunner().invoke(cli, [*args, "--", str(folder)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "matching lines: 0" in result.stdout  # the script's; perfx's answer is in --out
+    answer = json.loads(out.read_text(encoding="utf-8"))
+    named = {(r["location"].rsplit("@", 1)[0], r["line"]) for r in answer["udf_culprits"][:3]}
+    assert named == slow
+    assert answer["culprits"] == [] and answer["outputs"] == []
+
+
+def test_isolate_command_refuses_script_arguments_with_input(tmp_path):
+    from click.testing import CliRunner
+
+    from perfx.cli import cli
+
+    program = tmp_path / "p.py"
+    program.write_text("def pipeline(ctx, input_path):\n    return None\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["isolate", str(program), "--input", str(tmp_path), "x"])
+    assert result.exit_code == 2
+    assert "arguments after PROGRAM.py are a script's" in result.output
