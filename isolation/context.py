@@ -103,29 +103,25 @@ class TracedContext:
     def textFile(self, path: str, minPartitions: int | None = None) -> TracedDataset:
         """Lines of a text file (or directory, or glob); each line's id locates it."""
         rdd = self.sc.textFile(path, minPartitions)
-        try:
-            partitions = rdd.getNumPartitions()
-        except Exception as err:
-            raise IsolationError(f"cannot read input {path}: {_first_line(err)}") from None
-        stage = self._new_stage("source", f"textFile({path})", (), partitions, written=False)
-        self._sources[stage] = {"kind": "text", "name": path, "splits": sources.text_splits(rdd)}
-        traced = rdd.mapPartitionsWithIndex(sources.text_source(stage, self.full))
-        return TracedDataset(
-            self, traced, f"textFile({os.path.basename(path.rstrip('/'))})", (stage,)
-        )
+        return self._file_source(rdd, "textFile", path, "text", lambda: sources.text_splits(rdd))
 
     def wholeTextFiles(self, path: str, minPartitions: int | None = None) -> TracedDataset:
         """``(file path, content)`` per file; each file's id is its partition and number in it."""
         rdd = self.sc.wholeTextFiles(path, minPartitions)
+        return self._file_source(rdd, "wholeTextFiles", path, "files", lambda: None)
+
+    def _file_source(self, rdd, reader: str, path: str, kind: str, splits) -> TracedDataset:
+        """A source stage over ``rdd``, which reads ``path``; ``splits()`` locates its records
+        (None: by partition and number)."""
         try:
             partitions = rdd.getNumPartitions()
         except Exception as err:
             raise IsolationError(f"cannot read input {path}: {_first_line(err)}") from None
-        stage = self._new_stage("source", f"wholeTextFiles({path})", (), partitions, written=False)
-        self._sources[stage] = {"kind": "files", "name": path, "splits": None}
+        stage = self._new_stage("source", f"{reader}({path})", (), partitions, written=False)
+        self._sources[stage] = {"kind": kind, "name": path, "splits": splits()}
         traced = rdd.mapPartitionsWithIndex(sources.text_source(stage, self.full))
         return TracedDataset(
-            self, traced, f"wholeTextFiles({os.path.basename(path.rstrip('/'))})", (stage,)
+            self, traced, f"{reader}({os.path.basename(path.rstrip('/'))})", (stage,)
         )
 
     @property
@@ -219,8 +215,9 @@ class TracedContext:
         if self._finished:
             raise IsolationError(f"run {self.run_id} is finished: start a new TracedContext")
         self._expected |= self._upstream(stage)
-        if stage not in self._outputs:
-            self._outputs.append(stage)
+        if stage in self._outputs:  # the last action's dataset is the run's final output
+            self._outputs.remove(stage)
+        self._outputs.append(stage)
         try:
             return action()
         except IsolationError:

@@ -5,6 +5,15 @@ shuffle operators are a combine (a stage end that writes lineage), a real Spark
 ``partitionBy`` and a merge; actions add an output stage end. A dataset that gets a second
 consumer is persisted, and so is every action's output, so that no traced work is computed
 twice: a recomputation would time the same records again.
+
+The public API is the RDD's, method for method (names, arguments, results): what a plain
+program calls on an RDD it calls here. Operators that only move records (repartition,
+coalesce, partitionBy, sorts, sample, zipWithIndex) leave each record's provenance as it
+was; join-like operators (joins, cogroup, subtract, intersection) end a stage on both sides.
+Actions other than collect and count run Spark's own action on the output values after the
+output stage is computed and traced in full, so they return exactly what plain Spark
+returns (their own function, reduce's say, runs untimed). Anything else the RDD has raises
+an IsolationError naming the program's line and what to use instead.
 """
 
 from __future__ import annotations

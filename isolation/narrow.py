@@ -16,11 +16,15 @@ from .ids import NO_LATENCY, describe_id, excerpt
 
 def udf_error(function, record: tuple, err: BaseException) -> UdfError:
     """The one-line error for ``function`` failing on ``record``."""
+    return _raised(function, err, f"record {excerpt(record[0])} (input {describe_id(record[2])})")
+
+
+def _raised(function, err: BaseException, where: str) -> UdfError:
+    """``function`` raised ``err`` on ``where`` (a record, a partition), in one line."""
     name = getattr(function, "__qualname__", None) or repr(function)
     message = excerpt(" ".join(str(err).split()), 200)
     return UdfError(
-        f"{name} raised {type(err).__name__}{': ' + message if message else ''} "
-        f"on record {excerpt(record[0])} (input {describe_id(record[2])})"
+        f"{name} raised {type(err).__name__}{': ' + message if message else ''} on {where}"
     )
 
 
@@ -185,21 +189,12 @@ def map_partitions(function, with_index: bool, full: bool):
                 else list(function(r[0] for r in records))
             )
         except Exception as err:
-            raise _partition_error(function, index, err) from err
+            raise _raised(function, err, f"partition {index}") from err
         spent = perf_counter_ns() - start
         for value in values:
             yield merged(records, value, spent, full)
 
     return run
-
-
-def _partition_error(function, index: int, err: BaseException) -> UdfError:
-    name = getattr(function, "__qualname__", None) or repr(function)
-    message = excerpt(" ".join(str(err).split()), 200)
-    return UdfError(
-        f"{name} raised {type(err).__name__}{': ' + message if message else ''} "
-        f"on partition {index}"
-    )
 
 
 def pair(records: tuple, full: bool) -> tuple:

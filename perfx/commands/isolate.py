@@ -75,8 +75,8 @@ def isolate(program, script_args, input_path, out, master, store, lineage, top, 
     PROGRAM.py runs as a script (`perfx isolate SCRIPT.py -- ARGS`: as `python SCRIPT.py
     ARGS` runs it, on the SparkSession/SparkContext it creates, traced; its Python UDFs
     timed per call), or, with --input, defines pipeline(ctx, input_path) returning the final
-    traced dataset; ctx has textFile/parallelize, datasets have the RDD operators (map,
-    flatMap, filter, mapValues, reduceByKey, groupByKey, aggregateByKey, join, ...).
+    traced dataset (or an action's value); ctx has textFile/wholeTextFiles/parallelize,
+    datasets have the RDD operators and actions (README, "Traced programs").
     """
     from pathlib import Path
 
@@ -149,6 +149,7 @@ def _isolate_script(script, args, master, store, lineage, top, fmt, out) -> None
 def _print_result(result, lineage: str, fmt: str) -> None:
     from perfx import terminal
     from perfx.commands.culprits import print_udf_culprits
+    from perfx.isolation.ids import excerpt
     from perfx.results.culprits import udf_culprits_json
     from perfx.terminal import safe_text
 
@@ -163,6 +164,7 @@ def _print_result(result, lineage: str, fmt: str) -> None:
                     "culprits": culprits_json(result.culprits),
                     "udf_culprits": udf_culprits_json(result.udf_culprits),
                     "note": result.note,
+                    "value": None if result.value is None else repr(result.value),
                 },
                 indent=2,
                 sort_keys=True,
@@ -172,6 +174,8 @@ def _print_result(result, lineage: str, fmt: str) -> None:
     console = terminal.console()
     if result.note:
         console.print(safe_text(f"Note: {result.note}"))
+    if result.value is not None:
+        console.print(safe_text(f"The program returned {excerpt(result.value, 200)}"))
     if result.udf_culprits is not None:
         print_udf_culprits(console, result.udf_culprits)
     if len(result.outputs) or result.udf_culprits is None:

@@ -48,6 +48,8 @@ def main() -> None:
                 assert traced == plain, f"{lineage}: {drawn}"
             checked[0] += 1
             used.update(step.__qualname__.split("(")[0] for step in drawn[1])
+            if checked[0] % 20 == 0:
+                print(f"... {checked[0]} pipelines equal so far", flush=True)
 
         try:
             check()

@@ -63,8 +63,7 @@ def _delete_lineage(store: str, run: str) -> tuple[int, int]:
     meta = json.load(open(glob.glob(os.path.join(store, run, "*.json"))[0]))
     stage = min(int(s) for s, info in meta["stages"].items() if info["kind"] == "combine")
     partition = meta["stages"][str(stage)]["partitions"] - 1
-    (path,) = glob.glob(os.path.join(store, run, f"*{stage}", f"*{partition}.parquet"))
-    os.remove(path)
+    os.remove(os.path.join(store, run, f"s{stage:03d}", f"p{partition:05d}.parquet"))
     return stage, partition
 
 

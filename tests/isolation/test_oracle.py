@@ -4,6 +4,8 @@ in full lineage, give the same output on data made to break provenance bookkeepi
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from tests.isolation.oracle import PAIRS, SMALL, assert_same_outputs, parse, plus, write_inputs
@@ -147,24 +149,86 @@ ACTIONS = {
     "foreach-accumulator": lambda ctx, i: (
         lambda acc: (numbers(ctx, i).foreach(lambda v: acc.add(v)), acc.value)[1]
     )(ctx.accumulator(0)),
-    "read.text": lambda ctx, i: (
-        (ctx.read if hasattr(ctx, "read") else None).text(i["text"]).rdd.map(lambda row: row.value)
-    ),
 }
-
-
-@pytest.fixture(scope="module")
-def session_reader(spark):
-    return spark
 
 
 @pytest.mark.parametrize("name", sorted(ACTIONS))
 def test_traced_action_equals_plain(spark, store, inputs, name):
-    build = ACTIONS[name]
-    if name == "read.text":  # plain PySpark reads text through the session, traced through ctx
+    assert_same_outputs(spark, store, ACTIONS[name], inputs)
 
-        def build(ctx, i):
-            reader = ctx.read if hasattr(ctx, "read") else spark.read
-            return reader.text(i["text"]).rdd.map(lambda row: row.value)
+
+def test_read_text_rdd_equals_spark_read_text(spark, store, inputs):
+    """``spark.read.text(path).rdd`` in a plain program is ``ctx.read.text(path).rdd`` traced."""
+
+    def build(ctx, i):
+        reader = spark.read if ctx is spark.sparkContext else ctx.read
+        return reader.text(i["text"]).rdd.map(lambda row: (row.value, len(row)))
 
     assert_same_outputs(spark, store, build, inputs)
+
+
+def test_an_untraced_operator_fails_at_the_programs_line(spark, store):
+    from perfx.isolation import TracedContext
+    from perfx.isolation.errors import IsolationError
+
+    with TracedContext(spark, store=store) as ctx:
+        data = ctx.parallelize([1, 2])
+        with pytest.raises(IsolationError) as caught:
+            data.glom()
+        line = sys._getframe().f_lineno - 1
+    assert str(caught.value).startswith(f"{__file__}:{line}: glom is not traced by perfx; use ")
+    assert "mapPartitions" in str(caught.value)
+
+
+def test_a_damaged_run_is_refused_naming_stage_and_partition(spark, store, inputs):
+    """A store that lost a partition's lineage after the run: every query refuses it."""
+    import os
+
+    from perfx.isolation import TracedContext
+    from perfx.isolation.errors import IsolationError
+    from perfx.isolation.queries import StoredRun
+
+    with TracedContext(spark, store=store) as ctx:
+        PIPELINES["reduceByKey"](ctx, inputs).collect()
+    stage = next(s for s, info in ctx.meta["stages"].items() if info["kind"] == "combine")
+    folder = store.local_dir(ctx.run_id)
+    os.remove(os.path.join(folder, f"s{int(stage):03d}", "p00001.parquet"))
+    with pytest.raises(IsolationError, match=f"stage {stage} partition 1 is missing"):
+        StoredRun.open(store, ctx.run_id)
+
+
+PROGRAM = """
+from operator import add
+
+
+def pipeline(ctx, input_path):
+    lines = ctx.textFile(input_path)
+    total = lines.count()  # an action mid-way: its value is an ordinary number
+    pairs = lines.filter(lambda line: line.endswith("{suffix}")).map(lambda line: (line, total))
+    return {result}
+"""
+
+
+def _program(tmp_path, name: str, **parts) -> str:
+    path = tmp_path / f"{name}.py"
+    path.write_text(PROGRAM.format(**parts))
+    return str(path)
+
+
+def test_a_program_may_run_actions_midway_and_return_a_value(spark, store, inputs, tmp_path):
+    from perfx.isolation.runner import load_program, run_traced
+
+    program = _program(tmp_path, "value", suffix="0", result="pairs.values().reduce(add)")
+    plain = load_program(program).pipeline(spark.sparkContext, inputs["text"])
+    result = run_traced(program, inputs["text"], spark=spark, store=store)
+    assert result.value == plain == 11 and result.records == [] and result.note is None
+    assert len(result.meta["outputs"]) == 2 and len(result.outputs) == 1
+
+
+def test_an_empty_output_from_a_non_empty_input_is_said(spark, store, inputs, tmp_path):
+    from perfx.isolation.runner import run_traced
+
+    program = _program(tmp_path, "empty", suffix="no such end", result="pairs")
+    result = run_traced(program, inputs["text"], spark=spark, store=store)
+    assert result.records == [] and result.outputs.empty
+    assert "output is empty although its input is not" in result.note
