@@ -11,7 +11,7 @@ import click
 
 from perfx.terminal import safe_text
 
-from ..results.culprits import culprits_payload, scope_of
+from ..results.culprits import culprits_payload, scope_of, udf_calls_of
 from .options import format_option, store_option
 
 
@@ -111,6 +111,7 @@ def culprits(run, store, stage, partition, trace_key, top, fmt) -> None:
     from perfx import terminal
     from perfx.isolation.queries import StoredRun, backward_trace, outputs, top_culprits
     from perfx.isolation.stores import open_store
+    from perfx.isolation.udf import udf_culprits
 
     stored = StoredRun.open(open_store(store), run)
     console = terminal.console()
@@ -147,9 +148,14 @@ def culprits(run, store, stage, partition, trace_key, top, fmt) -> None:
             )
         )
         return
-    ranked = top_culprits(stored, top, stage=stage, partition=partition)
-    scope = scope_of(stage, partition)
-    if stage is None:
-        print_outputs(console, outputs(stored))
-    print_culprits(console, ranked, f"Top culprit input records of {scope}")
+    calls = udf_calls_of(stored) if stage is None else None
+    if calls is not None:
+        print_udf_culprits(console, udf_culprits(calls, top=top))
+    if stored.meta.get("outputs"):  # a script's run may hold UDF calls only
+        ranked = top_culprits(stored, top, stage=stage, partition=partition)
+        if stage is None:
+            print_outputs(console, outputs(stored))
+        print_culprits(
+            console, ranked, f"Top culprit input records of {scope_of(stage, partition)}"
+        )
     console.print(f"run {run}")

@@ -104,7 +104,9 @@ def test_script_exit_status_is_kept(tmp_path, store):
 
 
 @pytest.mark.spark
-def test_isolate_command_runs_the_script_then_answers_in_out(spark, lines_input, store, tmp_path):
+def test_isolate_command_runs_the_script_then_answers_in_out_and_culprits_again(
+    spark, lines_input, store, tmp_path
+):
     from click.testing import CliRunner
 
     from perfx.cli import cli
@@ -120,6 +122,15 @@ def test_isolate_command_runs_the_script_then_answers_in_out(spark, lines_input,
     named = {(r["location"].rsplit("@", 1)[0], r["line"]) for r in answer["udf_culprits"][:3]}
     assert named == slow
     assert answer["culprits"] == [] and answer["outputs"] == []
+    again = CliRunner().invoke(
+        cli, ["culprits", answer["run"], "--store", store, "--format", "json"]
+    )
+    assert again.exit_code == 0, again.output
+    stored = json.loads(again.output)
+    assert stored["udf_culprits"][:3] == answer["udf_culprits"][:3]
+    text = CliRunner().invoke(cli, ["culprits", answer["run"], "--store", store])
+    assert "Rows whose Python UDF calls cost the most" in text.output
+    assert "part-2.txt" in text.output
 
 
 def test_isolate_command_refuses_script_arguments_with_input(tmp_path):
