@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 def outputs_json(frame) -> list[dict]:
     return [
@@ -69,7 +71,7 @@ def culprits_payload(
 
     traced = bool(stored.meta.get("outputs"))  # a script may have run no RDD action
     ranked = top_culprits(stored, top, stage=stage, partition=partition) if traced else None
-    payload = {
+    payload: dict[str, Any] = {
         "run": run,
         "scope": scope_of(stage, partition),
         "culprits": culprits_json(ranked) if ranked is not None else [],
