@@ -53,6 +53,18 @@ KEPT = 3
 
 EXCERPT = 120
 
+NOTED_NS = 50_000
+"""A row UDF call this slow (50 µs) is recorded with its row's digest and arguments; a
+cheaper one with its time only (it cannot be a culprit; digesting every row would cost more
+than many UDFs do)."""
+
+WITNESSES = 20
+"""A task's first calls are recorded with their rows whatever their cost: they tell which
+input files the task read (a repeated line is placed among those)."""
+
+CANDIDATES = 50
+"""The costliest calls per task located in the input (the culprits come from these)."""
+
 COLUMNS = [
     "udf",
     "spark_stage",
@@ -99,6 +111,10 @@ def _task() -> tuple[int, int, int]:
 
 def _write(folder: str, record: list) -> None:
     """One call, appended at once (a worker may be killed between tasks: nothing buffered)."""
+    _write_line(folder, json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def _write_line(folder: str, line: str) -> None:
     fd = _SINKS.get(folder)
     if fd is None:
         fd = os.open(
@@ -107,19 +123,29 @@ def _write(folder: str, record: list) -> None:
             0o644,
         )
         _SINKS[folder] = fd
-    os.write(fd, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+    os.write(fd, line.encode("utf-8"))
 
 
 def timed_row(function, name: str, folder: str):
     """A row UDF's function timed per call."""
+
+    seen: dict[tuple[int, int, int], int] = {}
+    quoted = json.dumps(name)
 
     @functools.wraps(function)
     def call(*args):
         started = time.perf_counter_ns()
         result = function(*args)
         spent = time.perf_counter_ns() - started
+        task = _task()
+        number = seen[task] = seen.get(task, 0) + 1
+        if spent < NOTED_NS and number > WITNESSES:  # a cheap call: its time only
+            _write_line(
+                folder, f'[{quoted},{task[0]},{task[1]},{task[2]},{spent},1,"",null,null]\n'
+            )
+            return result
         first = next((a for a in args if isinstance(a, (str, bytes))), None)
-        _write(folder, [name, *_task(), spent, 1, "", digest(first), _excerpt(args)])
+        _write(folder, [name, *task, spent, 1, "", digest(first), _excerpt(args)])
         return result
 
     return call
@@ -267,20 +293,30 @@ class UdfRecorder:
     def calls(self) -> pd.DataFrame:
         rows: list[list] = []
         for part in sorted(self.folder.glob("calls-*.jsonl")):
-            with part.open(encoding="utf-8") as handle:
-                rows.extend(json.loads(line) for line in handle if line.endswith("\n"))
+            text = part.read_text(encoding="utf-8")
+            whole = text[: text.rfind("\n") + 1]  # a line cut short by a killed worker: out
+            rows.extend(json.loads("[" + whole.replace("\n", ",").rstrip(",") + "]"))
         return pd.DataFrame(rows, columns=COLUMNS)
 
     def finish(self, inputs: list[str] | None = None) -> int:
-        """Stores the calls (outlier batches split into their rows, rows located in
-        ``inputs``) as one table; returns how many."""
+        """Stores the calls (outlier batches split into their rows; each task's
+        ``CANDIDATES`` costliest and ``WITNESSES`` first rows located in ``inputs``) as one
+        table; returns how many."""
         calls = self.calls()
         if calls.empty:
             return 0
         calls = self._rows_of_outliers(calls)
-        located = locate_lines(inputs or [], set(calls["digest"].dropna()))
-        calls["location"], calls["line"] = _placed(calls, located)
-        calls.to_feather(self.run_dir / CALLS)
+        task = ["udf", "spark_stage", "partition", "attempt"]
+        calls["occurrence"] = calls.groupby([*task, "digest"], dropna=True).cumcount()
+        calls["position"] = calls.groupby(task).cumcount()
+        costly = calls.groupby(task)["ns"].rank(method="first", ascending=False)
+        chosen = calls[(costly <= CANDIDATES) | (calls["position"] < WITNESSES)]
+        located = locate_lines(inputs or [], set(chosen["digest"].dropna()))
+        calls["location"], calls["line"] = None, float("nan")
+        where, lines = _placed(chosen, located)
+        calls.loc[chosen.index, "location"] = where
+        calls.loc[chosen.index, "line"] = lines
+        calls.drop(columns=["occurrence", "position"]).to_feather(self.run_dir / CALLS)
         return len(calls)
 
     def _rows_of_outliers(self, calls: pd.DataFrame) -> pd.DataFrame:
@@ -353,13 +389,13 @@ def locate_lines(inputs: list[str], wanted: set[str]) -> dict[str, list[tuple[st
         return located
     for path in inputs:
         for file in input_files(path):
-            offset = 0
+            name, offset = str(file.resolve()), 0
             with file.open("rb") as handle:
                 for number, raw in enumerate(handle, 1):
                     line = raw.rstrip(b"\n").rstrip(b"\r").decode("utf-8", "replace")
                     key = digest(line)
                     if key in wanted:
-                        located.setdefault(key, []).append((f"{file.resolve()}@{offset}", number))
+                        located.setdefault(key, []).append((f"{name}@{offset}", number))
                     offset += len(raw)
     return located
 
@@ -367,28 +403,25 @@ def locate_lines(inputs: list[str], wanted: set[str]) -> dict[str, list[tuple[st
 def _placed(calls: pd.DataFrame, located: dict[str, list[tuple[str, int]]]):
     """Each call's (location, line). A line that occurs once is where its digest is; a
     line that repeats is placed by order: a task's calls follow its input in file order, so
-    its k-th call with that text is the k-th occurrence among the files the task's unique
-    lines come from (a task reads its own files)."""
+    its k-th call with that text (``occurrence``) is the k-th occurrence among the files
+    the task's unique lines come from (a task reads its own files)."""
     where: list[str | None] = [None] * len(calls)
     lines: list[float] = [float("nan")] * len(calls)
+    digests, occurrences = calls["digest"].tolist(), calls["occurrence"].tolist()
     tasks = calls.groupby(["udf", "spark_stage", "partition", "attempt"], sort=False).indices
     for rows in tasks.values():
         files = {
-            located[d][0][0].rsplit("@", 1)[0]
-            for d in calls["digest"].iloc[rows]
-            if d in located and len(located[d]) == 1
+            located[digests[r]][0][0].rsplit("@", 1)[0]
+            for r in rows
+            if digests[r] in located and len(located[digests[r]]) == 1
         }
-        seen: dict[str, int] = {}
         for row in rows:
-            key = calls["digest"].iat[row]
-            places = located.get(key) if key is not None else None
+            places = located.get(digests[row]) if digests[row] is not None else None
             if not places:
                 continue
             if len(places) > 1:
                 mine = [p for p in places if p[0].rsplit("@", 1)[0] in files] or places
-                k = seen.get(key, 0)
-                seen[key] = k + 1
-                places = [mine[min(k, len(mine) - 1)]]
+                places = [mine[min(int(occurrences[row]), len(mine) - 1)]]
             where[row], lines[row] = places[0]
     return where, lines
 
