@@ -347,12 +347,13 @@ class UdfRecorder:
                 began = time.perf_counter_ns()
                 _one_row(kind, function, batch, i)
                 times.append(time.perf_counter_ns() - began)
-            scale = call["ns"] / sum(times) if sum(times) else 0.0
-            for (row_digest, text), ns in zip(_row_values(kind, batch), times):
+            for (row_digest, text), ns in zip(
+                _row_values(kind, batch), _shares(times, int(call["ns"]))
+            ):
                 split.append(
                     {
                         **call.to_dict(),
-                        "ns": int(ns * scale),
+                        "ns": ns,
                         "rows": 1,
                         "digest": row_digest,
                         "excerpt": text,
@@ -364,6 +365,21 @@ class UdfRecorder:
         return pd.concat(
             [calls.drop(index=replaced), pd.DataFrame(split, columns=COLUMNS)], ignore_index=True
         )
+
+
+def _shares(alone: list[int], batch_ns: int) -> list[int]:
+    """The batch's measured time shared among its rows from their times alone. A row alone
+    pays the call's fixed cost (a one-row Series or frame, the iterator), which the batch paid
+    once: what a row costs above the median row is its own (the batch's time bounds it), and
+    the rest of the batch's time is shared evenly."""
+    if not alone:
+        return []
+    median = sorted(alone)[len(alone) // 2]
+    excess = [max(t - median, 0) for t in alone]
+    total = sum(excess)
+    scale = min(1.0, batch_ns / total) if total else 0.0
+    rest = max(batch_ns - total * scale, 0) / len(alone)
+    return [int(e * scale + rest) for e in excess]
 
 
 def input_files(path: str) -> list[Path]:

@@ -1,6 +1,7 @@
 """Tracing an unmodified DataFrame script (issue 31): the overhead of ``perfx isolate
-SCRIPT.py`` over the plain run of the same script (a regex row UDF over 400,000 lines,
-local[2], median of 3 alternating runs in one session; target <= 1.3x), and, for the regex
+SCRIPT.py`` over the plain run of the same script (a regex row UDF over 4 files of
+PERFX_BENCH_LINES lines, default 100,000 each; local[2], median of 3 alternating runs in one
+session; target <= 1.3x; the traced run includes storing and locating the UDF calls), and, for the regex
 script as a row UDF, a pandas UDF and a mapInPandas function with a few pathological lines,
 how close ``perfx verify``'s measured saving comes to the saving the UDF calls predicted
 (target: within 25 %)."""
