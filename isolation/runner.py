@@ -39,6 +39,9 @@ class IsolationResult:
     """What the pipeline returned when it was not a dataset (an action's value)."""
     note: str | None = None
     """Said beside the answer: an empty output from an input that is not empty."""
+    udf_culprits: pd.DataFrame | None = None
+    """A script's rows whose Python UDF calls cost the most in its slowest task (None: the
+    script called no Python UDF; ``udf.udf_culprits``)."""
 
 
 def empty_output_note(meta: dict, outputs: pd.DataFrame) -> str | None:

@@ -32,6 +32,8 @@ class Verification:
     predicted_before_ms: float
     predicted_after_ms: float
     repeats: int
+    predicted: str = "the lineage predicted the slowest output"
+    """Whose prediction the measured times stand beside (a script's UDF calls: its stage)."""
 
     @property
     def speedup(self) -> float:
@@ -70,7 +72,7 @@ class Verification:
             f"removed {len(self.removed)} culprit record(s): " + ", ".join(self.removed),
             f"job time with them {self.before_ms / 1000:,.2f} s, without {self.after_ms / 1000:,.2f} s: "
             f"{self.speedup:.2f}x faster (median of {self.repeats} plain runs each)",
-            f"the lineage predicted the slowest output at {self.predicted_before_ms:,.0f} ms, "
+            f"{self.predicted} at {self.predicted_before_ms:,.0f} ms, "
             f"{self.predicted_after_ms:,.0f} ms without: a saving of {self.predicted_saving_ms:,.0f} ms "
             f"against {self.measured_saving_ms:,.0f} ms measured (predicted/measured {ratio:.2f})",
         ]
@@ -131,6 +133,8 @@ def verify(
     from perfx.isolation.runner import load_program, spark_session, traces_in
 
     stored = open_run(run, store)
+    if stored.meta.get("script"):
+        return _verify_script(stored, without, master, repeats, spark)
     culprits = top_culprits(stored, top=without)
     if culprits.empty:
         raise IsolationError(f"run {run} has no culprit records to remove")
@@ -168,6 +172,96 @@ def verify(
         float(slowest.remediated_ms),
         repeats,
     )
+
+
+def _verify_script(stored, without: int, master: str, repeats: int, spark) -> Verification:
+    """A script's run: its rows whose UDF calls cost the most in the slowest task removed
+    where the script read them (the argument naming that input points at a copy without
+    them), the script re-run plain, whole, with and without; the prediction is the stage's
+    slowest task's UDF time with and without those rows' calls (``udf.stage_prediction``)."""
+    import contextlib
+    import os
+
+    from perfx.isolation.runner import spark_session
+    from perfx.isolation.script import run_plain
+    from perfx.isolation.udf import stage_prediction, stored_calls, udf_culprits
+
+    meta = stored.meta
+    calls = stored_calls(stored.store.local_dir(stored.run))
+    if calls is None:
+        raise IsolationError(
+            f"run {stored.run}'s script called no Python UDF: perfx verify removes the rows "
+            "whose UDF calls cost the most"
+        )
+    ranked = udf_culprits(calls, top=without)
+    locations = [loc for loc in ranked.location if isinstance(loc, str)]
+    if len(locations) < len(ranked):
+        raise IsolationError(
+            f"run {stored.run}: {len(ranked) - len(locations)} of the top {without} rows were "
+            "not located in a text input the script read: they cannot be removed"
+        )
+    work = Path(tempfile.mkdtemp(prefix="perfx-verify-"))
+    cwd = meta.get("cwd") or os.getcwd()
+    try:
+        args = list(meta.get("args", []))
+        remediated = list(args)
+        for number, source in enumerate(meta.get("inputs", [])):
+            mine = [loc for loc in locations if _inside(loc, source, cwd)]
+            if not mine:
+                continue
+            if source not in args:
+                raise IsolationError(
+                    f"run {stored.run}: the script read {source}, which is not one of its "
+                    "arguments: perfx verify cannot point it at a copy"
+                )
+            copy = without_records(
+                str(Path(cwd, source)), mine, work / f"input-{number}" / Path(source).name
+            )
+            remediated = [str(copy) if a == source else a for a in remediated]
+        if remediated == args:
+            raise IsolationError(f"run {stored.run}: its culprit rows are in none of its inputs")
+        session, created = (
+            (spark, False)
+            if spark is not None
+            else spark_session(master, f"perfx verify {stored.run}")
+        )
+        script = meta["program"]
+
+        def run(arguments):
+            with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+                run_plain(script, arguments, session)
+
+        saved = os.getcwd()
+        os.chdir(cwd)
+        try:
+            run(remediated)  # warm-up: workers, reader, code
+            before = _median_ms(lambda: run(args), repeats)
+            after = _median_ms(lambda: run(remediated), repeats)
+        finally:
+            os.chdir(saved)
+            if created:
+                session.stop()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    predicted_before, predicted_after = stage_prediction(calls, ranked)
+    return Verification(
+        stored.run,
+        locations,
+        before,
+        after,
+        predicted_before,
+        predicted_after,
+        repeats,
+        "the UDF calls predicted the stage's slowest task",
+    )
+
+
+def _inside(location: str, source: str, cwd: str) -> bool:
+    """Whether the ``path@offset`` location is a line of the input ``source``."""
+    from perfx.isolation.udf import input_files
+
+    path = Path(location.rsplit("@", 1)[0]).resolve()
+    return path in {f.resolve() for f in input_files(str(Path(cwd, source)))}
 
 
 def _median_ms(action, repeats: int) -> float:

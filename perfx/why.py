@@ -8,7 +8,7 @@ from pathlib import Path
 
 from perfx.isolation.errors import IsolationError
 
-from .chain import open_run, skewed_task, traced_tasks
+from .chain import MIN_IMPACT_MS, open_run, skewed_task, traced_tasks
 
 
 def why(
@@ -84,3 +84,128 @@ def _warm_up(session, program: str, input_path: str, module) -> None:
         run_traced(
             program, sample, spark=session, store=os.path.join(work, "runs"), module=module, top=1
         )
+
+
+NO_RECORD_TRACING = (
+    "no record-level tracing applies to task {task}: its stage runs no Python code of the "
+    "script (Spark SQL and JVM operators), so perfx cannot name the rows inside it. The Spark "
+    "remedy for a skewed task there: let adaptive query execution split skewed join "
+    "partitions (spark.sql.adaptive.enabled=true, spark.sql.adaptive.skewJoin.enabled=true), "
+    "or salt the hot key / repartition it (spark.sql.shuffle.partitions)"
+)
+"""Said of a task whose stage ran no Python: the task-level answer stands alone."""
+
+
+def why_script(
+    script: str,
+    args: list[str] | tuple[str, ...] = (),
+    *,
+    master: str = "local[2]",
+    store=None,
+    top: int = 5,
+    spark=None,
+    **options,
+):
+    """``perfx why SCRIPT.py -- ARGS``: run the script as it is, traced, then explain its
+    slowest task against its stage: with the rows whose Python UDF calls cost the most in it,
+    or the records of its partition (RDD code), or, for a stage without Python code, the
+    plain statement that no record-level answer applies and the Spark remedy."""
+    from perfx.isolation.script import trace_script
+    from perfx.isolation.udf import stored_calls
+
+    from .session import open as open_session
+
+    tracer = trace_script(script, args, master=master, store=store, spark=spark, warm_up=True)
+    ctx = tracer.ctx
+    if ctx is None:  # trace_script refuses a script that created no session
+        raise IsolationError(f"{script} ran nothing on Spark to trace")
+    if tracer.event_log is None:
+        raise IsolationError(
+            "the Spark session writes no event log (spark.eventLog.enabled): perfx why "
+            "reads the traced run's own log; let perfx start the session, or enable "
+            "event logging in yours"
+        )
+    session = open_session([tracer.event_log])
+    calls = stored_calls(tracer.store.local_dir(tracer.run_id))
+    tasks = session.log.tasks
+    app_tasks = tasks[
+        (tasks["app_id"].astype(str) == str(ctx.meta["app_id"]))
+        & (tasks["launch_time"] >= tracer.started_ms)
+    ]
+    if calls is not None:
+        from perfx.isolation.udf import slowest_task
+
+        stage, partition, attempt = slowest_task(calls)
+        task = _log_task(app_tasks, stage, partition, attempt)
+        answer = session.explain(f"WHY TASK '{task['id']}' SLOWER", **options)
+        answer.culprits = udf_culprits_of(calls, tracer.run_id, task, top)
+        return answer
+    if ctx.meta.get("outputs"):
+        stored = open_run(tracer.run_id, tracer.store)
+        task_id = skewed_task(traced_tasks(stored))
+        return session.explain(
+            f"WHY TASK '{task_id}' SLOWER",
+            run=tracer.run_id,
+            store=tracer.store,
+            top=top,
+            **options,
+        )
+    task_id = skewed_task(app_tasks)
+    answer = session.explain(f"WHY TASK '{task_id}' SLOWER", **options)
+    answer.notes.append(NO_RECORD_TRACING.format(task=task_id))
+    return answer
+
+
+def _log_task(tasks, stage: int, partition: int, attempt: int):
+    """The event log's row of the task that ran ``partition`` of Spark stage ``stage``."""
+    from .chain import _partitions
+
+    done = tasks[tasks["stage_id"].astype(int) == stage]
+    done = done[_partitions(done) == partition]
+    if done.empty:
+        raise IsolationError(
+            f"the traced run's event log has no task for Spark stage {stage} partition {partition}"
+        )
+    if "attempt" in done.columns and (done["attempt"].astype(int) == attempt).any():
+        done = done[done["attempt"].astype(int) == attempt]
+    return done.iloc[-1]
+
+
+def udf_culprits_of(calls, run_id: str, task, top: int) -> dict:
+    """The rows whose UDF calls cost the most in ``task`` (a log's task row), in the shape
+    of ``chain.culprits`` so that every answer renders them alike."""
+    from perfx.isolation.udf import udf_culprits
+
+    from .chain import _partitions
+
+    partition = int(_partitions(task.to_frame().T).iloc[0])
+    key = (int(task["stage_id"]), partition, int(task.get("attempt", 0) or 0))
+    task_ms = float(task["duration"]) if task["duration"] == task["duration"] else None
+    ranked = udf_culprits(calls, key, top, task_ms)
+    return {
+        "run": run_id,
+        "task": str(task["id"]),
+        "traced_stage": f"Spark stage {key[0]}",
+        "partition": partition,
+        "spark_stage": key[0],
+        "traced_task_ms": task_ms,
+        "rule": "the Python UDF calls its task made",
+        "records": [
+            {
+                "source": None,
+                "location": r.location if isinstance(r.location, str) else f"{r.udf}()",
+                "line": None if r.line != r.line or r.line is None else int(r.line),
+                "udf": r.udf,
+                "excerpt": (f"line {int(r.line)}: " if r.line == r.line and r.line else "")
+                + f"{r.udf}({r.excerpt})",
+                "impact_ms": float(r.ms),
+                "latency_ms": float(r.ms),
+                "remediated_ms": 0.0,
+                "outputs": int(r.rows),
+                "share": float(r.share) if r.share == r.share else None,
+            }
+            for r in ranked.itertuples()
+            if r.ms >= MIN_IMPACT_MS
+        ],
+        "keys": None,
+    }

@@ -11,7 +11,7 @@ import click
 
 from perfx.terminal import safe_text
 
-from ..results.culprits import culprits_payload, scope_of
+from ..results.culprits import culprits_payload, scope_of, udf_calls_of
 from .options import format_option, store_option
 
 
@@ -39,6 +39,33 @@ def print_outputs(console, frame, shown: int = 20) -> None:
             _ms(r.latency_ms),
             safe_text(f"{describe_id(int(r.source))} {r.location}"),
             _ms(r.remediated_ms),
+        )
+    console.print(table)
+
+
+def print_udf_culprits(console, frame) -> None:
+    """The rows whose Python UDF calls cost the most in the task that spent most in UDFs."""
+    from rich.table import Table
+
+    where = (
+        f"Spark stage {frame.spark_stage.iloc[0]} partition {frame.partition.iloc[0]}"
+        if len(frame)
+        else "no task"
+    )
+    table = Table(title=f"Rows whose Python UDF calls cost the most ({where})")
+    for column in ("#", "udf", "file", "line", "arguments", "ms", "share of the task"):
+        numeric = column in ("#", "line", "ms", "share of the task")
+        table.add_column(column, justify="right" if numeric else "left", overflow="fold")
+    for rank, r in enumerate(frame.itertuples(), 1):
+        located = isinstance(r.location, str)
+        table.add_row(
+            str(rank),
+            safe_text(r.udf),
+            safe_text(r.location.rsplit("@", 1)[0] if located else "(not located)"),
+            "" if r.line is None or r.line != r.line else str(int(r.line)),
+            safe_text(r.excerpt),
+            _ms(r.ms),
+            "" if r.share != r.share else f"{r.share * 100:.0f} %",
         )
     console.print(table)
 
@@ -84,6 +111,7 @@ def culprits(run, store, stage, partition, trace_key, top, fmt) -> None:
     from perfx import terminal
     from perfx.isolation.queries import StoredRun, backward_trace, outputs, top_culprits
     from perfx.isolation.stores import open_store
+    from perfx.isolation.udf import udf_culprits
 
     stored = StoredRun.open(open_store(store), run)
     console = terminal.console()
@@ -120,9 +148,14 @@ def culprits(run, store, stage, partition, trace_key, top, fmt) -> None:
             )
         )
         return
-    ranked = top_culprits(stored, top, stage=stage, partition=partition)
-    scope = scope_of(stage, partition)
-    if stage is None:
-        print_outputs(console, outputs(stored))
-    print_culprits(console, ranked, f"Top culprit input records of {scope}")
+    calls = udf_calls_of(stored) if stage is None else None
+    if calls is not None:
+        print_udf_culprits(console, udf_culprits(calls, top=top))
+    if stored.meta.get("outputs"):  # a script's run may hold UDF calls only
+        ranked = top_culprits(stored, top, stage=stage, partition=partition)
+        if stage is None:
+            print_outputs(console, outputs(stored))
+        print_culprits(
+            console, ranked, f"Top culprit input records of {scope_of(stage, partition)}"
+        )
     console.print(f"run {run}")

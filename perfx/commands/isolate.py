@@ -69,25 +69,31 @@ def spark_progress(sc, console):
 )
 @click.option("--top", type=int, default=5, show_default=True, help="How many culprits to show.")
 @format_option
-def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
+def isolate(program, script_args, input_path, out, master, store, lineage, top, fmt) -> None:
     """Run PROGRAM.py traced and show its slowest outputs and culprit input records.
 
-    PROGRAM.py defines pipeline(ctx, input_path) returning the final traced dataset (or an
-    action's value); ctx has textFile/wholeTextFiles/parallelize, datasets have the RDD
-    operators and actions (README, "Traced programs").
+    PROGRAM.py runs as a script (`perfx isolate SCRIPT.py -- ARGS`: as `python SCRIPT.py
+    ARGS` runs it, on the SparkSession/SparkContext it creates, traced; its Python UDFs
+    timed per call), or, with --input, defines pipeline(ctx, input_path) returning the final
+    traced dataset (or an action's value); ctx has textFile/wholeTextFiles/parallelize,
+    datasets have the RDD operators and actions (README, "Traced programs").
     """
     from pathlib import Path
 
     from perfx import terminal
-    from perfx.isolation.ids import excerpt
     from perfx.isolation.runner import check_input, load_program, run_traced, traced_session
     from perfx.isolation.stores import open_store
-    from perfx.terminal import safe_text
 
+    store = open_store(store)  # a store that cannot be reached fails before a JVM starts
+    if input_path is None:
+        _isolate_script(program, script_args, master, store, lineage, top, fmt, out)
+        return
+    if script_args:
+        raise click.UsageError(
+            "arguments after PROGRAM.py are a script's; a pipeline program takes --input only"
+        )
     module = load_program(program)  # a broken program or a missing input fails before a JVM starts
     check_input(input_path)
-    store = open_store(store)  # and so does a store that cannot be reached
-    console = terminal.console()
     status = terminal.console(stderr=True)
     if fmt == "text":
         status.print(
@@ -111,6 +117,44 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
             run_id=run.run_id,
             event_log=run.event_log,
         )
+    with answer_to(out):
+        _print_result(result, lineage, fmt)
+
+
+@contextmanager
+def answer_to(out: str | None):
+    """perfx's answer on stdout, or in the file ``out``."""
+    if out is None:
+        yield
+        return
+    import contextlib
+
+    with open(out, "w", encoding="utf-8") as handle, contextlib.redirect_stdout(handle):
+        yield
+
+
+def _isolate_script(script, args, master, store, lineage, top, fmt, out) -> None:
+    """``perfx isolate SCRIPT.py -- ARGS``: the script runs first, its output its own; then
+    perfx's answer."""
+    from perfx import terminal
+    from perfx.isolation.script import script_result, trace_script
+
+    if fmt == "text":
+        terminal.console(stderr=True).print(
+            f"Running {script} traced on {master} ...", markup=False, highlight=False
+        )
+    tracer = trace_script(script, args, master=master, store=store, lineage=lineage)
+    with answer_to(out):
+        _print_result(script_result(tracer, top), lineage, fmt)
+
+
+def _print_result(result, lineage: str, fmt: str) -> None:
+    from perfx import terminal
+    from perfx.commands.culprits import print_udf_culprits
+    from perfx.isolation.ids import excerpt
+    from perfx.results.culprits import udf_culprits_json
+    from perfx.terminal import safe_text
+
     if fmt == "json":
         click.echo(
             json.dumps(
@@ -120,6 +164,7 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
                     "store": result.meta["store"],
                     "outputs": outputs_json(result.outputs),
                     "culprits": culprits_json(result.culprits),
+                    "udf_culprits": udf_culprits_json(result.udf_culprits),
                     "note": result.note,
                     "value": None if result.value is None else repr(result.value),
                 },
@@ -128,14 +173,18 @@ def isolate(program, input_path, master, store, lineage, top, fmt) -> None:
             )
         )
         return
+    console = terminal.console()
     if result.note:
         console.print(safe_text(f"Note: {result.note}"))
     if result.value is not None:
         console.print(safe_text(f"The program returned {excerpt(result.value, 200)}"))
-    print_outputs(console, result.outputs)
-    print_culprits(
-        console, result.culprits, "Top culprit input records (impact on the slowest outputs)"
-    )
+    if result.udf_culprits is not None:
+        print_udf_culprits(console, result.udf_culprits)
+    if len(result.outputs) or result.udf_culprits is None:
+        print_outputs(console, result.outputs)
+        print_culprits(
+            console, result.culprits, "Top culprit input records (impact on the slowest outputs)"
+        )
     console.print(
         f"run {result.run_id} stored in {result.meta['store']} "
         f"(perfx culprits {result.run_id} to query it again)"

@@ -154,14 +154,23 @@ host_metrics_option = click.option(
 
 program_options = _compose(
     click.argument("program", type=click.Path(exists=True, dir_okay=False)),
+    click.argument("script_args", nargs=-1, type=click.UNPROCESSED),
     click.option(
         "--input",
         "input_path",
-        required=True,
-        help="Input file, folder or glob (any path Spark reads).",
+        default=None,
+        help="A pipeline(ctx, input_path) program's input (file, folder or glob); without "
+        "it PROGRAM.py runs as a script: perfx isolate SCRIPT.py -- ARGS.",
+    ),
+    click.option(
+        "--out",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="Write perfx's answer to this file (the script's own output stays its own).",
     ),
 )
-"""A PySpark program (``pipeline(ctx, input_path)``) and its input: isolate and why."""
+"""A PySpark program and its input: a script run as ``python SCRIPT.py ARGS`` would
+(arguments after ``--``), or a ``pipeline(ctx, input_path)`` program with ``--input``."""
 
 master_option = click.option(
     "--master", default="local[2]", show_default=True, help="Spark master URL."

@@ -17,24 +17,39 @@ from .options import emit, format_option, master_option, program_options, store_
     "--top", type=int, default=5, show_default=True, help="How many culprit records to show."
 )
 @format_option
-def why(program, input_path, master, store, top, fmt) -> None:
+def why(program, script_args, input_path, out, master, store, top, fmt) -> None:
     """Why was PROGRAM.py's slowest task slow, and which input records made it so?
 
-    Runs PROGRAM.py (pipeline(ctx, input_path), as for perfx isolate) traced on --input,
-    with Spark's event log beside the run's lineage; picks the task that lost the most time
-    against its stage's median; answers WHY TASK <it> SLOWER with the gap, the diagnosis and
-    the culprit records of its partition.
+    Runs PROGRAM.py traced with Spark's event log beside the run's lineage: as a script
+    (`perfx why SCRIPT.py -- ARGS`, as `python SCRIPT.py ARGS` runs it, unmodified), or,
+    with --input, its pipeline(ctx, input_path). Picks the task that lost the most time
+    against its stage's median (for a script with Python UDFs, the task that spent the
+    most in them) and answers WHY TASK <it> SLOWER with the gap, the diagnosis and the
+    records (or rows, with their UDF time) inside it; a stage without Python code gets the
+    task-level answer and the Spark remedy.
     """
     from perfx import terminal
     from perfx.isolation.runner import check_input
     from perfx.isolation.stores import open_store
     from perfx.why import why as chain_why
+    from perfx.why import why_script
 
-    check_input(input_path)  # before the status line and the JVM
+    from .isolate import answer_to
+
+    if input_path is not None:
+        if script_args:
+            raise click.UsageError(
+                "arguments after PROGRAM.py are a script's; a pipeline program takes --input only"
+            )
+        check_input(input_path)  # before the status line and the JVM
     store = open_store(store)  # and so is a store that cannot be reached
     if fmt == "text":
         terminal.console(stderr=True).print(
             f"Running {program} traced on {master} ...", markup=False, highlight=False
         )
-    answer = chain_why(program, input_path, master=master, store=store, top=top)
-    emit(answer, fmt)
+    if input_path is None:
+        answer = why_script(program, script_args, master=master, store=store, top=top)
+    else:
+        answer = chain_why(program, input_path, master=master, store=store, top=top)
+    with answer_to(out):
+        emit(answer, fmt)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 def outputs_json(frame) -> list[dict]:
     return [
@@ -35,6 +37,26 @@ def culprits_json(frame) -> list[dict]:
     ]
 
 
+def udf_culprits_json(frame) -> list[dict] | None:
+    """The rows whose Python UDF calls cost the most in the slowest task (None: no UDF)."""
+    if frame is None:
+        return None
+    return [
+        {
+            "udf": r.udf,
+            "ms": round(float(r.ms), 6),
+            "share": None if r.share != r.share else round(float(r.share), 6),
+            "rows": int(r.rows),
+            "location": r.location if isinstance(r.location, str) else None,
+            "line": None if r.line is None or r.line != r.line else int(r.line),
+            "excerpt": r.excerpt,
+            "spark_stage": int(r.spark_stage),
+            "partition": int(r.partition),
+        }
+        for r in frame.itertuples()
+    ]
+
+
 def scope_of(stage: int | None, partition: int | None) -> str:
     return "the final outputs" if stage is None else f"stage {stage} partition {partition}"
 
@@ -43,11 +65,33 @@ def culprits_payload(
     stored, run: str, top: int, stage: int | None = None, partition: int | None = None
 ) -> dict:
     """``perfx culprits --format json``: the ``top`` culprits of the run's final outputs
-    (with the outputs) or of one task's partition; also what assistants get (perfx mcp)."""
+    (with the outputs) or of one task's partition, and for a script's run the rows whose
+    Python UDF calls cost the most (``udf_culprits``); also what assistants get (perfx mcp)."""
     from perfx.isolation.queries import outputs, top_culprits
 
-    ranked = top_culprits(stored, top, stage=stage, partition=partition)
-    payload = {"run": run, "scope": scope_of(stage, partition), "culprits": culprits_json(ranked)}
+    traced = bool(stored.meta.get("outputs"))  # a script may have run no RDD action
+    ranked = top_culprits(stored, top, stage=stage, partition=partition) if traced else None
+    payload: dict[str, Any] = {
+        "run": run,
+        "scope": scope_of(stage, partition),
+        "culprits": culprits_json(ranked) if ranked is not None else [],
+    }
     if stage is None:
-        payload["outputs"] = outputs_json(outputs(stored))
+        payload["outputs"] = outputs_json(outputs(stored)) if traced else []
+        calls = udf_calls_of(stored)
+        if calls is not None:
+            payload["udf_culprits"] = udf_culprits_json(_top_udf_rows(calls, top))
     return payload
+
+
+def udf_calls_of(stored):
+    """The stored run's Python UDF calls (a script's run), or None."""
+    from perfx.isolation.udf import stored_calls
+
+    return stored_calls(stored.store.local_dir(stored.run))
+
+
+def _top_udf_rows(calls, top: int):
+    from perfx.isolation.udf import udf_culprits
+
+    return udf_culprits(calls, top=top)

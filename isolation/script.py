@@ -1,0 +1,541 @@
+"""Run a PySpark script as it is, traced: ``perfx isolate SCRIPT.py -- ARGS``.
+
+The script runs as ``python SCRIPT.py ARGS`` would (``runpy`` with ``__name__ ==
+"__main__"``, ``sys.argv``, its folder first on ``sys.path``, the caller's working
+directory). While it runs, the SparkSession and SparkContext it asks for are perfx's: the
+first ``SparkSession.builder.getOrCreate()`` or ``SparkContext(...)`` starts one session
+with the script's builder options plus perfx's event log (or returns the session perfx was
+given), and hands the script that session behind a thin wrapper whose RDD sources
+(``textFile``, ``parallelize``, ``spark.read.text(...).rdd``, ...) are traced
+(``TracedContext``). The script's ``stop()`` is left to perfx, which finishes the traced run
+first. DataFrame Python UDFs the script defines are timed per call (``udf.py``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import runpy
+import sys
+import time
+import traceback
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .context import TracedContext
+from .dataset import untraced
+from .errors import IsolationError
+from .runner import (
+    _stderr_to,
+    event_log_of,
+    prepare_run,
+    session_builder,
+    spark_log,
+)
+
+PERFX_KEYS = ("spark.master", "spark.eventLog.enabled", "spark.eventLog.dir")
+"""Builder options perfx keeps its own values for: the master it was told to use and the
+event log the traced run reads back."""
+
+UNTRACED_SOURCES = frozenset(
+    {
+        "range",
+        "emptyRDD",
+        "pickleFile",
+        "sequenceFile",
+        "newAPIHadoopFile",
+        "newAPIHadoopRDD",
+        "hadoopFile",
+        "hadoopRDD",
+        "binaryFiles",
+        "binaryRecords",
+    }
+)
+"""SparkContext methods that build an RDD perfx does not trace: a script calling one fails
+at its line (an untraced RDD would silently escape the run)."""
+
+
+class ScriptFailed(IsolationError):
+    """The script raised or exited non-zero; its own traceback is already printed."""
+
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass
+class ScriptTracer:
+    """One script's traced run: the session it gets (started on first request unless given)
+    and the traced context wrapped around it."""
+
+    script: Path
+    args: list[str]
+    store: Any
+    run_id: str
+    event_dir: str | None
+    master: str = "local[2]"
+    lineage: str = "impact"
+    spark: Any = None
+    warm_up: bool = False
+    created: bool = False
+    ctx: TracedContext | None = None
+    event_log: str | None = None
+    reads: list[str] = field(default_factory=list)
+    """Paths the script read through ``spark.read`` (its inputs, located for UDF culprits)."""
+    udfs: Any = None
+    started_ms: float = 0.0
+    """When the script's own Spark work began (epoch ms; after perfx's warm-up): the tasks
+    of the session's event log that are the script's."""
+
+    # -- the session the script asks for ----------------------------------------------------
+
+    def session(self, options: dict[str, Any] | None = None):
+        """The traced context, created with the session on the script's first request."""
+        if self.ctx is not None:
+            return self.ctx
+        options = dict(options or {})
+        if self.spark is None:
+            from pyspark.sql import SparkSession
+
+            active = SparkSession.getActiveSession()
+            if active is not None:
+                self.spark = active
+            else:
+                self.spark = self._start(options)
+                self.created = True
+        self.event_log = event_log_of(self.spark, self.event_dir if self.created else None)
+        if self.warm_up:
+            _warm_up(self.spark)
+        self.started_ms = time.time() * 1000
+        self.ctx = TracedContext(
+            self.spark,
+            run_id=self.run_id,
+            store=self.store,
+            lineage=self.lineage,
+            meta={
+                "program": str(self.script.resolve()),
+                "script": True,
+                "args": list(self.args),
+                "cwd": os.getcwd(),
+                "event_log": self.event_log,
+            },
+        )
+        from .udf import UdfRecorder
+
+        self.udfs = UdfRecorder.for_run(self.store, self.run_id)
+        return self.ctx
+
+    def _start(self, options: dict[str, Any]):
+        builder = session_builder(self.master, f"perfx {self.script.name}", self.event_dir)
+        for key, value in options.items():
+            if key not in PERFX_KEYS:
+                builder = builder.config(key, value)
+        log = spark_log(self.event_dir)
+        with _stderr_to(log) if log else _nothing():
+            session = _ORIGINAL["getOrCreate"](builder)
+        session.sparkContext.setLogLevel("ERROR")
+        return session
+
+    def stop(self) -> None:
+        if self.created and self.spark is not None:
+            self.spark.stop()
+
+
+@contextmanager
+def _nothing():
+    yield
+
+
+def _warm_up(session) -> None:
+    """A small traced RDD job into a throwaway store and a small Python UDF query before the
+    script's first job: the Python workers and perfx's tracing are then warm, and the script's first tasks do not look slow
+    for having started first."""
+    import tempfile
+
+    with (
+        tempfile.TemporaryDirectory(prefix="perfx-warm-up-") as work,
+        TracedContext(session, store=work) as ctx,
+    ):
+        parallelism = session.sparkContext.defaultParallelism
+        ctx.parallelize(range(parallelism * 50), parallelism).map(str).count()
+    from pyspark.sql.types import StringType
+    from pyspark.sql.udf import UserDefinedFunction
+
+    touch = UserDefinedFunction(str, StringType())  # the DataFrame side's Python workers
+    session.range(parallelism * 50, numPartitions=parallelism).select(touch("id")).collect()
+
+
+# -- what the script sees ----------------------------------------------------------------
+
+
+class _StoppedByOwner:
+    """A session or context handed to a script whose ``stop()`` (and ``with`` block's end)
+    is left to its owner: perfx, which finishes the traced run first, or the session's
+    owner for a plain run in a shared session."""
+
+    def stop(self) -> None:
+        """The session's owner stops it."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+class ScriptContext(_StoppedByOwner):
+    """The SparkContext a traced script holds: RDD sources traced, the rest Spark's own."""
+
+    def __init__(self, traced: TracedContext):
+        self._traced = traced
+        self._sc = traced.sc
+
+    def textFile(self, name: str, minPartitions: int | None = None, use_unicode: bool = True):
+        return self._traced.textFile(name, minPartitions)
+
+    def wholeTextFiles(self, path: str, minPartitions: int | None = None, use_unicode=True):
+        return self._traced.wholeTextFiles(path, minPartitions)
+
+    def parallelize(self, c, numSlices: int | None = None):
+        return self._traced.parallelize(c, numSlices)
+
+    def union(self, rdds):
+        return self._traced.union(list(rdds))
+
+    def __getattr__(self, name: str):
+        if name in UNTRACED_SOURCES:
+            raise untraced(name)
+        return getattr(self._sc, name)
+
+
+class ScriptSession(_StoppedByOwner):
+    """The SparkSession a traced script holds: its ``sparkContext`` is the traced one, its
+    text reader's ``.rdd`` traced, its UDFs timed; the rest is Spark's own."""
+
+    def __init__(self, session, tracer: ScriptTracer):
+        self._session = session
+        self._tracer = tracer
+        self.sparkContext = ScriptContext(tracer.session())
+
+    @property
+    def read(self):
+        return ScriptReader(self._session.read, self._tracer)
+
+    @property
+    def udf(self):
+        from .udf import traced_registration
+
+        return traced_registration(self._session.udf, self._tracer)
+
+    def __getattr__(self, name: str):
+        return getattr(self._session, name)
+
+
+class ScriptReader:
+    """``spark.read``: Spark's reader; the paths it reads are the run's inputs, and a text
+    read's ``.rdd`` is the traced ``textFile``'s rows."""
+
+    def __init__(self, reader, tracer: ScriptTracer):
+        self._reader = reader
+        self._tracer = tracer
+
+    def text(self, paths, *args, **kwargs):
+        frame = self._reader.text(paths, *args, **kwargs)
+        self._note(paths)
+        if isinstance(paths, str) and not args and not kwargs:
+            traced = self._tracer.session()
+            frame.__class__ = _text_frame_class(type(frame))
+            frame._perfx_rdd = lambda: traced.read.text(paths).rdd
+        return frame
+
+    def _note(self, paths) -> None:
+        for path in [paths] if isinstance(paths, str) else list(paths or []):
+            if isinstance(path, str) and path not in self._tracer.reads:
+                self._tracer.reads.append(path)
+
+    def __getattr__(self, name: str):
+        attribute = getattr(self._reader, name)
+        if name in ("csv", "json", "parquet", "orc", "load"):
+
+            def read(path=None, *args, **kwargs):
+                if path is not None:
+                    self._note(path)
+                return attribute(path, *args, **kwargs)
+
+            return read
+        return attribute
+
+
+_TEXT_FRAMES: dict[type, type] = {}
+
+
+def _text_frame_class(base: type) -> type:
+    """A subclass of Spark's DataFrame class whose ``.rdd`` is the traced text source's."""
+    if base not in _TEXT_FRAMES:
+        _TEXT_FRAMES[base] = type(
+            "TracedTextFrame", (base,), {"rdd": property(lambda self: self._perfx_rdd())}
+        )
+    return _TEXT_FRAMES[base]
+
+
+# -- installing and running ----------------------------------------------------------------
+
+_ORIGINAL: dict[str, Any] = {}
+
+_PYSPARK_MODULES = (
+    "pyspark.rdd",
+    "pyspark.sql",
+    "pyspark.sql.functions",
+    "pyspark.sql.types",
+    "pyspark.sql.window",
+    "pyspark.sql.pandas.functions",
+    "pyspark.sql.readwriter",
+)
+"""PySpark modules a script imports that read ``SparkContext`` from ``pyspark`` when first
+imported: imported before the script's ``SparkContext`` replaces the real one there."""
+
+
+def _from_pyspark(depth: int = 2) -> bool:
+    """Whether the caller ``depth`` frames up is PySpark's own code (which needs the real
+    session, e.g. ``rdd.toDF()`` asking for the active one)."""
+    name = sys._getframe(depth).f_globals.get("__name__", "")
+    return name == "pyspark" or name.startswith("pyspark.")
+
+
+@contextmanager
+def _sessions_from(session_for, context_for):
+    """While a script runs, ``SparkSession.builder.getOrCreate()`` gives
+    ``session_for(builder, original_getOrCreate)`` and ``SparkContext(...)`` (as the script
+    imports it from ``pyspark``; ``pyspark.context``, which PySpark's own modules import it
+    from, keeps the real class) gives ``context_for(options)``. PySpark's own calls get the
+    real objects."""
+    import pyspark
+    from pyspark.sql import SparkSession
+
+    builder_class = type(SparkSession.builder)
+    _ORIGINAL["getOrCreate"] = original = builder_class.getOrCreate
+
+    def get_or_create(builder):
+        if _from_pyspark():
+            return original(builder)
+        return session_for(builder, original)
+
+    real_context = pyspark.SparkContext
+    for module in _PYSPARK_MODULES:  # imported with the real class before it is replaced
+        importlib.import_module(module)
+
+    class ContextClass(type):
+        """Class-level reads (``SparkContext._active_spark_context``) and ``isinstance``
+        go to the real class: PySpark modules imported later see it through this one."""
+
+        def __getattr__(cls, name):
+            return getattr(real_context, name)
+
+        def __instancecheck__(cls, instance) -> bool:
+            return isinstance(instance, (real_context, ScriptContext, _Unstopped))
+
+    class SparkContext(metaclass=ContextClass):
+        """What ``from pyspark import SparkContext`` gives the script."""
+
+        def __new__(cls, master=None, appName=None, *args, conf=None, **kwargs):
+            if _from_pyspark():
+                return real_context(master, appName, *args, conf=conf, **kwargs)
+            options = dict(conf.getAll()) if conf is not None else {}
+            if appName:
+                options["spark.app.name"] = appName
+            return context_for(options)
+
+        @classmethod
+        def getOrCreate(cls, conf=None):
+            if _from_pyspark():
+                return real_context.getOrCreate(conf)
+            return cls(conf=conf)
+
+    builder_class.getOrCreate = get_or_create
+    pyspark.SparkContext = SparkContext
+    try:
+        yield
+    finally:
+        builder_class.getOrCreate = original
+        pyspark.SparkContext = real_context
+
+
+@contextmanager
+def installed(tracer: ScriptTracer):
+    """While the script runs, the session and context it asks for are the tracer's (traced
+    RDD sources), and ``pyspark.sql.functions.udf``/``pandas_udf`` and ``mapInPandas`` /
+    ``applyInPandas`` time each call (``udf.py``)."""
+    from .udf import patched_udfs
+
+    def session_for(builder, original):
+        tracer.session(builder._options)
+        if not tracer.created:
+            original(builder)  # the given session takes the script's runtime options
+        return ScriptSession(tracer.spark, tracer)
+
+    def context_for(options):
+        return ScriptContext(tracer.session(options))
+
+    with _sessions_from(session_for, context_for), patched_udfs(tracer):
+        yield
+
+
+class _Unstopped(_StoppedByOwner):
+    """A plain session or context whose ``stop()`` is left to its owner (a plain run of a
+    script in a session it shares); its ``sparkContext`` is one too."""
+
+    def __init__(self, wrapped):
+        self._wrapped = wrapped
+
+    @property
+    def sparkContext(self):
+        return _Unstopped(self._wrapped.sparkContext)
+
+    def __getattr__(self, name: str):
+        return getattr(self._wrapped, name)
+
+
+def run_plain(script: str | os.PathLike, args: list[str] | tuple[str, ...], spark) -> None:
+    """Runs ``script`` as ``python SCRIPT.py ARGS`` would, untraced, in the given session
+    (its ``getOrCreate()`` and ``SparkContext(...)`` return it; its ``stop()`` is left to
+    the session's owner): the plain run a traced one is compared with and ``perfx verify``
+    times. A failing script raises ScriptFailed."""
+    path = check_script(script)
+
+    def session_for(builder, original):
+        return _Unstopped(original(builder))
+
+    def context_for(options):
+        return _Unstopped(spark.sparkContext)
+
+    with _sessions_from(session_for, context_for):
+        run_as_main(path, list(args))
+
+
+@contextmanager
+def as_main(script: Path, args: list[str]):
+    """``sys.argv`` and ``sys.path[0]`` as ``python SCRIPT.py ARGS`` sets them."""
+    saved_argv, saved_path = sys.argv, list(sys.path)
+    sys.argv = [str(script), *map(str, args)]
+    sys.path.insert(0, str(script.resolve().parent))
+    try:
+        yield
+    finally:
+        sys.argv = saved_argv
+        sys.path[:] = saved_path
+
+
+def run_as_main(script: Path, args: list[str]) -> None:
+    """Runs the script as ``__main__``. A script that raises has its own traceback printed
+    (from its own frames) and ends in ScriptFailed; ``sys.exit(0)`` is a normal end."""
+    with as_main(script, args):
+        try:
+            runpy.run_path(str(script), run_name="__main__")
+        except SystemExit as done:
+            code = done.code
+            if code in (None, 0):
+                return
+            if not isinstance(code, int):
+                print(code, file=sys.stderr)
+            raise ScriptFailed(
+                f"{script} exited with status {code}", code if isinstance(code, int) else 1
+            ) from None
+        except IsolationError:
+            raise
+        except BaseException as err:  # the script's own failure, shown as Python shows it
+            tb = err.__traceback__
+            while (
+                tb is not None
+                and Path(tb.tb_frame.f_code.co_filename).resolve() != script.resolve()
+            ):
+                tb = tb.tb_next
+            traceback.print_exception(type(err), err, tb or err.__traceback__)
+            raise ScriptFailed(f"{script} failed: {type(err).__name__}: {err}", 1) from None
+
+
+def check_script(script: str | os.PathLike) -> Path:
+    path = Path(script)
+    if not path.is_file():
+        raise IsolationError(f"no script file {path}")
+    if path.suffix not in (".py", ".pyw"):
+        raise IsolationError(f"{path} is not a Python script (a .py file)")
+    return path
+
+
+def trace_script(
+    script: str | os.PathLike,
+    args: list[str] | tuple[str, ...] = (),
+    *,
+    spark=None,
+    master: str = "local[2]",
+    store=None,
+    lineage: str = "impact",
+    run_id: str | None = None,
+    warm_up: bool = False,
+) -> ScriptTracer:
+    """Runs ``script`` with ``args`` traced and finishes its run (lineage and UDF calls
+    stored, run marked complete); returns the tracer (run id, store, event log). A session
+    started here is stopped on the way out, which completes its event log. A failing script
+    raises ScriptFailed naming where Spark's output went."""
+    path = check_script(script)
+    lineage_store, run_id, event_dir = prepare_run(store, run_id)
+    tracer = ScriptTracer(
+        path, list(args), lineage_store, run_id, event_dir, master, lineage, spark, warm_up
+    )
+    try:
+        with installed(tracer):
+            run_as_main(path, list(args))
+        if tracer.ctx is None:
+            raise IsolationError(
+                f"{path} created no SparkSession or SparkContext: nothing ran on Spark to trace"
+            )
+        tracer.ctx.meta["inputs"] = list(tracer.reads)
+        udf_calls = tracer.udfs.finish(tracer.reads) if tracer.udfs is not None else 0
+        if not tracer.ctx._outputs and not udf_calls:
+            tracer.ctx.meta["untraced"] = True
+        tracer.ctx.finish()
+    except ScriptFailed as err:
+        log = spark_log(event_dir) if tracer.created else None
+        where = f"; Spark's output is in {log}" if log and os.path.isfile(log) else ""
+        if tracer.ctx is not None:
+            tracer.ctx._unpersist()
+        raise ScriptFailed(f"{err}{where}", err.exit_code) from None
+    finally:
+        tracer.stop()
+    return tracer
+
+
+def script_result(tracer: ScriptTracer, top: int = 10):
+    """A finished script run's answer: its traced outputs and culprit inputs (RDD code) and
+    the rows whose Python UDF calls cost the most in its slowest task."""
+    import pandas as pd
+
+    from .queries import StoredRun, outputs, top_culprits
+    from .runner import IsolationResult, empty_output_note
+    from .udf import stored_calls, udf_culprits
+
+    stored = StoredRun.open(tracer.store, tracer.run_id)
+    meta = stored.meta
+    if meta.get("outputs"):
+        found, culprits = outputs(stored), top_culprits(stored, top)
+    else:
+        found = culprits = pd.DataFrame()
+    calls = stored_calls(tracer.store.local_dir(tracer.run_id))
+    note = empty_output_note(meta, found) if meta.get("outputs") else None
+    if calls is None and not meta.get("outputs"):
+        note = (
+            "the script ran no traced RDD action and no Python UDF: no record-level answer "
+            "applies (perfx why SCRIPT.py gives the task-level one)"
+        )
+    return IsolationResult(
+        tracer.run_id,
+        meta,
+        [],
+        found,
+        culprits,
+        None,
+        note,
+        None if calls is None else udf_culprits(calls, top=top),
+    )

@@ -1,0 +1,620 @@
+"""DataFrame Python UDFs timed per call, tied to their task and to the row they read.
+
+Inside a traced script (``script.py``), ``udf``, ``pandas_udf``, ``spark.udf.register``,
+``DataFrame.mapInPandas`` and ``GroupedData.applyInPandas`` wrap the user's function before
+Spark ships it: on the worker, each call (a row for a row UDF; a batch, or a group, for the
+pandas forms) is timed and appended to the run's ``udf/`` folder with its task (Spark stage,
+partition, attempt), its row count, a digest of the row's text and an excerpt of its
+arguments.
+
+A batch's time says which batch was slow, not which of its rows. So each worker also keeps
+the arguments of its few batches that cost the most per row (``KEPT``, pickled beside the
+calls); when the run finishes, a kept batch that cost far more per row than the UDF's
+cheapest batch (``OUTLIER``), or a UDF's only batch, has its rows timed one by one on the
+driver, with the script's own function, and its time shared among them in proportion. The
+re-timing happens after the Spark job, so the tasks' times are the traced run's own.
+
+The calls are stored as ``udf_calls.feather`` beside the lineage, each row digest located
+where the script read it from text (``path@offset`` and line number), so that ``perfx
+culprits``/``perfx why`` name the rows and ``perfx verify`` can remove them.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import hashlib
+import heapq
+import inspect
+import json
+import os
+import pickle
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .errors import IsolationError
+
+CALLS = "udf_calls.feather"
+"""The table of a run's UDF calls, in the run's folder (Arrow IPC: the lineage store reads
+every ``.parquet`` file of a run as a stage's partition)."""
+
+OUTLIER = 4.0
+"""A kept batch costing this many times its UDF's cheapest per-row cost has its rows timed."""
+
+OUTLIER_MIN_NS = 2_000_000
+"""...if it also cost at least this much (2 ms): cheap batches are not worth a look."""
+
+KEPT = 3
+"""Batches per worker and UDF whose arguments are kept for the rows' timing."""
+
+EXCERPT = 120
+
+NOTED_NS = 50_000
+"""A row UDF call this slow (50 µs) is recorded with its row's digest and arguments; a
+cheaper one with its time only (it cannot be a culprit; digesting every row would cost more
+than many UDFs do)."""
+
+WITNESSES = 20
+"""A task's first calls are recorded with their rows whatever their cost: they tell which
+input files the task read (a repeated line is placed among those)."""
+
+CANDIDATES = 50
+"""The costliest calls per task located in the input (the culprits come from these)."""
+
+COLUMNS = [
+    "udf",
+    "spark_stage",
+    "partition",
+    "attempt",
+    "ns",
+    "rows",
+    "batch",
+    "digest",
+    "excerpt",
+]
+"""A call's record: the UDF, its task, its time, its rows (1 for a row UDF), the kept
+batch's id (or ""), the row's text digest and its arguments' excerpt."""
+
+
+def digest(value: Any) -> str | None:
+    """The row's text digest (its first string argument), matched against input lines."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if not isinstance(value, str):
+        return None
+    return _digest_bytes(value.encode("utf-8"))
+
+
+def _digest_bytes(text: bytes) -> str:
+    """``LENGTH-HASH``: the length first, so that finding a row among the input's lines
+    hashes only the lines of a wanted length."""
+    return f"{len(text)}-{hashlib.blake2b(text, digest_size=8).hexdigest()}"
+
+
+def _excerpt(values) -> str:
+    text = ", ".join(repr(v) for v in values)
+    return text if len(text) <= EXCERPT else text[: EXCERPT - 1] + "…"
+
+
+# -- on the worker -------------------------------------------------------------------------
+
+_SINKS: dict[str, int] = {}
+_KEPT: dict[tuple[str, str], list[tuple[float, str]]] = {}
+
+
+def _task() -> tuple[int, int, int]:
+    from pyspark import TaskContext
+
+    task = TaskContext.get()
+    if task is None:
+        return -1, -1, -1
+    return task.stageId(), task.partitionId(), task.attemptNumber()
+
+
+def _write(folder: str, record: list) -> None:
+    """One call, appended at once (a worker may be killed between tasks: nothing buffered)."""
+    _write_line(folder, json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def _write_line(folder: str, line: str) -> None:
+    fd = _SINKS.get(folder)
+    if fd is None:
+        fd = os.open(
+            os.path.join(folder, f"calls-{os.getpid()}.jsonl"),
+            os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+            0o644,
+        )
+        _SINKS[folder] = fd
+    os.write(fd, line.encode("utf-8"))
+
+
+def timed_row(function, name: str, folder: str):
+    """A row UDF's function timed per call."""
+
+    seen: dict[tuple[int, int, int], int] = {}
+    quoted = json.dumps(name)
+
+    @functools.wraps(function)
+    def call(*args):
+        started = time.perf_counter_ns()
+        result = function(*args)
+        spent = time.perf_counter_ns() - started
+        task = _task()
+        number = seen[task] = seen.get(task, 0) + 1
+        if spent < NOTED_NS and number > WITNESSES:  # a cheap call: its time only
+            _write_line(
+                folder, f'[{quoted},{task[0]},{task[1]},{task[2]},{spent},1,"",null,null]\n'
+            )
+            return result
+        first = next((a for a in args if isinstance(a, (str, bytes))), None)
+        _write(folder, [name, *task, spent, 1, "", digest(first), _excerpt(args)])
+        return result
+
+    return call
+
+
+def _rows_of(batch) -> int:
+    frame = batch[-1] if isinstance(batch, tuple) else batch
+    return len(frame)
+
+
+def _record_batch(folder: str, name: str, spent: int, batch) -> None:
+    """A batch's call; its arguments kept (pickled) while among the worker's ``KEPT``
+    costliest per row for this UDF."""
+    rows = _rows_of(batch)
+    kept_id = ""
+    per_row = spent / max(rows, 1)
+    heap = _KEPT.setdefault((folder, name), [])
+    if rows and (len(heap) < KEPT or per_row > heap[0][0]):
+        kept_id = f"{os.getpid()}-{time.perf_counter_ns()}"
+        with open(os.path.join(folder, f"batch-{kept_id}.pkl"), "wb") as out:
+            pickle.dump(batch, out, protocol=pickle.HIGHEST_PROTOCOL)
+        heapq.heappush(heap, (per_row, kept_id))
+        if len(heap) > KEPT:
+            _, evicted = heapq.heappop(heap)
+            with_path = os.path.join(folder, f"batch-{evicted}.pkl")
+            if os.path.exists(with_path):
+                os.remove(with_path)
+    _write(folder, [name, *_task(), spent, rows, kept_id, None, f"({rows} rows)"])
+
+
+def timed_series(function, name: str, folder: str):
+    """A pandas UDF (Series or DataFrame arguments, one batch per call) timed per batch."""
+
+    @functools.wraps(function)
+    def call(*args):
+        started = time.perf_counter_ns()
+        result = function(*args)
+        _record_batch(folder, name, time.perf_counter_ns() - started, tuple(args))
+        return result
+
+    return call
+
+
+def timed_batches(function, name: str, folder: str):
+    """A ``mapInPandas`` function (an iterator of pandas DataFrames in and out) timed per
+    input batch: the time from taking a batch to asking for the next one."""
+
+    @functools.wraps(function)
+    def call(batches):
+        current: dict[str, Any] = {}
+
+        def feed():
+            for batch in batches:
+                current["batch"], current["started"] = batch, time.perf_counter_ns()
+                yield batch
+                finish()
+
+        def finish():
+            batch = current.pop("batch", None)
+            if batch is not None:
+                spent = time.perf_counter_ns() - current["started"]
+                _record_batch(folder, name, spent, batch)
+
+        yield from function(feed())
+        finish()
+
+    return call
+
+
+def timed_groups(function, name: str, folder: str):
+    """An ``applyInPandas`` function (a group's DataFrame, with or without its key) timed
+    per group."""
+
+    def call(*args):
+        started = time.perf_counter_ns()
+        result = function(*args)
+        _record_batch(folder, name, time.perf_counter_ns() - started, tuple(args))
+        return result
+
+    # PySpark's worker passes the key only to a function of two parameters: keep the arity
+    if len(inspect.getfullargspec(function).args) == 1:
+        return functools.wraps(function)(lambda frame: call(frame))
+    return functools.wraps(function)(lambda key, frame: call(key, frame))
+
+
+# -- on the driver -------------------------------------------------------------------------
+
+
+def _one_row(kind: str, function, batch, i: int):
+    """A call of ``function`` on row ``i`` of a kept batch alone (its result consumed)."""
+    if kind == "map":
+        for _ in function(iter([batch.iloc[i : i + 1]])):
+            pass
+    elif kind == "group":
+        function(*batch[:-1], batch[-1].iloc[i : i + 1])
+    else:
+        function(*[a.iloc[i : i + 1] if hasattr(a, "iloc") else a for a in batch])
+
+
+def _row_values(kind: str, batch) -> list[tuple[str | None, str]]:
+    """(digest, excerpt) of each row of a kept batch."""
+    frames = [batch] if kind == "map" else [batch[-1]] if kind == "group" else list(batch)
+    columns = []
+    for frame in frames:
+        if isinstance(frame, pd.DataFrame):
+            columns += [frame[c].tolist() for c in frame.columns]
+        elif isinstance(frame, pd.Series):
+            columns.append(frame.tolist())
+    rows = []
+    for values in zip(*columns) if columns else []:
+        first = next((v for v in values if isinstance(v, (str, bytes))), None)
+        rows.append((digest(first), _excerpt(values)))
+    return rows
+
+
+class UdfRecorder:
+    """Where a run's UDF calls go while it runs, the script's functions by the name their
+    calls are recorded under, and the calls' table when the run finishes."""
+
+    def __init__(self, run_dir: Path):
+        self.run_dir = run_dir
+        self.folder = run_dir / "udf"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.functions: dict[str, tuple[str, Any]] = {}
+
+    @classmethod
+    def for_run(cls, store, run_id: str) -> UdfRecorder:
+        where = store.local_dir(run_id)
+        if where is None:
+            raise IsolationError(
+                "tracing a script's UDFs needs a lineage store on a local folder (not ignite://)"
+            )
+        return cls(Path(where))
+
+    def name(self, function, kind: str) -> str:
+        """The name ``function``'s calls are recorded under (its own, numbered if taken)."""
+        base = _name_of(function)
+        name, number = base, 1
+        while name in self.functions and self.functions[name][1] is not function:
+            number += 1
+            name = f"{base}#{number}"
+        self.functions[name] = (kind, function)
+        return name
+
+    def calls(self) -> pd.DataFrame:
+        rows: list[list] = []
+        for part in sorted(self.folder.glob("calls-*.jsonl")):
+            text = part.read_text(encoding="utf-8")
+            whole = text[: text.rfind("\n") + 1]  # a line cut short by a killed worker: out
+            rows.extend(json.loads("[" + whole.replace("\n", ",").rstrip(",") + "]"))
+        return pd.DataFrame(rows, columns=COLUMNS)
+
+    def finish(self, inputs: list[str] | None = None) -> int:
+        """Stores the calls (outlier batches split into their rows; each task's
+        ``CANDIDATES`` costliest and ``WITNESSES`` first rows located in ``inputs``) as one
+        table; returns how many."""
+        calls = self.calls()
+        if calls.empty:
+            return 0
+        calls = self._rows_of_outliers(calls)
+        task = ["udf", "spark_stage", "partition", "attempt"]
+        calls["occurrence"] = calls.groupby([*task, "digest"], dropna=True).cumcount()
+        calls["position"] = calls.groupby(task).cumcount()
+        costly = calls.groupby(task)["ns"].rank(method="first", ascending=False)
+        chosen = calls[costly <= CANDIDATES]
+        located = locate_lines(inputs or [], set(chosen["digest"].dropna()))
+        if any(len(places) > 1 for places in located.values()):  # the tasks' files decide
+            chosen = calls[(costly <= CANDIDATES) | (calls["position"] < WITNESSES)]
+            located = locate_lines(inputs or [], set(chosen["digest"].dropna()))
+        calls["location"], calls["line"] = None, float("nan")
+        where, lines = _placed(chosen, located)
+        calls.loc[chosen.index, "location"] = where
+        calls.loc[chosen.index, "line"] = lines
+        calls.drop(columns=["occurrence", "position"]).to_feather(self.run_dir / CALLS)
+        return len(calls)
+
+    def _rows_of_outliers(self, calls: pd.DataFrame) -> pd.DataFrame:
+        """Each kept batch that cost ``OUTLIER`` times its UDF's cheapest per-row cost (or
+        is its UDF's only batch) replaced by its rows, each timed alone here and given its
+        share of the batch's measured time."""
+        batches = calls[calls["rows"] > 0]
+        batches = batches[batches["batch"] != ""]
+        per_row = calls["ns"] / calls["rows"].clip(lower=1)
+        split, replaced = [], []
+        for index, call in batches.iterrows():
+            known = self.functions.get(call["udf"])
+            if known is None or call["ns"] < OUTLIER_MIN_NS:
+                continue
+            kind, function = known
+            of_udf = (calls["udf"] == call["udf"]) & (calls["rows"] > 0)
+            cheapest = per_row[of_udf].min()
+            alone = of_udf.sum() == 1
+            if not alone and per_row[index] <= OUTLIER * cheapest:
+                continue
+            kept = self.folder / f"batch-{call['batch']}.pkl"
+            if not kept.is_file():
+                continue
+            with kept.open("rb") as handle:
+                batch = pickle.load(handle)
+            times = []
+            for i in range(_rows_of(batch)):
+                times.append(min(_time_alone(kind, function, batch, i) for _ in range(2)))
+            for (row_digest, text), ns in zip(
+                _row_values(kind, batch), _shares(times, int(call["ns"]))
+            ):
+                split.append(
+                    {
+                        **call.to_dict(),
+                        "ns": ns,
+                        "rows": 1,
+                        "digest": row_digest,
+                        "excerpt": text,
+                    }
+                )
+            replaced.append(index)
+        if not replaced:
+            return calls
+        return pd.concat(
+            [calls.drop(index=replaced), pd.DataFrame(split, columns=COLUMNS)], ignore_index=True
+        )
+
+
+def _time_alone(kind: str, function, batch, i: int) -> int:
+    """Row ``i`` of a kept batch called alone, timed. Each row is timed twice and its fastest
+    time kept: a pause of the machine must not make an ordinary row a culprit."""
+    began = time.perf_counter_ns()
+    _one_row(kind, function, batch, i)
+    return time.perf_counter_ns() - began
+
+
+def _shares(alone: list[int], batch_ns: int) -> list[int]:
+    """The batch's measured time shared among its rows from their times alone. A row alone
+    pays the call's fixed cost (a one-row Series or frame, the iterator), which the batch paid
+    once: what a row costs above the median row is its own (the batch's time bounds it), and
+    the rest of the batch's time is shared evenly."""
+    if not alone:
+        return []
+    median = sorted(alone)[len(alone) // 2]
+    excess = [max(t - median, 0) for t in alone]
+    total = sum(excess)
+    scale = min(1.0, batch_ns / total) if total else 0.0
+    rest = max(batch_ns - total * scale, 0) / len(alone)
+    return [int(e * scale + rest) for e in excess]
+
+
+def input_files(path: str) -> list[Path]:
+    """The local files a Spark read of ``path`` (a file, a folder, a glob) reads."""
+    root = path.removeprefix("file://").removeprefix("file:")
+    found = []
+    for match in sorted(glob.glob(root)):
+        where = Path(match)
+        if where.is_dir():
+            found += sorted(
+                f for f in where.rglob("*") if f.is_file() and not f.name.startswith((".", "_"))
+            )
+        elif where.is_file():
+            found.append(where)
+    return found
+
+
+def locate_lines(inputs: list[str], wanted: set[str]) -> dict[str, list[tuple[str, int]]]:
+    """Digest -> every (``path@offset``, line number from 1) of an input line with it, in
+    file order."""
+    located: dict[str, list[tuple[str, int]]] = {}
+    if not wanted:
+        return located
+    lengths = {int(key.split("-", 1)[0]) for key in wanted}
+    for path in inputs:
+        for file in input_files(path):
+            name, offset = str(file.resolve()), 0
+            with file.open("rb") as handle:
+                for number, raw in enumerate(handle, 1):
+                    line = raw.rstrip(b"\n").rstrip(b"\r")
+                    if len(line) not in lengths:
+                        offset += len(raw)
+                        continue
+                    key = _digest_bytes(line)
+                    if key in wanted:
+                        located.setdefault(key, []).append((f"{name}@{offset}", number))
+                    offset += len(raw)
+    return located
+
+
+def _placed(calls: pd.DataFrame, located: dict[str, list[tuple[str, int]]]):
+    """Each call's (location, line). A line that occurs once is where its digest is; a
+    line that repeats is placed by order: a task's calls follow its input in file order, so
+    its k-th call with that text (``occurrence``) is the k-th occurrence among the files
+    the task's unique lines come from (a task reads its own files)."""
+    where: list[str | None] = [None] * len(calls)
+    lines: list[float] = [float("nan")] * len(calls)
+    digests, occurrences = calls["digest"].tolist(), calls["occurrence"].tolist()
+    tasks = calls.groupby(["udf", "spark_stage", "partition", "attempt"], sort=False).indices
+    for rows in tasks.values():
+        files = {
+            located[digests[r]][0][0].rsplit("@", 1)[0]
+            for r in rows
+            if digests[r] in located and len(located[digests[r]]) == 1
+        }
+        for row in rows:
+            places = located.get(digests[row]) if digests[row] is not None else None
+            if not places:
+                continue
+            if len(places) > 1:
+                mine = [p for p in places if p[0].rsplit("@", 1)[0] in files] or places
+                places = [mine[min(int(occurrences[row]), len(mine) - 1)]]
+            where[row], lines[row] = places[0]
+    return where, lines
+
+
+def stored_calls(run_dir: str | os.PathLike | None) -> pd.DataFrame | None:
+    """A finished run's UDF calls, or None when its script called no Python UDF."""
+    if run_dir is None:
+        return None
+    where = Path(run_dir) / CALLS
+    return pd.read_feather(where) if where.is_file() else None
+
+
+def slowest_task(calls: pd.DataFrame) -> tuple[int, int, int]:
+    """(Spark stage, partition, attempt) of the task that spent the most time in UDFs."""
+    spent = calls.groupby(["spark_stage", "partition", "attempt"])["ns"].sum()
+    return tuple(int(v) for v in spent.idxmax())  # type: ignore[return-value]
+
+
+def udf_culprits(
+    calls: pd.DataFrame,
+    task: tuple[int, int, int] | None = None,
+    top: int = 5,
+    task_ms: float | None = None,
+) -> pd.DataFrame:
+    """The rows whose UDF calls cost the most inside ``task`` (default: the task that spent
+    the most in UDFs), with their share of the task's time (``task_ms``, else the task's
+    UDF time)."""
+    task = task or slowest_task(calls)
+    stage, partition, attempt = task
+    mine = calls[
+        (calls.spark_stage == stage) & (calls.partition == partition) & (calls.attempt == attempt)
+    ]
+    mine = mine[mine["rows"] > 0]
+    total_ms = task_ms if task_ms else mine["ns"].sum() / 1e6
+    ranked = mine.sort_values("ns", ascending=False).head(top).copy()
+    ranked["ms"] = ranked["ns"] / 1e6
+    ranked["share"] = ranked["ms"] / total_ms if total_ms else float("nan")
+    ranked["spark_stage"], ranked["partition"], ranked["attempt"] = stage, partition, attempt
+    return ranked[
+        ["udf", "ms", "share", "rows", "location", "line", "excerpt", "spark_stage", "partition"]
+    ].reset_index(drop=True)
+
+
+def stage_prediction(calls: pd.DataFrame, removed: pd.DataFrame) -> tuple[float, float]:
+    """(before, after) in ms: the slowest task's UDF time in the stage of the ``removed``
+    rows (``udf_culprits``), and the stage's slowest once their calls are gone (the task
+    that held them, or the next slowest: the stage waits for its slowest task)."""
+    stage, partition = int(removed.spark_stage.iloc[0]), int(removed.partition.iloc[0])
+    per_task = calls[calls.spark_stage == stage].groupby(["partition", "attempt"])["ns"].sum() / 1e6
+    before = float(per_task.max())
+    mine = per_task.xs(partition, level="partition").max() - float(removed["ms"].sum())
+    others = per_task.drop(partition, level="partition")
+    return before, float(max([mine, *others.tolist()]))
+
+
+# -- installing the wrappers in a script ---------------------------------------------------
+
+
+def _name_of(function) -> str:
+    return getattr(function, "__name__", None) or type(function).__name__
+
+
+@contextmanager
+def patched_udfs(tracer):
+    """While a traced script runs, the UDF factories and DataFrame methods it calls wrap the
+    user's function with the timers above (writing into the tracer's run once it has one)."""
+    import pyspark.sql.functions as functions
+
+    def folder() -> str:
+        tracer.session()
+        return str(tracer.udfs.folder)
+
+    def recorded_name(function, kind: str) -> str:
+        tracer.session()
+        return tracer.udfs.name(function, kind)
+
+    original_udf, original_pandas = functions.udf, functions.pandas_udf
+
+    def udf(f=None, returnType=None, *args, **kwargs):
+        if f is None or isinstance(f, (str,)) or not callable(f):  # @udf(returnType=...)
+            return_type = f if returnType is None else returnType
+
+            def decorate(g):
+                return udf(g, return_type, *args, **kwargs)
+
+            return decorate
+        wrapped = timed_row(f, recorded_name(f, "row"), folder())
+        return original_udf(wrapped, returnType or "string", *args, **kwargs)
+
+    def pandas_udf(f=None, returnType=None, functionType=None):
+        if f is None or not callable(f) or hasattr(f, "typeName"):
+            return_type = f if returnType is None else returnType
+
+            def decorate(g):
+                return pandas_udf(g, return_type, functionType)
+
+            return decorate
+        wrapped = timed_series(f, recorded_name(f, "series"), folder())
+        return original_pandas(wrapped, returnType, functionType)
+
+    def map_in(original):
+        def map_in_pandas(self, func, schema, *args, **kwargs):
+            timed = timed_batches(func, recorded_name(func, "map"), folder())
+            return original(self, timed, schema, *args, **kwargs)
+
+        return map_in_pandas
+
+    def apply_in(original):
+        def apply_in_pandas(self, func, schema, *args, **kwargs):
+            timed = timed_groups(func, recorded_name(func, "group"), folder())
+            return original(self, timed, schema, *args, **kwargs)
+
+        return apply_in_pandas
+
+    patches = [(functions, "udf", lambda _: udf), (functions, "pandas_udf", lambda _: pandas_udf)]
+    for owner in _frame_classes():
+        if "mapInPandas" in vars(owner):
+            patches.append((owner, "mapInPandas", map_in))
+        if "applyInPandas" in vars(owner):
+            patches.append((owner, "applyInPandas", apply_in))
+    saved = [(owner, name, vars(owner)[name]) for owner, name, _ in patches]
+    for owner, name, make in patches:
+        setattr(owner, name, make(getattr(owner, name)))
+    try:
+        yield
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
+
+
+def _frame_classes() -> list:
+    """The classes that define ``mapInPandas`` / ``applyInPandas`` for a classic session's
+    DataFrames and grouped data (the DataFrame's own method calls the mixin's)."""
+    import importlib
+
+    found = []
+    for module, names in (
+        ("pyspark.sql.pandas.map_ops", ("PandasMapOpsMixin",)),
+        ("pyspark.sql.pandas.group_ops", ("PandasGroupedOpsMixin",)),
+    ):
+        try:
+            loaded = importlib.import_module(module)
+        except ImportError:
+            continue
+        found += [getattr(loaded, n) for n in names if hasattr(loaded, n)]
+    return found
+
+
+def traced_registration(registration, tracer):
+    """``spark.udf``: ``register(name, f, returnType)`` registers the timed function."""
+
+    class Registration:
+        def register(self, name, f, returnType=None):
+            if callable(f) and not hasattr(f, "func"):
+                f = timed_row(f, tracer.udfs.name(f, "row"), str(tracer.udfs.folder))
+            return registration.register(name, f, returnType)
+
+        def __getattr__(self, attribute):
+            return getattr(registration, attribute)
+
+    return Registration()

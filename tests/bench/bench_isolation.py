@@ -1,0 +1,79 @@
+"""Tracing an unmodified DataFrame script (issue 31): the overhead of ``perfx isolate
+SCRIPT.py`` over the plain run of the same script (a regex row UDF over 4 files of
+PERFX_BENCH_LINES lines, default 100,000 each; local[2], median of 3 alternating runs in one
+session; target <= 1.3x; the traced run includes storing and locating the UDF calls), and, for the regex
+script as a row UDF, a pandas UDF and a mapInPandas function with a few pathological lines,
+how close ``perfx verify``'s measured saving comes to the saving the UDF calls predicted
+(target: within 25 %)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+REPEATS = 3
+LINES = int(os.environ.get("PERFX_BENCH_LINES", 100_000))
+SCRIPTS = Path(__file__).resolve().parents[1] / "isolation" / "scripts"
+
+
+def main() -> None:
+    from perfx.isolation.runner import spark_session
+    from perfx.isolation.script import run_plain, trace_script
+    from perfx.verify import verify
+    from tests.isolation.scripts.lines import write_lines
+
+    with tempfile.TemporaryDirectory() as folder:
+        spark, created = spark_session("local[2]", "perfx bench isolation")
+        quiet = open(os.devnull, "w")  # the scripts' prints, for the whole run
+        big = Path(folder, "big")
+        write_lines(big, files=4, lines=LINES, slow={})
+        script = SCRIPTS / "regex_udf.py"
+        store = os.path.join(folder, "runs")
+
+        def plain() -> None:
+            run_plain(script, [str(big)], spark)
+
+        def traced() -> None:
+            trace_script(script, [str(big)], spark=spark, store=store)
+
+        with contextlib.redirect_stdout(quiet):
+            plain()  # warm up the JVM, the Python workers and the page cache
+            times: dict[str, list[float]] = {"plain": [], "traced": []}
+            for _ in range(REPEATS):
+                for name, run in (("plain", plain), ("traced", traced)):
+                    started = time.perf_counter()
+                    run()
+                    times[name].append(time.perf_counter() - started)
+        median = {name: statistics.median(values) for name, values in times.items()}
+        ratio = median["traced"] / median["plain"]
+        print(f"regex row UDF script, {4 * LINES:,} lines, local[2], median of {REPEATS}")
+        for name, values in times.items():
+            print(
+                f"{name:7} {median[name]:7.2f} s {median[name] / median['plain']:5.2f}x   "
+                + " ".join(f"{v:.2f}" for v in values)
+            )
+        verdict = "meets" if ratio <= 1.3 else "misses"
+        print(f"tracing overhead {ratio:.2f}x {verdict} the 1.3x target")
+
+        small = Path(folder, "small")
+        write_lines(small)
+        print("\nperfx verify --without 3 on the pathological lines (3 plain runs each way):")
+        for name in ("regex_udf", "regex_pandas_udf", "regex_map_in_pandas"):
+            with contextlib.redirect_stdout(quiet):
+                run = trace_script(SCRIPTS / f"{name}.py", [str(small)], spark=spark, store=store)
+                result = verify(run.run_id, without=3, store=store, spark=spark, repeats=REPEATS)
+            predicted, measured = result.predicted_saving_ms, result.measured_saving_ms
+            off = abs(measured - predicted) / predicted if predicted else float("inf")
+            verdict = "within" if off <= 0.25 else "outside"
+            print(
+                f"{name:20} predicted saving {predicted:8,.0f} ms, measured {measured:8,.0f} ms "
+                f"({result.before_ms:,.0f} -> {result.after_ms:,.0f} ms): "
+                f"{off * 100:.0f} % off, {verdict} 25 %"
+            )
+        quiet.close()
+        if created:
+            spark.stop()

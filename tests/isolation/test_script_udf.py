@@ -1,0 +1,145 @@
+"""Unmodified DataFrame scripts under ``perfx why`` / ``perfx isolate`` (issue 31): a regex
+that backtracks on a few long lines of one input file, as a row UDF, a pandas UDF and a
+mapInPandas function (tests/isolation/scripts/). The answer must name those lines first, by
+file and line number; ``perfx verify`` must remove exactly them; a pure Spark SQL script
+gets the task-level answer and says that no record-level tracing applies; a failing script
+fails with its own traceback. The scripts run in the shared test session, in-process.
+
+Whether verify's measured speed-up is within 25 % of its prediction is a timing, measured
+by ``./dev bench isolation`` (no test asserts on time).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from perfx.isolation.script import ScriptFailed, trace_script
+from perfx.why import why_script
+from tests.isolation.scripts.lines import PATHOLOGICAL, write_lines
+
+SCRIPTS = Path(__file__).resolve().parent / "scripts"
+
+
+@pytest.fixture(scope="module")
+def lines_input(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("udf-input") / "in"
+    return folder, write_lines(folder)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("script-runs"))
+
+
+def _named(answer, top: int = 3) -> set[tuple[str, int]]:
+    records = answer.culprits["records"][:top]
+    return {(r["location"].rsplit("@", 1)[0], r["line"]) for r in records}
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("script", ["regex_udf", "regex_pandas_udf", "regex_map_in_pandas"])
+def test_why_names_the_slow_lines_first(spark, lines_input, store, script, capsys):
+    folder, slow = lines_input
+    answer = why_script(str(SCRIPTS / f"{script}.py"), [str(folder)], spark=spark, store=store)
+    assert "matching lines: 0" in capsys.readouterr().out  # the script's own output
+    assert answer.culprits is not None, answer.notes
+    assert _named(answer) == slow
+    first = answer.culprits["records"][0]
+    assert first["share"] is not None and 0 < first["share"] <= 1
+    assert "line " in first["excerpt"] and PATHOLOGICAL in first["excerpt"]
+
+
+@pytest.mark.spark
+def test_verify_reruns_the_script_without_the_named_lines(spark, lines_input, store, capsys):
+    from perfx.verify import verify
+
+    folder, slow = lines_input
+    tracer = trace_script(SCRIPTS / "regex_udf.py", [str(folder)], spark=spark, store=store)
+    result = verify(tracer.run_id, without=3, store=store, spark=spark, repeats=1)
+    assert {(loc.rsplit("@", 1)[0]) for loc in result.removed} == {p for p, _ in slow}
+    assert len(result.removed) == 3
+    assert result.predicted_before_ms > result.predicted_after_ms
+    assert result.before_ms > 0 and result.after_ms > 0
+    assert "the UDF calls predicted" in result.lines()[2]
+
+
+@pytest.mark.spark
+def test_pure_sql_script_says_no_record_level_tracing_applies(spark, store, capsys):
+    answer = why_script(str(SCRIPTS / "sql_skew.py"), ["40000"], spark=spark, store=store)
+    assert capsys.readouterr().out.startswith("keys: ")
+    assert answer.culprits is None
+    said = " ".join(answer.notes)
+    assert "no record-level tracing applies" in said
+    assert "spark.sql.adaptive.skewJoin.enabled" in said
+    assert answer.entity == "task"
+
+
+@pytest.mark.spark
+def test_failing_script_fails_with_its_own_traceback(spark, tmp_path, store, capsys):
+    script = tmp_path / "broken.py"
+    script.write_text(
+        "from pyspark.sql import SparkSession\n"
+        "spark = SparkSession.builder.getOrCreate()\n"
+        "print(spark.sparkContext.parallelize([1, 2]).count())\n"
+        "raise ValueError('the script breaks here')\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ScriptFailed, match="ValueError: the script breaks here"):
+        trace_script(script, [], spark=spark, store=store)
+    out, err = capsys.readouterr()
+    assert out == "2\n"
+    assert f'File "{script}", line 4, in <module>' in err
+    assert err.rstrip().endswith("ValueError: the script breaks here")
+
+
+def test_script_exit_status_is_kept(tmp_path, store):
+    script = tmp_path / "usage.py"
+    script.write_text("import sys\nsys.exit(2)\n", encoding="utf-8")
+    with pytest.raises(ScriptFailed) as failed:
+        trace_script(script, [], store=store)
+    assert failed.value.exit_code == 2
+
+
+@pytest.mark.spark
+def test_isolate_command_runs_the_script_then_answers_in_out_and_culprits_again(
+    spark, lines_input, store, tmp_path
+):
+    from click.testing import CliRunner
+
+    from perfx.cli import cli
+
+    folder, slow = lines_input
+    out = tmp_path / "answer.json"
+    script = str(SCRIPTS / "regex_udf.py")
+    args = ["isolate", script, "--store", store, "--format", "json", "--out", str(out)]
+    result = CliRunner().invoke(cli, [*args, "--", str(folder)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "matching lines: 0" in result.stdout  # the script's; perfx's answer is in --out
+    answer = json.loads(out.read_text(encoding="utf-8"))
+    named = {(r["location"].rsplit("@", 1)[0], r["line"]) for r in answer["udf_culprits"][:3]}
+    assert named == slow
+    assert answer["culprits"] == [] and answer["outputs"] == []
+    again = CliRunner().invoke(
+        cli, ["culprits", answer["run"], "--store", store, "--format", "json"]
+    )
+    assert again.exit_code == 0, again.output
+    stored = json.loads(again.output)
+    assert stored["udf_culprits"][:3] == answer["udf_culprits"][:3]
+    text = CliRunner().invoke(cli, ["culprits", answer["run"], "--store", store])
+    assert "Rows whose Python UDF calls cost the most" in text.output
+    assert "part-2.txt" in text.output
+
+
+def test_isolate_command_refuses_script_arguments_with_input(tmp_path):
+    from click.testing import CliRunner
+
+    from perfx.cli import cli
+
+    program = tmp_path / "p.py"
+    program.write_text("def pipeline(ctx, input_path):\n    return None\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["isolate", str(program), "--input", str(tmp_path), "x"])
+    assert result.exit_code == 2
+    assert "arguments after PROGRAM.py are a script's" in result.output
