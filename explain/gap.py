@@ -155,7 +155,12 @@ class Gap:
         return {k: (max(v, 0.0) / positive if positive > 0 else 0.0) for k, v in moves.items()}
 
     def share(self, part: str) -> float:
-        return self.shares.get(part, 0.0)
+        """``part``'s share of the gap; ``volume`` is every kind of volume's together where
+        the stage's cost model split compute per kind (``volume:input``, ...)."""
+        shares = self.shares
+        if part == "volume" and self.model is not None:
+            return sum(v for k, v in shares.items() if k.startswith("volume:"))
+        return shares.get(part, 0.0)
 
     def accounted(self, accounts: tuple[str, ...], feature: str = "") -> float:
         """The share of the gap the parts in ``accounts`` (``feature``'s ``accounts``)
@@ -611,7 +616,11 @@ def _off_cpu(cols: Columns, first: int, second: int, gap: Gap) -> tuple[bool, st
     off = f"; off the JVM's CPU (its CPU time +{format_ms(max(extra, 0))} of +{format_ms(compute.delta)}"
     if _pyspark(cols, first):
         return True, off + "): in the Python worker (computing or waiting) or I/O"
-    return False, off + "): waiting on I/O, locks or a busy host"
+    if _scala(cols, first):
+        return False, off + "): waiting on I/O, locks or a busy host"
+    # No call site, or a Java one (a PySpark DataFrame action's, whose Python UDFs run off the
+    # JVM's CPU too): the log does not say whether the stage runs Python, so no wait is named.
+    return True, off + "): in a Python worker (computing or waiting), I/O or a wait"
 
 
 def _pyspark(cols: Columns, row: int) -> bool:
