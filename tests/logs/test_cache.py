@@ -49,7 +49,9 @@ def reads(monkeypatch) -> list[int]:
 
 def _entries() -> list[Path]:
     folder = cache.cache_dir()
-    return sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.exists() else []
+    return (
+        sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.exists() else []
+    )
 
 
 def _slowest(log) -> str | None:
