@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 from perfx.logs.eventlog.build import HANDLERS
@@ -336,5 +337,58 @@ def commands(tmp: Path, task_count: int) -> None:
         print(
             f"{name:>11} | {first:8.2f} | {cached:8.2f} | {first_rss / 1e6:8.0f} | {cached_rss / 1e6:9.0f} | {said}"
         )
-    path.unlink()
     print(json.dumps({"tasks": task_count, "load_s": load_s, "floor_s": floor_s, "commands": rows}))
+    history_server_replay(tmp, path, load_s, load_rss)
+    path.unlink()
+
+
+def _get(url: str) -> object:
+    with urllib.request.urlopen(url, timeout=600) as answer:
+        return json.load(answer)
+
+
+def _java_peak_rss() -> int:
+    """The peak RSS of the History Server this process started (its child JVM)."""
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+            cmdline = (status.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        parent = int(next(ln.split()[1] for ln in text.splitlines() if ln.startswith("PPid:")))
+        if parent == os.getpid() and b"HistoryServer" in cmdline:
+            peak_kb = next(ln.split()[1] for ln in text.splitlines() if ln.startswith("VmHWM:"))
+            return int(peak_kb) * 1024
+    return 0
+
+
+def history_server_replay(tmp: Path, path: Path, load_s: float, load_rss: int) -> None:
+    """Spark's History Server (from the pyspark installation) on a folder holding the log:
+    the time from its start to its first answer for the app's jobs and then for the task
+    details of its largest stage, and its peak memory, against perfx's load of the same log."""
+    from tests.rest.history_server import history_server
+
+    started = time.perf_counter()
+    with history_server([path], tmp / "history", 1, heap="4g") as url:
+        listed = time.perf_counter() - started
+        (app,) = _get(f"{url}/api/v1/applications")
+        base = f"{url}/api/v1/applications/{app['id']}"
+        jobs = _get(f"{base}/jobs")
+        jobs_s = time.perf_counter() - started
+        stages = _get(f"{base}/stages")
+        largest = max(stages, key=lambda s: s["numTasks"])
+        tasks = _get(
+            f"{base}/stages/{largest['stageId']}/{largest['attemptId']}/taskList?length=1000000"
+        )
+        tasks_s = time.perf_counter() - started
+        java_rss = _java_peak_rss()
+    print(
+        f"History Server ({len(jobs)} jobs, {len(tasks)} task details of stage "
+        f"{largest['stageId']}): apps listed {listed:.1f} s, /jobs {jobs_s:.1f} s, task details "
+        f"{tasks_s:.1f} s, peak {java_rss / 1e6:.0f} MB"
+    )
+    print(
+        f"perfx load_log {load_s:.2f} s, {load_rss / 1e6:.0f} MB: /jobs {jobs_s / load_s:.1f}x, "
+        f"task details {tasks_s / load_s:.1f}x slower; {java_rss / max(load_rss, 1):.1f}x the memory "
+        "(targets: >= 10x, >= 5x)"
+    )
