@@ -105,8 +105,8 @@ def read_entry(folder: Path) -> Log | None:
 def write_entry(folder: Path, log: Log) -> None:
     """Keep ``log`` in ``folder``, written beside it and renamed into place whole."""
     temporary = folder.with_name(f".{folder.name}-{uuid.uuid4().hex}")
-    temporary.mkdir(parents=True)
     try:
+        temporary.mkdir(parents=True)
         written = []
         for entity in ENTITIES:
             frame = log.table(entity)

@@ -153,3 +153,11 @@ def test_a_damaged_entry_is_read_again_and_replaced(reads):
     _same_log(again, fresh)
     open_session(str(SMALL), cache=True)
     assert len(reads) == 3
+
+
+def test_a_home_that_cannot_be_written_is_no_error(home, reads):
+    home.parent.mkdir(exist_ok=True)
+    home.write_text("a file where the cache's folder would be")
+    fresh = open_session(str(SMALL), cache=False).raw
+    _same_log(open_session(str(SMALL), cache=True).raw, fresh)
+    assert len(reads) == 2
