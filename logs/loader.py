@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .cache import cached_read, enabled
 from .errors import NotALog
 from .eventlog.log import read_event_logs
 from .eventlog.open import EventLogSource, find_event_logs
@@ -155,6 +156,28 @@ def _read_path(
     return None
 
 
+def _read_spark(
+    sources: list[EventLogSource],
+    skipped: list[SkippedLine],
+    advance: Callable[[int], None] | None,
+    cache: bool | None,
+) -> Log:
+    """The Log of the Spark event logs ``sources``, from the table cache when it is on. The
+    files passed over while finding them (already in ``skipped``) are not the entry's: they
+    are found anew by every load, and lead the Log's skipped lines."""
+    found = len(skipped)
+    if not enabled(cache):
+        return read_event_logs(sources, skipped, advance)
+
+    def read() -> Log:
+        log = read_event_logs(sources, skipped, advance)
+        return replace(log, skipped=log.skipped[found:])
+
+    parts = [s.path for s in sources] + [part for s in sources for part in s.parts]
+    log = cached_read(parts, read)
+    return replace(log, skipped=skipped[:found] + log.skipped)
+
+
 def load_log(
     paths: str | os.PathLike | Iterable[str | os.PathLike],
     *,
@@ -164,6 +187,7 @@ def load_log(
     entity: str | None = None,
     app: str | None = None,
     rest: RestAccess | None = None,
+    cache: bool | None = None,
 ) -> Log:
     """Load Spark event logs (any codec, rolling or not, one app or directories of many),
     Hadoop job history files, tabular logs and Ousterhout job logs into one ``Log``.
@@ -180,7 +204,10 @@ def load_log(
 
     An ``http(s)://`` source is Spark's monitoring REST API (a History Server, a running
     application's UI): its application ``app`` (id or name; the latest by default) is read
-    with ``rest``'s headers, timeout and retries (logs.rest)."""
+    with ``rest``'s headers, timeout and retries (logs.rest).
+
+    The Spark event logs' tables are kept in the table cache (logs.cache) and read back from
+    it while the logs are unchanged; ``cache`` False (or ``PERFX_CACHE=0``) reads them anew."""
     given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if not given:
         raise NotALog("no log paths given")
@@ -206,7 +233,7 @@ def load_log(
                 task = bar.add_task("Reading event logs", total=sum(s.size for s in sources))
                 advance = lambda n: bar.advance(task, n)  # noqa: E731 - a one-line callback
             # first: a feature both kinds of log have (gc_time, host, status) keeps Spark's description
-            logs.insert(0, read_event_logs(sources, skipped, advance))
+            logs.insert(0, _read_spark(sources, skipped, advance, cache))
     log = merge_logs(logs)
     if skipped and not sources:  # files passed over in folders without Spark event logs
         log = replace(log, skipped=skipped + log.skipped)

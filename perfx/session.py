@@ -147,6 +147,7 @@ def open(
     app: str | None = None,
     headers: Mapping[str, str] | None = None,
     timeout: float = 30.0,
+    cache: bool | None = None,
 ) -> Session:
     """Load event logs, MapReduce histories, feature stores (``perfx ingest``) or folders of
     them (any codec, rolled, Databricks layouts) and return the Session that answers
@@ -157,7 +158,11 @@ def open(
     A source may also be Spark's monitoring REST API: ``"http://host:18080"`` (a History
     Server; ``app`` picks an application by id or name, the latest by default; ``headers``
     for a proxy's credentials) or a live SparkSession, read through its UI (what it has run
-    so far: open it again after the next job)."""
+    so far: open it again after the next job).
+
+    Event logs' tables are kept in a cache (``$PERFX_HOME/cache``) and read back while the
+    logs are unchanged; ``cache=False`` reads the logs anew and keeps nothing (so does
+    ``PERFX_CACHE=0`` in the environment)."""
     from perfx.logs.loader import load_log
     from perfx.logs.rest.client import RestAccess
 
@@ -177,6 +182,7 @@ def open(
             entity=entity,
             app=app,
             rest=RestAccess(headers=dict(headers or {}), timeout=timeout),
+            cache=cache,
         )
     )
 

@@ -16,6 +16,24 @@ DATA = REPO / "tests" / "data"
 under which licence): a clone runs its tests alone."""
 
 
+@pytest.fixture(scope="session", autouse=True)
+def perfx_home(tmp_path_factory):
+    """Every test's ``$PERFX_HOME`` is a temporary folder, never the user's home, and the
+    table cache (logs.cache) is off unless a test turns it on (``cache=True``, or
+    ``PERFX_CACHE`` unset): an answer read back from a cache another test wrote would let a
+    test pass without the reader it means to check."""
+    saved = {name: os.environ.get(name) for name in ("PERFX_HOME", "PERFX_CACHE")}
+    home = tmp_path_factory.mktemp("perfx-home")
+    os.environ["PERFX_HOME"] = str(home)
+    os.environ["PERFX_CACHE"] = "0"
+    yield home
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """tests/data: real Spark and Hadoop logs with Spark's own expected answers."""

@@ -84,12 +84,17 @@ class OutputPath(click.ParamType):
 
 
 REST_SETTINGS = "perfx.rest"
-"""Where ``--app`` and ``--header`` keep their values in the click context's ``meta``:
-every command that reads logs takes them, and only ``open_session`` reads them."""
+"""Where ``--app``, ``--header`` and ``--no-cache`` keep their values in the click context's
+``meta``: every command that reads logs takes them, and only ``open_session`` (and the REPL's
+load) reads them, as ``perfx.open``'s keywords."""
 
 
 def _keep(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     settings = ctx.meta.setdefault(REST_SETTINGS, {})
+    if param.name == "no_cache":
+        if value:
+            settings["cache"] = False
+        return value
     if param.name == "headers":
         from perfx.logs.rest.client import parse_header
 
@@ -119,12 +124,22 @@ rest_options = _compose(
         metavar="'NAME: VALUE'",
         help="An HTTP header for the REST API (repeatable), e.g. a proxy's 'Authorization: Bearer ...'.",
     ),
+    click.option(
+        "--no-cache",
+        is_flag=True,
+        expose_value=False,
+        callback=_keep,
+        help="Read the event logs anew instead of the tables kept from the last read "
+        "($PERFX_HOME/cache), and keep none.",
+    ),
 )
-"""Options of an ``http(s)://`` log: which application, and the headers to reach it."""
+"""Options of reading a log: of an ``http(s)://`` log, which application and the headers
+to reach it; of event logs, whether to use the table cache."""
 
 
 def rest_settings() -> dict[str, Any]:
-    """The ``--app`` and ``--header`` of the running command (none outside one)."""
+    """The ``--app``, ``--header`` and ``--no-cache`` of the running command (none outside
+    one), as ``perfx.open``'s keywords."""
     ctx = click.get_current_context(silent=True)
     return dict(ctx.meta.get(REST_SETTINGS, {})) if ctx is not None else {}
 

@@ -19,6 +19,8 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 from pathlib import Path
 
 from perfx.logs.eventlog.build import HANDLERS
@@ -48,7 +50,7 @@ PERFX = (
 import sys, time
 from perfx.logs.loader import load_log
 t0 = time.perf_counter()
-log = load_log(sys.argv[1])
+log = load_log(sys.argv[1], cache=False)
 seconds = time.perf_counter() - t0
 tables = sum(int(t.memory_usage(deep=True).sum()) for t in (log.tasks, log.stages, log.jobs, log.apps))
 print(seconds, peak_rss(), len(log.tasks), tables)
@@ -79,10 +81,11 @@ print(0, peak_rss(), 0, 0)
 )
 
 
-def synthesise(path: Path, task_mb: int, other_mb: int) -> int:
+def synthesise(path: Path, task_mb: int, other_mb: int, task_count: int | None = None) -> int:
     """Write a log holding about ``task_mb`` MB of task events and ``other_mb`` MB of other
     events (the template's SQL, executor-metric and block-manager events, which perfx skips),
-    interleaved as in a real log; returns its size in bytes."""
+    interleaved as in a real log; returns its size in bytes. With ``task_count``, the log holds
+    that many tasks (rounded up to whole copies of the template's) instead of ``task_mb``."""
     lines = TEMPLATE.read_bytes().splitlines(keepends=True)
     tasks = [line for line in lines if line.startswith(TASK_EVENTS)]
     first = lines.index(tasks[0])
@@ -90,6 +93,7 @@ def synthesise(path: Path, task_mb: int, other_mb: int) -> int:
     tail = [line for line in lines[first:] if not line.startswith(TASK_EVENTS)]
     handled = tuple(b'{"Event":"%s"' % name.encode() for name in HANDLERS)
     others = [line for line in lines if not line.startswith(handled)]
+    tasks_of_template = [line for line in tasks if line.startswith(TASK_EVENTS[1])]
     pieces = [TASK_ID.split(line, maxsplit=1) for line in tasks]
     ids = [int(TASK_ID.search(line).group()[len(b'"Task ID":') :]) for line in tasks]
     stride = max(ids) + 1
@@ -98,13 +102,17 @@ def synthesise(path: Path, task_mb: int, other_mb: int) -> int:
         for line in head:
             written += out.write(line)
         repetition = 0
-        while task_bytes < task_mb * 1_000_000:
+        while (
+            repetition * len(tasks_of_template) < task_count
+            if task_count is not None
+            else task_bytes < task_mb * 1_000_000
+        ):
             # a task's start and end keep sharing an id: original id + repetition * stride
             for (before, after), task_id in zip(pieces, ids):
                 task_bytes += out.write(
                     before + b'"Task ID":%d' % (task_id + repetition * stride) + after
                 )
-            while other_bytes < task_bytes * other_mb / task_mb:
+            while other_mb and other_bytes < task_bytes * other_mb / task_mb:
                 other_bytes += out.write(others[other_index % len(others)])
                 other_index += 1
             repetition += 1
@@ -192,7 +200,197 @@ def main() -> None:
     print("rows 1-2 hold the same tasks in files of 200 and 400 MB; row 3 holds twice the tasks.")
     print("RSS/task = (perfx peak RSS - idle process) / tasks.")
     print(json.dumps({"rows": rows, "targets": {"mb_s": 100, "speedup": 2.0}}))
+    with tempfile.TemporaryDirectory(prefix="perfx-bench-") as tmp:
+        for task_count in COMMAND_TASKS:
+            commands(Path(tmp), task_count)
 
 
 if __name__ == "__main__":
     main()
+
+
+# -- whole commands on a 150,000-task log (issue 26) ------------------------------------------
+
+COMMAND_TASKS = (150_000,)
+"""Tasks of the generated logs every command is timed on."""
+
+FLOOR = (
+    PEAK_RSS
+    + """
+import sys, time
+from perfx.logs.eventlog.build import TASK_END_PREFIX
+from perfx.logs.eventlog.fastend import _DECODE
+t0 = time.perf_counter()
+tasks = 0
+with open(sys.argv[1], "rb", buffering=1 << 20) as f:
+    for line in f:
+        if line.startswith(TASK_END_PREFIX):
+            _DECODE(line)
+            tasks += 1
+seconds = time.perf_counter() - t0
+print(seconds, peak_rss(), tasks, 0)
+"""
+)
+"""perfx's floor: the file read line by line and each TaskEnd decoded by the typed msgspec
+decoder (logs.eventlog.fastend), nothing built."""
+
+COMMAND = (
+    PEAK_RSS
+    + """
+import atexit, sys, time
+t0 = time.perf_counter()
+atexit.register(lambda: print("MEASURED", time.perf_counter() - t0, peak_rss(), file=sys.stderr))
+sys.argv = ["perfx", *sys.argv[1:]]
+from perfx.cli import main
+main()
+"""
+)
+"""A whole perfx command in this process, reporting its peak RSS at exit."""
+
+
+def run_command(args: list[str], home: Path, codes: tuple[int, ...] = (0,)) -> tuple[float, int]:
+    """(wall seconds of the whole process, its peak RSS) of ``perfx ARGS``, which must exit
+    with one of ``codes``."""
+    env = dict(os.environ, PERFX_HOME=str(home))
+    env.pop("PERFX_CACHE", None)
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", COMMAND, *args], capture_output=True, text=True, env=env
+    )
+    seconds = time.perf_counter() - started
+    measured = [line for line in done.stderr.splitlines() if line.startswith("MEASURED")]
+    if done.returncode not in codes or not measured:
+        raise RuntimeError(f"perfx {' '.join(args)} failed: {done.stderr[-2000:]}")
+    return seconds, int(measured[-1].split()[2])
+
+
+def slow_pair(path: Path) -> tuple[str, str]:
+    """The slowest task and the fastest: the pair ``explain`` is asked about (the generated
+    log's stages repeat one stage's tasks, all alike, so the two are of different stages)."""
+    from perfx.logs.loader import load_log
+
+    tasks = load_log(path, cache=False).tasks
+    ids = tasks["id"].astype(str)
+    return ids[tasks["duration"].idxmax()], ids[tasks["duration"].idxmin()]
+
+
+def commands(tmp: Path, task_count: int) -> None:
+    """perfx's load against its typed-decode floor, then each command first (no cache entry)
+    and cached (the entry the first call kept), whole processes, with their peak memory."""
+    path = tmp / f"app-{task_count}-tasks"
+    size = synthesise(path, 0, 0, task_count)
+    load_runs, floor_runs = [], []
+    for _ in range(REPEATS):
+        load_runs.append(measure(PERFX, path))
+        floor_runs.append(measure(FLOOR, path))
+    load_s, load_rss, tasks, _ = min(load_runs)
+    floor_s, _, floor_tasks, _ = min(floor_runs)
+    assert tasks == floor_tasks, (tasks, floor_tasks)
+    print(f"\n{tasks} tasks, {size / 1e6:.0f} MB uncompressed; load {os.getloadavg()[0]:.1f}")
+    print(
+        f"load_log {load_s:.2f} s ({load_rss / 1e6:.0f} MB) vs typed-decode floor {floor_s:.2f} s: "
+        f"{load_s / floor_s:.2f}x (target <= 1.3x)"
+    )
+    out = tmp / "report.html"
+    asked = {
+        "--help": ["--help"],  # the process's own start and imports: the floor of every command
+        "explain": [
+            "explain",
+            "--log",
+            str(path),
+            "WHY TASK '{}' SLOWER THAN TASK '{}'".format(*slow_pair(path)),
+        ],
+        "stragglers": ["stragglers", "--log", str(path)],
+        "report": ["report", "--log", str(path), "--out", str(out)],
+    }
+    targets: dict[str, tuple] = {
+        "--help": (None, None, None),
+        "explain": (2.0, 0.7, 400),
+        "stragglers": (2.0, 0.7, None),
+        "report": (8.0, None, None),
+    }
+    print(
+        f"{'command':>11} | {'first s':>8} | {'cached s':>8} | {'first MB':>8} | {'cached MB':>9} | targets"
+    )
+    rows = {}
+    for name, args in asked.items():
+        home = tmp / f"home-{name}"
+        codes = (0, 1) if name == "report" else (0,)  # report: 1 if a question went unanswered
+        first, first_rss = run_command(args, home, codes)
+        cached, cached_rss = run_command(args, home, codes)
+        rows[name] = {
+            "first_s": first,
+            "cached_s": cached,
+            "first_mb": first_rss / 1e6,
+            "cached_mb": cached_rss / 1e6,
+        }
+        first_t, cached_t, mb_t = targets[name]
+        said = ", ".join(
+            f"{what} <= {target}{unit}"
+            for what, target, unit in (
+                ("first", first_t, " s"),
+                ("cached", cached_t, " s"),
+                ("peak", mb_t, " MB"),
+            )
+            if target
+        )
+        print(
+            f"{name:>11} | {first:8.2f} | {cached:8.2f} | {first_rss / 1e6:8.0f} | {cached_rss / 1e6:9.0f} | {said}"
+        )
+    print(json.dumps({"tasks": task_count, "load_s": load_s, "floor_s": floor_s, "commands": rows}))
+    history_server_replay(tmp, path, load_s, load_rss)
+    path.unlink()
+
+
+def _get(url: str) -> object:
+    with urllib.request.urlopen(url, timeout=600) as answer:
+        return json.load(answer)
+
+
+def _java_peak_rss() -> int:
+    """The peak RSS of the History Server this process started (its child JVM)."""
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+            cmdline = (status.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        parent = int(next(ln.split()[1] for ln in text.splitlines() if ln.startswith("PPid:")))
+        if parent == os.getpid() and b"HistoryServer" in cmdline:
+            peak_kb = next(ln.split()[1] for ln in text.splitlines() if ln.startswith("VmHWM:"))
+            return int(peak_kb) * 1024
+    return 0
+
+
+def history_server_replay(tmp: Path, path: Path, load_s: float, load_rss: int) -> None:
+    """Spark's History Server (from the pyspark installation) on a folder holding the log:
+    the time from its start to its first answer for the app's jobs and then for the task
+    details of its largest stage, and its peak memory, against perfx's load of the same log."""
+    from tests.rest.history_server import history_server
+
+    folder = tmp / "history"
+    folder.mkdir()
+    started = time.perf_counter()
+    with history_server([path], folder, 1, heap="4g") as url:
+        listed = time.perf_counter() - started
+        (app,) = _get(f"{url}/api/v1/applications")
+        base = f"{url}/api/v1/applications/{app['id']}"
+        jobs = _get(f"{base}/jobs")
+        jobs_s = time.perf_counter() - started
+        stages = _get(f"{base}/stages")
+        largest = max(stages, key=lambda s: s["numTasks"])
+        tasks = _get(
+            f"{base}/stages/{largest['stageId']}/{largest['attemptId']}/taskList?length=1000000"
+        )
+        tasks_s = time.perf_counter() - started
+        java_rss = _java_peak_rss()
+    print(
+        f"History Server ({len(jobs)} jobs, {len(tasks)} task details of stage "
+        f"{largest['stageId']}): apps listed {listed:.1f} s, /jobs {jobs_s:.1f} s, task details "
+        f"{tasks_s:.1f} s, peak {java_rss / 1e6:.0f} MB"
+    )
+    print(
+        f"perfx load_log {load_s:.2f} s, {load_rss / 1e6:.0f} MB: /jobs {jobs_s / load_s:.1f}x, "
+        f"task details {tasks_s / load_s:.1f}x slower; {java_rss / max(load_rss, 1):.1f}x the memory "
+        "(targets: >= 10x, >= 5x)"
+    )

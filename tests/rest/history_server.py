@@ -32,9 +32,12 @@ def _applications(url: str) -> list[dict]:
 
 
 @contextmanager
-def history_server(logs: Sequence[Path], folder: Path, expected: int) -> Iterator[str]:
+def history_server(
+    logs: Sequence[Path], folder: Path, expected: int, heap: str = "768m"
+) -> Iterator[str]:
     """The URL of a History Server replaying copies of ``logs`` (in ``folder``), once it
-    lists ``expected`` applications; stopped on exit."""
+    lists ``expected`` applications; stopped on exit. ``heap``: its JVM's -Xmx (a log of
+    10^5 tasks needs gigabytes)."""
     import pyspark
 
     spark_home = Path(pyspark.__file__).parent
@@ -49,7 +52,7 @@ def history_server(logs: Sequence[Path], folder: Path, expected: int) -> Iterato
         server = subprocess.Popen(
             [
                 "java",
-                "-Xmx768m",
+                f"-Xmx{heap}",
                 "-cp",
                 f"{spark_home / 'jars'}/*",
                 f"-Dspark.history.fs.logDirectory={events.as_uri()}",

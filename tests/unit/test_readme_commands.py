@@ -14,9 +14,9 @@ from perfx.cli import COMMANDS
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
 TABLE = README.split("## Commands", 1)[1].split("\n## ", 1)[0]
-COMMON = {"--format", "--help", "--app", "--header"}
+COMMON = {"--format", "--help", "--app", "--header", "--no-cache"}
 """Described once above the table: every command takes --format and --help, and every
-command that reads logs --app and --header for a REST API."""
+command that reads logs --app and --header for a REST API, and --no-cache."""
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -32,4 +32,4 @@ def test_the_readme_documents_the_command_and_its_options(name):
 def test_the_common_options_are_described_above_the_table():
     above = TABLE.split("| command |", 1)[0]
     assert "--format text|json" in above and "--help" in above
-    assert "--app" in above and "--header" in above
+    assert "--app" in above and "--header" in above and "--no-cache" in above

@@ -1,0 +1,147 @@
+"""The table cache: the ``Log`` read from a set of event logs, kept as Parquet so that the
+next command on the same, unchanged logs reads its tables back instead of decoding the logs.
+
+An entry is a folder ``$PERFX_HOME/cache/<key>`` (``~/.perfx/cache``) holding one Parquet file
+per non-empty table (pandas' own metadata kept: dtypes, index) and ``log.json`` (the feature
+registry, the skipped lines, the sources). Its key hashes every part of every log (resolved
+path, size, modification time in ns) and the reader's *schema version*: a digest of the
+source of the ``logs`` package, so a reader that changes what it builds never meets tables
+an older one wrote. A log that changes or grows gets another key and is read again.
+
+Writes are safe under concurrency: an entry is written under a temporary name and renamed
+into place whole; a racing writer's rename fails and its copy is dropped. A cache that
+cannot be written (read-only home, full disk) is no error: the log was read anyway.
+Off with ``--no-cache``, ``perfx.open(..., cache=False)`` or ``PERFX_CACHE=0``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import uuid
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+import orjson
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .model import Log, SkippedLine
+from .registry import ENTITIES
+from .store.partition import registry_bytes, registry_of
+
+META = "log.json"
+FORMAT = 1
+"""The layout of an entry (files, ``log.json``'s fields): part of the key."""
+OFF_VALUES = ("0", "off", "false", "no")
+
+
+def perfx_home() -> Path:
+    """Where perfx keeps what it stores on this machine: ``$PERFX_HOME``, else ``~/.perfx``."""
+    return Path(os.environ.get("PERFX_HOME") or Path.home() / ".perfx")
+
+
+def cache_dir() -> Path:
+    return perfx_home() / "cache"
+
+
+def enabled(cache: bool | None) -> bool:
+    """Is the cache used: ``cache`` when given, else unless ``PERFX_CACHE`` turns it off."""
+    if cache is not None:
+        return cache
+    return os.environ.get("PERFX_CACHE", "").strip().lower() not in OFF_VALUES
+
+
+@cache
+def schema_version() -> str:
+    """A digest of the ``logs`` package's source: what the tables are made by."""
+    digest = hashlib.sha256(str(FORMAT).encode())
+    root = Path(__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def key_of(parts: list[Path]) -> str:
+    """The entry of these files as they are now (path, size, mtime) under this reader."""
+    stamps = []
+    for part in parts:
+        stat = part.stat()
+        stamps.append([str(part.resolve()), stat.st_size, stat.st_mtime_ns])
+    return hashlib.sha256(orjson.dumps([schema_version(), stamps])).hexdigest()[:32]
+
+
+def _table_file(entity: str) -> str:
+    return f"{entity}.parquet"
+
+
+def read_entry(folder: Path) -> Log | None:
+    """The Log kept in ``folder``, or None when there is none (or it cannot be read)."""
+    try:
+        meta = orjson.loads((folder / META).read_bytes())
+        tables = {
+            entity: pq.read_table(folder / _table_file(entity), use_threads=True).to_pandas()
+            if entity in meta["tables"]
+            else pd.DataFrame()
+            for entity in ENTITIES
+        }
+    except (OSError, ValueError, KeyError, pa.ArrowException):
+        return None
+    return Log(
+        tasks=tables["task"],
+        stages=tables["stage"],
+        jobs=tables["job"],
+        apps=tables["app"],
+        registry=registry_of(orjson.dumps(meta["registry"])),
+        skipped=[SkippedLine(p, n, r) for p, n, r in meta["skipped"]],
+        sources=list(meta["sources"]),
+    )
+
+
+def write_entry(folder: Path, log: Log) -> None:
+    """Keep ``log`` in ``folder``, written beside it and renamed into place whole."""
+    temporary = folder.with_name(f".{folder.name}-{uuid.uuid4().hex}")
+    try:
+        temporary.mkdir(parents=True)
+        written = []
+        for entity in ENTITIES:
+            frame = log.table(entity)
+            if len(frame.columns):
+                pq.write_table(
+                    pa.Table.from_pandas(frame),
+                    temporary / _table_file(entity),
+                    compression="lz4",
+                )
+                written.append(entity)
+        meta = {
+            "tables": written,
+            "registry": orjson.loads(registry_bytes(log.registry)),
+            "skipped": [[s.path, s.line, s.reason] for s in log.skipped],
+            "sources": log.sources,
+        }
+        (temporary / META).write_bytes(orjson.dumps(meta))
+        os.rename(temporary, folder)
+    except (OSError, pa.ArrowException):
+        pass  # another process kept it first, or it cannot be written (full disk): no error
+    finally:
+        if temporary.exists():
+            shutil.rmtree(temporary, ignore_errors=True)
+
+
+def cached_read(parts: list[Path], read: Callable[[], Log]) -> Log:
+    """The Log of the files ``parts`` from the cache, else ``read()``'s, then kept."""
+    try:
+        folder = cache_dir() / key_of(parts)
+    except OSError:
+        return read()
+    if folder.is_dir():
+        if (found := read_entry(folder)) is not None:
+            return found
+        shutil.rmtree(folder, ignore_errors=True)  # damaged: kept again below
+    log = read()
+    write_entry(folder, log)
+    return log

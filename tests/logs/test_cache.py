@@ -1,0 +1,163 @@
+"""The table cache (logs.cache): a log read back from it is the log read anew, and so is
+every answer built on it, over every public log of the corpus; a changed or grown log is read
+again; ``--no-cache`` keeps and reads nothing; racing writers leave one whole entry.
+
+The suite runs with the cache off (tests/conftest.py): these tests turn it on explicitly."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import asdict
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import perfx.logs.loader as loader
+from perfx.cli import main
+from perfx.explain.errors import ExplainError
+from perfx.logs import cache
+from perfx.logs.registry import ENTITIES
+from perfx.session import open as open_session
+
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "public"
+MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
+SMALL = Path(__file__).resolve().parents[1] / "data" / "spark-events" / "local-1430917381534"
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch) -> Path:
+    """A PERFX_HOME of the test's own: the entries it counts are its own."""
+    monkeypatch.setenv("PERFX_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def reads(monkeypatch) -> list[int]:
+    """Counts the event-log reads the loader makes (a cache hit makes none)."""
+    counted: list[int] = []
+    real = loader.read_event_logs
+
+    def counting(*args, **kwargs):
+        counted.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(loader, "read_event_logs", counting)
+    return counted
+
+
+def _entries() -> list[Path]:
+    folder = cache.cache_dir()
+    return (
+        sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.exists() else []
+    )
+
+
+def _slowest(log) -> str | None:
+    tasks = log.tasks.dropna(subset=["duration"]) if len(log.tasks) else log.tasks
+    if not len(tasks):
+        return None
+    return str(tasks["id"].iloc[int(tasks["duration"].to_numpy().argmax())])
+
+
+def _answer(ask) -> object:
+    """An answer as JSON, or the one-line error perfx gives instead (both must be the same)."""
+    try:
+        return json.loads(json.dumps(ask().to_dict(), default=str))
+    except ExplainError as err:
+        return f"error: {err}"
+
+
+def _answers(session) -> dict:
+    """The explanation of the slowest task, the stragglers and the what-if."""
+    answers = {"stragglers": _answer(session.stragglers), "whatif": _answer(session.whatif)}
+    if (slowest := _slowest(session.log)) is not None:
+        answers["explain"] = _answer(lambda: session.explain(f"WHY TASK '{slowest}' SLOWER"))
+    return answers
+
+
+def _same_log(cached, fresh) -> None:
+    for entity in ENTITIES:
+        pd.testing.assert_frame_equal(cached.table(entity), fresh.table(entity), check_exact=True)
+        assert [asdict(s) for s in cached.registry.specs(entity)] == [
+            asdict(s) for s in fresh.registry.specs(entity)
+        ]
+    assert cached.skipped == fresh.skipped
+    assert cached.sources == fresh.sources
+
+
+@pytest.mark.parametrize("entry", MANIFEST, ids=[e["path"] for e in MANIFEST])
+def test_answers_are_the_same_from_the_cache(entry, reads):
+    path = str(CORPUS / entry["path"])
+    fresh = open_session(path, cache=False)
+    writing = open_session(path, cache=True)
+    before = len(reads)
+    cached = open_session(path, cache=True)
+    if entry["kind"] == "spark":
+        assert len(reads) == before, "the second cached load read the log again"
+        assert _entries(), "no cache entry was kept"
+    _same_log(cached.raw, fresh.raw)
+    _same_log(writing.raw, fresh.raw)
+    assert cached.log.skipped == fresh.log.skipped
+    assert _answers(cached) == _answers(fresh)
+
+
+def test_a_changed_or_grown_log_is_read_again(tmp_path, reads):
+    log = tmp_path / "app"
+    shutil.copy(SMALL, log)
+    first = open_session(str(log), cache=True).raw
+    open_session(str(log), cache=True)
+    assert len(reads) == 1
+    lines = log.read_bytes().splitlines(keepends=True)
+    log.write_bytes(b"".join(lines) + b"not json\n")  # grown: one bad line more
+    grown = open_session(str(log), cache=True).raw
+    assert len(reads) == 2
+    assert len(grown.skipped) == len(first.skipped) + 1
+    log.write_bytes(b"".join(lines[:-1]))  # cut back: the last event gone
+    open_session(str(log), cache=True)
+    assert len(reads) == 3
+    assert len(_entries()) == 3
+
+
+def test_no_cache_keeps_and_reads_nothing(monkeypatch, reads, capsys):
+    monkeypatch.delenv("PERFX_CACHE")  # the command's own default: on
+    for flags in (["--no-cache"], ["--no-cache"], [], []):
+        with pytest.raises(SystemExit) as done:
+            main(["stragglers", "--log", str(SMALL), "--format", "json", *flags])
+        assert done.value.code == 0
+    assert len(reads) == 3  # both --no-cache runs read the log, then one cached run
+    assert len(_entries()) == 1
+    outputs = capsys.readouterr().out.split("\n}\n")
+    assert outputs[0] == outputs[3]
+
+
+def test_racing_writers_leave_one_whole_entry(tmp_path):
+    fresh = open_session(str(SMALL), cache=False).raw
+    folder = tmp_path / "entry"
+    cache.write_entry(folder, fresh)
+    cache.write_entry(folder, fresh)  # the rename of the second fails: its copy is dropped
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["entry"]
+    kept = cache.read_entry(folder)
+    assert kept is not None
+    _same_log(kept, fresh)
+
+
+def test_a_damaged_entry_is_read_again_and_replaced(reads):
+    open_session(str(SMALL), cache=True)
+    (entry,) = _entries()
+    (entry / "task.parquet").write_bytes(b"not parquet")
+    fresh = open_session(str(SMALL), cache=False).raw
+    again = open_session(str(SMALL), cache=True).raw
+    assert len(reads) == 3
+    _same_log(again, fresh)
+    open_session(str(SMALL), cache=True)
+    assert len(reads) == 3
+
+
+def test_a_home_that_cannot_be_written_is_no_error(home, reads):
+    home.parent.mkdir(exist_ok=True)
+    home.write_text("a file where the cache's folder would be")
+    fresh = open_session(str(SMALL), cache=False).raw
+    _same_log(open_session(str(SMALL), cache=True).raw, fresh)
+    assert len(reads) == 2
