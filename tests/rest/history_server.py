@@ -27,7 +27,7 @@ def _applications(url: str) -> list[dict]:
     try:
         with urllib.request.urlopen(f"{url}/api/v1/applications", timeout=5) as answer:
             return json.load(answer)
-    except OSError:
+    except (OSError, ValueError):  # not up yet, or another server's page on that port
         return []
 
 
@@ -57,6 +57,9 @@ def history_server(
                 f"{spark_home / 'jars'}/*",
                 f"-Dspark.history.fs.logDirectory={events.as_uri()}",
                 f"-Dspark.history.ui.port={port}",
+                # on the port it was given or not at all: Spark moves a taken port to the
+                # next one, where the tests' own Spark UI may be answering instead
+                "-Dspark.port.maxRetries=0",
                 "-Dspark.ui.bindAddress=127.0.0.1",
                 "-Dspark.history.fs.update.interval=1s",
                 "org.apache.spark.deploy.history.HistoryServer",
