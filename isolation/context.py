@@ -197,6 +197,18 @@ class TracedContext:
         }
         return stage
 
+    def _costs_for(self, stage: int) -> int | None:
+        """A costs table (costs.py) beside stage end ``stage`` when that stage reads source
+        records directly, else None."""
+        info = self._stages[stage]
+        if not info["inputs"] or any(self._stages[i]["kind"] != "source" for i in info["inputs"]):
+            return None
+        costs = self._new_stage(
+            "costs", f"{info['name']} record costs", (stage,), info["partitions"]
+        )
+        info["costs"] = costs
+        return costs
+
     def _persist(self, rdd):
         rdd.persist(StorageLevel.MEMORY_AND_DISK)
         self._persisted.append(rdd)
@@ -209,7 +221,8 @@ class TracedContext:
             if current not in found:
                 found.add(current)
                 todo.extend(self._stages[current]["inputs"])
-        return {s for s in found if self._stages[s]["written"]}
+        costs = {self._stages[s]["costs"] for s in found if "costs" in self._stages[s]}
+        return {s for s in found | costs if self._stages[s]["written"]}
 
     def _run_action(self, stage: int, action):
         if self._finished:

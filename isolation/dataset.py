@@ -283,7 +283,13 @@ class TracedDataset:
         )
         combined = rdd.mapPartitionsWithIndex(
             shuffle.combine(
-                createCombiner, mergeValue, self.ctx.run_id, stage, self.ctx.store, self.ctx.full
+                createCombiner,
+                mergeValue,
+                self.ctx.run_id,
+                stage,
+                self.ctx.store,
+                self.ctx.full,
+                self.ctx._costs_for(stage),
             )
         )
         merged = combined.partitionBy(partitions, partitionFunc).mapPartitionsWithIndex(
@@ -340,7 +346,13 @@ class TracedDataset:
                 "combine", f"{name}[{side}]", dataset._stage_inputs, rdd.getNumPartitions()
             )
             tag = shuffle.join_tag(
-                side, self.ctx.run_id, stage, self.ctx.store, self.ctx.full, pairs
+                side,
+                self.ctx.run_id,
+                stage,
+                self.ctx.store,
+                self.ctx.full,
+                pairs,
+                self.ctx._costs_for(stage),
             )
             sides.append((stage, rdd.mapPartitionsWithIndex(tag)))
         joined = (
@@ -400,7 +412,13 @@ class TracedDataset:
                 "output", self.name, self._stage_inputs, rdd.getNumPartitions()
             )
             finalized = rdd.mapPartitionsWithIndex(
-                output.finalize(self.ctx.run_id, stage, self.ctx.store, self.ctx.full)
+                output.finalize(
+                    self.ctx.run_id,
+                    stage,
+                    self.ctx.store,
+                    self.ctx.full,
+                    self.ctx._costs_for(stage),
+                )
             )
             self._output = (stage, self.ctx._persist(finalized))
         return self._output

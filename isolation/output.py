@@ -3,18 +3,27 @@ run's output table, written by the task that produced it after its last record."
 
 from __future__ import annotations
 
+from time import perf_counter_ns
+
+from .costs import RecordCosts
 from .ids import partition_base
 from .lineage import PartitionRows
 from .tasks import write_rows
 
 
-def finalize(run: str, stage: int, store, full: bool):
-    """Yields ``(value, out_id, total_ns, source, remediated_ns)`` per record."""
+def finalize(run: str, stage: int, store, full: bool, costs: int | None = None):
+    """Yields ``(value, out_id, total_ns, source, remediated_ns)`` per record; with ``costs``
+    (the stage reads source records), its costliest records go to that costs table too
+    (costs.py)."""
 
     def run_partition(index, records):
         rows = PartitionRows(full, output=True)
         base = partition_base(stage, index)
+        kept = RecordCosts()
+        began = perf_counter_ns()
         for seq, record in enumerate(records):
+            if costs is not None and record[1] > kept.floor:
+                kept.add(record[1], record[2])
             out_id = base + seq
             rows.add(out_id, record[1], record[2], record[3], record[4])
             rows.add_output(record[0])
@@ -22,5 +31,7 @@ def finalize(run: str, stage: int, store, full: bool):
                 rows.add_inputs(record[6], [record[5]] * len(record[6]))
             yield record[0], out_id, record[1], record[2], max(record[3], 0)
         write_rows(store, run, stage, index, rows)
+        if costs is not None:
+            kept.write(store, run, costs, index, full, perf_counter_ns() - began)
 
     return run_partition

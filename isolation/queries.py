@@ -13,6 +13,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import sources
+from .costs import REST
 from .errors import IsolationError
 from .ids import split_id
 from .propagation import rank_culprits
@@ -117,9 +118,15 @@ def outputs(run: StoredRun, limit: int | None = None) -> pd.DataFrame:
 def top_culprits(
     run: StoredRun, top: int = 10, stage: int | None = None, partition: int | None = None
 ) -> pd.DataFrame:
-    """The input records with the most impact on the final outputs, or with ``stage`` and
-    ``partition`` on the rows of that one task: ``source, impact_ms, max_total_ms,
-    max_remediated_ms, outputs, location, excerpt``."""
+    """The input records that cost the most, over the whole run or, with ``stage`` and
+    ``partition``, inside that one task: ``source, impact_ms, max_total_ms,
+    max_remediated_ms, outputs, cost_ms, location, excerpt``.
+
+    A record's ``impact_ms`` is the larger of two credits for the same time, never their
+    sum: what removing it takes off the slowest output it leads (propagation's impact) and
+    its own cost in the stage that read it (``cost_ms``, costs.py), which a combine, group or
+    join does not dilute. ``outputs`` counts the outputs it leads; a record credited for its
+    cost alone leads none (its ``max_total_ms`` is its cost, its ``max_remediated_ms`` 0)."""
     if (stage is None) != (partition is None):
         raise IsolationError("give both --stage and --partition, or neither")
     table = run.table(run.final_stage if stage is None else stage)
@@ -130,10 +137,98 @@ def top_culprits(
     )
     if stage is not None and rows.empty:
         raise IsolationError(f"run {run.run} has no rows for stage {stage} partition {partition}")
+    # the top by the larger credit are among the top by impact and the top by cost
+    costs = _record_costs(run, stage, partition, top)
     ranked = rank_culprits(rows, top=top)
     counts = rows.most_impactful_source.value_counts()
     ranked["outputs"] = [int(counts.get(s, 0)) for s in ranked.source]
+    if len(costs):
+        ranked = ranked.merge(costs, on="source", how="outer")
+        alone = ranked.impact_ms.isna()
+        ranked.loc[alone, "max_total_ms"] = ranked.loc[alone, "cost_ms"]
+        ranked = ranked.fillna({"impact_ms": 0.0, "max_remediated_ms": 0.0, "outputs": 0})
+        ranked["impact_ms"] = ranked[["impact_ms", "cost_ms"]].max(axis=1)
+        ranked = ranked.sort_values(["impact_ms", "source"], ascending=[False, True])
+        ranked = ranked.head(top).reset_index(drop=True).astype({"outputs": int})
+    else:
+        ranked["cost_ms"] = float("nan")
+    # a record without a kept cost has none (None, not NaN: answers compare equal)
+    ranked["cost_ms"] = ranked.cost_ms.astype(object).where(ranked.cost_ms.notna(), None)
     return run._with_sources(ranked, "source")
+
+
+def _record_costs(
+    run: StoredRun, stage: int | None, partition: int | None, top: int
+) -> pd.DataFrame:
+    """``source, cost_ms`` of the ``top`` costliest records: the costs kept beside stage end ``stage`` for ``partition``, or,
+    without a stage, beside every stage end of the run (a record read by two stages: its
+    larger cost). Empty for a stage that reads no source records and for runs stored before
+    costs were kept."""
+    stages = run.meta.get("stages", {})
+    if stage is None:
+        found = [int(s) for s, info in stages.items() if info.get("kind") == "costs"]
+    else:
+        found = [int(stages[str(stage)]["costs"])] if "costs" in stages.get(str(stage), {}) else []
+    frames = [
+        run.query(
+            "SELECT most_impactful_source AS source, max(total_latency_ms) AS cost_ms FROM t "
+            f"WHERE most_impactful_source <> {REST} "
+            + ("" if partition is None else f"AND partition = {int(partition)} ")
+            + f"GROUP BY source ORDER BY cost_ms DESC, source LIMIT {int(top)}",
+            t=run.table(costs),
+        )
+        for costs in found
+    ]
+    if not frames:
+        return pd.DataFrame({"source": pd.Series(dtype="int64"), "cost_ms": pd.Series(dtype=float)})
+    joined = pd.concat(frames, ignore_index=True)
+    return joined.groupby("source", as_index=False)["cost_ms"].max()
+
+
+def removed_costs(run: StoredRun, sources: list[int]) -> pd.DataFrame:
+    """``source, stage, partition, spark_stage, cost_ms`` of the given source records, from the
+    costs kept beside the stage ends that read them (costs.py): where each one's time was
+    spent. A record kept by two stage ends is taken where it cost the most; records without
+    a kept cost are left out."""
+    stages = run.meta.get("stages", {})
+    found = [int(s) for s, info in stages.items() if info.get("kind") == "costs"]
+    if not found or not sources:
+        return pd.DataFrame(columns=["source", "stage", "partition", "spark_stage", "cost_ms"])
+    ids = pa.table({"id": pa.array([int(s) for s in sources], pa.int64())})
+    written = run.store.partitions(run.run)[["stage", "partition", "spark_stage"]]
+    frames = [
+        run.query(
+            "SELECT most_impactful_source AS source, stage, partition, "
+            "total_latency_ms AS cost_ms FROM t WHERE most_impactful_source IN (SELECT id FROM ids)",
+            t=run.table(costs),
+            ids=ids,
+        )
+        for costs in found
+    ]
+    kept = pd.concat(frames, ignore_index=True).merge(written, on=["stage", "partition"])
+    kept = kept.sort_values("cost_ms", ascending=False).drop_duplicates("source")
+    return kept[["source", "stage", "partition", "spark_stage", "cost_ms"]].reset_index(drop=True)
+
+
+def partition_times(run: StoredRun) -> pd.DataFrame:
+    """``stage, partition, spark_stage, traced_ms``: the traced time of every partition of
+    every stage end that kept record costs (its rows add up to it, costs.py), with the Spark
+    stage that ran it."""
+    stages = run.meta.get("stages", {})
+    found = [int(s) for s, info in stages.items() if info.get("kind") == "costs"]
+    if not found:
+        return pd.DataFrame(columns=["stage", "partition", "spark_stage", "traced_ms"])
+    written = run.store.partitions(run.run)[["stage", "partition", "spark_stage"]]
+    frames = [
+        run.query(
+            "SELECT stage, partition, sum(total_latency_ms) AS traced_ms FROM t "
+            "GROUP BY stage, partition",
+            t=run.table(costs),
+        )
+        for costs in found
+    ]
+    times = pd.concat(frames, ignore_index=True).merge(written, on=["stage", "partition"])
+    return times[["stage", "partition", "spark_stage", "traced_ms"]]
 
 
 def heavy_keys(run: StoredRun, stage: int, partition: int, top: int = 5) -> pd.DataFrame:

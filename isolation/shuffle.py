@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from time import perf_counter_ns
 
+from .costs import RecordCosts
 from .errors import UdfError
 from .ids import NO_LATENCY, describe_id, excerpt, partition_base
 from .lineage import PartitionRows
@@ -50,12 +51,19 @@ def _fold(group: list, path: int, source: int, rest: int) -> None:
         group[REST] = rest
 
 
-def combine(create, merge_value, run: str, stage: int, store, full: bool):
+def combine(create, merge_value, run: str, stage: int, store, full: bool, costs: int | None = None):
+    """The map side of a keyed shuffle; with ``costs`` (the stage reads source records), its
+    costliest records go to that costs table too (costs.py)."""
+
     def run_partition(index, records):
         clock = perf_counter_ns
         groups: dict = {}
         seen = spent = 0
+        kept = RecordCosts()
+        began = clock()
         for record in records:
+            if costs is not None and record[1] > kept.floor:
+                kept.add(record[1], record[2])
             start = clock()
             try:
                 key, value = record[0]
@@ -96,6 +104,7 @@ def combine(create, merge_value, run: str, stage: int, store, full: bool):
                 for input_id in record[6]:
                     if inputs.get(input_id, NO_LATENCY) < path:
                         inputs[input_id] = path
+        elapsed = clock() - began
         rows = PartitionRows(full, output=False, keyed=True)
         base = partition_base(stage, index)
         for seq, (key, group) in enumerate(groups.items()):
@@ -108,6 +117,8 @@ def combine(create, merge_value, run: str, stage: int, store, full: bool):
             if full:
                 rows.add_inputs(group[INPUTS].keys(), group[INPUTS].values())
         write_rows(store, run, stage, index, rows)
+        if costs is not None:
+            kept.write(store, run, costs, index, full, elapsed, spent // seen if seen else 0)
         for seq, (key, group) in enumerate(groups.items()):
             share = group[COUNT] * spent // seen
             if full:
@@ -176,15 +187,26 @@ def merge(merge_combiners, full: bool):
     return run_partition
 
 
-def join_tag(side: int, run: str, stage: int, store, full: bool, pairs: bool = True):
+def join_tag(
+    side: int,
+    run: str,
+    stage: int,
+    store,
+    full: bool,
+    pairs: bool = True,
+    costs: int | None = None,
+):
     """The map side of a join or cogroup (a stage end): each record is its own pre-shuffle
-    output, keyed by its key (``pairs``) or by the whole record (subtract, intersection)."""
+    output, keyed by its key (``pairs``) or by the whole record (subtract, intersection);
+    with ``costs`` (the stage reads source records), its costliest records go to that costs
+    table too (costs.py)."""
     operator = "join" if pairs else "a set operation"
 
     def run_partition(index, records):
         clock = perf_counter_ns
         tagged = []
         spent = 0
+        began = clock()
         for record in records:
             start = clock()
             if pairs:
@@ -196,6 +218,7 @@ def join_tag(side: int, run: str, stage: int, store, full: bool, pairs: bool = T
                 key = value = record[0]
             tagged.append((key, value, record))
             spent += clock() - start
+        elapsed = clock() - began
         rows = PartitionRows(full, output=False)
         base = partition_base(stage, index)
         share = spent // len(tagged) if tagged else 0
@@ -204,6 +227,12 @@ def join_tag(side: int, run: str, stage: int, store, full: bool, pairs: bool = T
             if full:
                 rows.add_inputs(record[6], [record[5] + record[4]] * len(record[6]))
         write_rows(store, run, stage, index, rows)
+        if costs is not None:
+            kept = RecordCosts()
+            for _, _, record in tagged:
+                if record[1] > kept.floor:
+                    kept.add(record[1], record[2])
+            kept.write(store, run, costs, index, full, elapsed, share)
         for seq, (key, value, record) in enumerate(tagged):
             payload = (side, value, record[1] + share, record[2])
             yield key, (payload + (base + seq,) if full else payload)

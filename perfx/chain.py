@@ -107,7 +107,7 @@ def link(tasks: pd.DataFrame, task_id: str, stored) -> Link:
         raise IsolationError(f"no task {task_id!r} in the log")
     task = rows.iloc[0]
     traced = traced_tasks(stored)
-    partition = int(_partitions(rows).iloc[0])
+    partition = int(task_partitions(rows).iloc[0])
     if str(task["app_id"]) == str(stored.meta.get("app_id")):
         spark_stage, rule = int(task["stage_id"]), "the traced run's own log"
     else:
@@ -117,14 +117,14 @@ def link(tasks: pd.DataFrame, task_id: str, stored) -> Link:
         )
     in_stage = traced[traced["stage_id"] == spark_stage]
     stage, traced_partition = _traced_partition(
-        stored, spark_stage, partition, len(set(_partitions(in_stage)))
+        stored, spark_stage, partition, len(set(task_partitions(in_stage)))
     )
-    same = in_stage[_partitions(in_stage) == partition]
+    same = in_stage[task_partitions(in_stage) == partition]
     duration = float(same["duration"].max()) if len(same) else float("nan")
     return Link(stored.run, stage, traced_partition, spark_stage, duration, rule)
 
 
-def _partitions(tasks: pd.DataFrame) -> pd.Series:
+def task_partitions(tasks: pd.DataFrame) -> pd.Series:
     """Each task's partition: ``partition_id`` where Spark logged it, else its index in the
     stage (the partition Spark gave it)."""
     logged = (
@@ -171,12 +171,12 @@ def _matching_stage(tasks: pd.DataFrame, task: pd.Series, traced: pd.DataFrame, 
 
 def _differs(mine: pd.DataFrame, theirs: pd.DataFrame) -> str | None:
     """Why two stages are not the same split of the same input, or None."""
-    if len(set(_partitions(mine))) != len(set(_partitions(theirs))):
-        return f"{len(set(_partitions(mine)))} partitions here, {len(set(_partitions(theirs)))} in the traced run"
+    if len(set(task_partitions(mine))) != len(set(task_partitions(theirs))):
+        return f"{len(set(task_partitions(mine)))} partitions here, {len(set(task_partitions(theirs)))} in the traced run"
     if "input_bytes" not in mine.columns:
         return None
-    a = mine.groupby(_partitions(mine))["input_bytes"].max()
-    b = theirs.groupby(_partitions(theirs))["input_bytes"].max().reindex(a.index)
+    a = mine.groupby(task_partitions(mine))["input_bytes"].max()
+    b = theirs.groupby(task_partitions(theirs))["input_bytes"].max().reindex(a.index)
     both = (a > 0) & (b > 0)
     off = both & ((a - b).abs() > INPUT_TOLERANCE * np.maximum(a, b))
     if off.any():
@@ -208,7 +208,7 @@ def _traced_stages(stored, spark_stage: int) -> list[int]:
     found = sorted(
         int(t)
         for t, info in stored.meta.get("stages", {}).items()
-        if spark_stage in info.get("spark_stages", [])
+        if spark_stage in info.get("spark_stages", []) and info.get("kind") != "costs"
     )
     if not found:
         known = sorted(

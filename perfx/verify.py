@@ -1,10 +1,16 @@
 """``perfx verify RUN --without K``: proof by remediation (PerfDebug, section 5).
 
-The lineage predicts how fast the slowest output would be without its most expensive input
-record (its *remediated* latency). This re-runs the program plain — untraced, as in
-production — on the traced run's input and on a copy without the top-K culprit records, and
-sets the measured job times beside the prediction. Each is the median of ``repeats`` runs in
-one session, after a warm-up run, so that neither pays for starting the JVM or the workers.
+The traced run predicts what removing the top-K culprit records saves: each record's own
+cost was kept in the stage that read it, with each partition's traced time
+(isolation/costs.py), so the partitions of the stages that spent those costs are replayed
+with and without them, on as many task slots as the traced run's event log shows; the
+stages' time with and without them is the prediction. (Records without a kept cost, of runs
+stored before costs were kept, fall back to the lineage's slowest output with and without
+its most impactful source: its *remediated* latency.)
+This re-runs the program plain — untraced, as in production — on the traced run's input and
+on a copy without those records, and sets the measured job times beside the prediction.
+Each is the median of ``repeats`` runs in one session, after a warm-up run, so that neither
+pays for starting the JVM or the workers.
 """
 
 from __future__ import annotations
@@ -54,7 +60,8 @@ class Verification:
             "repeats": self.repeats,
             "job_ms": {"with": round(self.before_ms, 1), "without": round(self.after_ms, 1)},
             "speedup": round(self.speedup, 3),
-            "predicted_slowest_output_ms": {
+            "predicted_ms": {
+                "what": self.predicted,
                 "with": round(self.predicted_before_ms, 1),
                 "without": round(self.predicted_after_ms, 1),
             },
@@ -127,9 +134,9 @@ def verify(
     spark=None,
 ) -> Verification:
     """Measure the program's job time on the run's input with and without its top
-    ``without`` culprit records, beside the lineage's prediction for the slowest output."""
+    ``without`` culprit records, beside the traced run's prediction (module docstring)."""
     from perfx.chain import open_run
-    from perfx.isolation.queries import outputs, top_culprits
+    from perfx.isolation.queries import top_culprits
     from perfx.isolation.runner import load_program, spark_session, traces_in
 
     stored = open_run(run, store)
@@ -138,7 +145,7 @@ def verify(
     culprits = top_culprits(stored, top=without)
     if culprits.empty:
         raise IsolationError(f"run {run} has no culprit records to remove")
-    slowest = outputs(stored, limit=1).iloc[0]
+    predicted = predict(stored, [int(s) for s in culprits.source])
     module = load_program(stored.meta["program"])
     work = Path(tempfile.mkdtemp(prefix="perfx-verify-"))
     # Spark's and the Python workers' output goes to a file, not our terminal; it is kept,
@@ -164,14 +171,72 @@ def verify(
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return Verification(
-        run,
-        list(culprits.location),
+        run, list(culprits.location), before, after, *predicted[:2], repeats, predicted[2]
+    )
+
+
+def predict(stored, sources: list[int]) -> tuple[float, float, str]:
+    """(before ms, after ms, what was predicted) for removing the source records ``sources``
+    of the stored run: the traced partitions of the Spark stages that spent the records'
+    costs, run on the run's task slots with and without those costs (module docstring)."""
+    from perfx.chain import traced_tasks
+    from perfx.isolation.queries import outputs, partition_times, removed_costs
+
+    removed = removed_costs(stored, sources)
+    if removed.empty:
+        slowest = outputs(stored, limit=1).iloc[0]
+        return (
+            float(slowest.latency_ms),
+            float(slowest.remediated_ms),
+            "the lineage predicted the slowest output",
+        )
+    try:
+        slots = concurrent_slots(traced_tasks(stored))
+    except IsolationError:  # no event log kept: as if one task ran at a time
+        slots = 1
+    times = partition_times(stored)
+    taken = removed.groupby(["stage", "partition"])["cost_ms"].sum()
+    before = after = 0.0
+    stages = sorted(int(s) for s in set(removed.spark_stage))
+    for stage in stages:
+        mine = times[times.spark_stage == stage].set_index(["stage", "partition"])["traced_ms"]
+        lighter = (mine - taken.reindex(mine.index, fill_value=0.0)).clip(lower=0.0)
+        before += makespan(mine.tolist(), slots)
+        after += makespan(lighter.tolist(), slots)
+    names = ", ".join(map(str, stages))
+    return (
         before,
         after,
-        float(slowest.latency_ms),
-        float(slowest.remediated_ms),
-        repeats,
+        f"the traced run's tasks predicted Spark stage{'s' if len(stages) > 1 else ''} {names}",
     )
+
+
+def concurrent_slots(tasks) -> int:
+    """How many tasks the run ran at once, at most: its task slots."""
+    events = sorted(
+        [(float(t), 1) for t in tasks["launch_time"]]
+        + [(float(t), -1) for t in tasks["finish_time"]],
+        key=lambda e: (e[0], e[1]),
+    )
+    running = most = 0
+    for _, change in events:
+        running += change
+        most = max(most, running)
+    return max(most, 1)
+
+
+def makespan(durations: list[float], slots: int) -> float:
+    """The time ``slots`` slots take to run tasks of these durations, each started in order
+    on the first free slot (as Spark launches a stage's tasks by partition)."""
+    import heapq
+
+    free = [0.0] * slots
+    end = 0.0
+    for duration in durations:
+        start = heapq.heappop(free)
+        end = max(end, start + duration)
+        heapq.heappush(free, start + duration)
+    return end
 
 
 def _verify_script(stored, without: int, master: str, repeats: int, spark) -> Verification:

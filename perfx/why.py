@@ -158,10 +158,10 @@ def why_script(
 
 def _log_task(tasks, stage: int, partition: int, attempt: int):
     """The event log's row of the task that ran ``partition`` of Spark stage ``stage``."""
-    from .chain import _partitions
+    from .chain import task_partitions
 
     done = tasks[tasks["stage_id"].astype(int) == stage]
-    done = done[_partitions(done) == partition]
+    done = done[task_partitions(done) == partition]
     if done.empty:
         raise IsolationError(
             f"the traced run's event log has no task for Spark stage {stage} partition {partition}"
@@ -176,9 +176,9 @@ def udf_culprits_of(calls, run_id: str, task, top: int) -> dict:
     of ``chain.culprits`` so that every answer renders them alike."""
     from perfx.isolation.udf import udf_culprits
 
-    from .chain import _partitions
+    from .chain import task_partitions
 
-    partition = int(_partitions(task.to_frame().T).iloc[0])
+    partition = int(task_partitions(task.to_frame().T).iloc[0])
     key = (int(task["stage_id"]), partition, int(task.get("attempt", 0) or 0))
     task_ms = float(task["duration"]) if task["duration"] == task["duration"] else None
     ranked = udf_culprits(calls, key, top, task_ms)

@@ -1,5 +1,5 @@
 """``perfx verify RUN --without K``: re-run the program plain without its top-K culprit
-records and set the measured job time beside the lineage's prediction (PerfDebug, section 5)."""
+records and set the measured job time beside the traced run's prediction (PerfDebug, section 5)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ def verify(run, without, store, master, repeats, fmt) -> None:
 
     Re-runs the traced program plain on the run's input and on a copy without the top
     --without culprit records (text inputs), median of --repeats runs each, and prints both
-    job times with the slowest output's latency the lineage predicted with and without them.
+    job times beside the time the traced run predicts for the stages that spent their cost,
+    with and without them.
     """
     from perfx import terminal
     from perfx.terminal import safe_text

@@ -32,6 +32,7 @@ def culprits_json(frame) -> list[dict]:
             "max_total_ms": round(float(r.max_total_ms), 6),
             "max_remediated_ms": round(float(r.max_remediated_ms), 6),
             "outputs": int(r.outputs),
+            "cost_ms": None if r.cost_ms is None else round(float(r.cost_ms), 6),
         }
         for r in frame.itertuples()
     ]

@@ -47,9 +47,8 @@ def test_verify_reruns_the_program_without_the_top_culprit(spark, tmp_path):
     data = json.loads(result.output)
     assert len(data["removed"]) == 1 and "day-09.txt@" in data["removed"][0]
     assert data["job_ms"]["with"] > 0 and data["job_ms"]["without"] > 0
-    assert (
-        data["predicted_slowest_output_ms"]["with"] > data["predicted_slowest_output_ms"]["without"]
-    )
+    assert data["predicted_ms"]["with"] > data["predicted_ms"]["without"]
+    assert data["predicted_ms"]["what"].startswith("the traced run's tasks predicted Spark stage")
 
 
 @pytest.mark.parametrize("command", ["isolate", "why"])

@@ -53,7 +53,7 @@ def _answers(store: str, why: dict, isolated: dict, event_log: str, tmp_path: Pa
     runs = {r["run"]: r for r in _json("runs", "--store", store)["runs"]}
     return {
         "runs": [runs[why_run], runs[isolated["run"]]],
-        "culprits": _json("culprits", isolated["run"], "--store", store),
+        "culprits": _json("culprits", isolated["run"], "--store", store, "--top", "5"),
         "partition": _json(
             *("culprits", why_run, "--store", store),
             *("--stage", str(task["traced_stage"]), "--partition", str(task["partition"])),

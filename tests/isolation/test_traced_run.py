@@ -67,7 +67,8 @@ def _full_run(spark, store, build, path):
 )
 def test_on_the_fly_propagation_equals_post_mortem(spark, store, datasets, build, data):
     run = _full_run(spark, store, build, datasets[data])
-    stored = [run.tables[s].to_table().to_pandas() for s in sorted(run.tables)]
+    lineage = [s for s in sorted(run.tables) if run.meta["stages"][str(s)]["kind"] != "costs"]
+    stored = [run.tables[s].to_table().to_pandas() for s in lineage]
     recomputed = propagate(stored)
     for original, again in zip(stored, recomputed):
         assert again.out_id.tolist() == original.out_id.tolist()
