@@ -40,8 +40,9 @@ O(1) per output row)."""
 
 
 class RecordCosts:
-    """The ``KEPT`` costliest (cost ns, source id) of one partition. The hot loop tests
-    ``cost > costs.floor`` before calling ``add``: one comparison per cheap record."""
+    """The ``KEPT`` costliest (cost ns, source id) of one partition. The hot loop keeps
+    ``floor`` in a local, tests ``cost > floor`` before calling ``add`` and reads ``floor``
+    again after it: one comparison per cheap record."""
 
     __slots__ = ("_heap", "floor")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from time import perf_counter_ns
 
 from .costs import RecordCosts
-from .ids import partition_base
+from .ids import NO_LATENCY, partition_base
 from .lineage import PartitionRows
 from .tasks import write_rows
 
@@ -20,10 +20,12 @@ def finalize(run: str, stage: int, store, full: bool, costs: int | None = None):
         rows = PartitionRows(full, output=True)
         base = partition_base(stage, index)
         kept = RecordCosts()
+        floor = kept.floor if costs is not None else -NO_LATENCY  # nothing is kept without
         began = perf_counter_ns()
         for seq, record in enumerate(records):
-            if costs is not None and record[1] > kept.floor:
+            if record[1] > floor:
                 kept.add(record[1], record[2])
+                floor = kept.floor
             out_id = base + seq
             rows.add(out_id, record[1], record[2], record[3], record[4])
             rows.add_output(record[0])

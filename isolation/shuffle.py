@@ -60,10 +60,12 @@ def combine(create, merge_value, run: str, stage: int, store, full: bool, costs:
         groups: dict = {}
         seen = spent = 0
         kept = RecordCosts()
+        floor = kept.floor if costs is not None else -NO_LATENCY  # nothing is kept without
         began = clock()
         for record in records:
-            if costs is not None and record[1] > kept.floor:
+            if record[1] > floor:
                 kept.add(record[1], record[2])
+                floor = kept.floor
             start = clock()
             try:
                 key, value = record[0]
