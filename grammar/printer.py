@@ -88,9 +88,14 @@ def _feature(name: str) -> str:
 def _entity_id(entity: EntityId) -> str:
     if entity.text is None:
         return "?"
-    if _BARE_ID.fullmatch(entity.text) and entity.text.lower() not in RESERVED:
-        return entity.text
-    return _quote(entity.text, "'")
+    return id_to_pxql(entity.text)
+
+
+def id_to_pxql(text: str) -> str:
+    """An execution's id as PXQL writes it: bare where it lexes as an id, else quoted."""
+    if _BARE_ID.fullmatch(text) and text.lower() not in RESERVED:
+        return text
+    return _quote(text, "'")
 
 
 def _quote(text: str, quote: str) -> str:

@@ -67,6 +67,7 @@ class ReplSession:
         self.session: Session | None = None
         self.last: Explanation | None = None
         """The last answer, for ``\\culprits``."""
+        self._ids: dict[str, tuple[Log, list[tuple[str, str]]]] = {}
         self.options: dict[str, Any] = {
             "width": None,
             "despite_width": None,
@@ -131,6 +132,27 @@ class ReplSession:
             return []
         entities = [entity] if entity in ENTITIES else ENTITIES
         return sorted({spec.name for e in entities for spec in log.features(e)})
+
+    def entity_ids(self, entity: str) -> list[tuple[str, str]]:
+        """``(id, duration)`` of the loaded log's executions of ``entity``, slowest first:
+        what completion offers after ``WHY TASK`` (the slow ones are what users ask about)."""
+        log = self.log
+        if log is None or entity not in ENTITIES:
+            return []
+        cached = self._ids.get(entity)
+        if cached is None or cached[0] is not log:
+            from perfx.explain.gap import format_ms
+
+            table = log.table(entity)
+            if "id" not in table.columns:
+                return []
+            if "duration" in table.columns:
+                table = table.sort_values("duration", ascending=False, kind="stable")
+                metas = [format_ms(float(d)) if d == d else "" for d in table["duration"]]
+            else:
+                metas = [""] * len(table)
+            cached = self._ids[entity] = (log, list(zip(table["id"].astype(str), metas)))
+        return cached[1]
 
     # -- one input ---------------------------------------------------------------------------
 
@@ -242,6 +264,7 @@ def run(session: ReplSession) -> None:
     from prompt_toolkit.key_binding import KeyBindings
 
     from .completer import PxqlCompleter
+    from .highlight import PxqlLexer, style
 
     bindings = KeyBindings()
 
@@ -257,7 +280,10 @@ def run(session: ReplSession) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     prompt: PromptSession[str] = PromptSession(
         history=FileHistory(str(path)),
-        completer=PxqlCompleter(session.feature_names, special.names),
+        enable_history_search=True,  # the up arrow finds earlier inputs starting as this one
+        completer=PxqlCompleter(session.feature_names, special.names, session.entity_ids),
+        lexer=PxqlLexer(),
+        style=style(),
         complete_while_typing=True,
         multiline=True,
         key_bindings=bindings,

@@ -11,11 +11,12 @@ import dataclasses
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console
 
-from perfx.terminal import safe_text
+from perfx.terminal import page, safe_text, working
 
 if TYPE_CHECKING:
     from perfx.explain.explanation import Explanation
@@ -124,8 +125,8 @@ def _all_rows(arg: str, command: str) -> bool:
 
 def _answer_first(session: ReplSession, result: Any, every: bool) -> None:
     """A result as the CLI prints it: its summary first, then the rows with the most at stake
-    (every row with ``all``)."""
-    session.console.print(dataclasses.replace(result, limit=None) if every else result)
+    (every row with ``all``), through the pager when taller than the terminal."""
+    page(dataclasses.replace(result, limit=None) if every else result, session.console)
 
 
 @special(
@@ -157,6 +158,30 @@ def _skew(session: ReplSession, arg: str) -> None:
     every = _all_rows(arg, "\\skew")
     loaded = session.require_session()
     session.console.print(loaded.skew(top=None) if every else loaded.skew())
+
+
+@special(
+    "\\report",
+    "\\report PATH",
+    "Write the loaded log's HTML report to PATH, as perfx report --out PATH does.",
+)
+def _report(session: ReplSession, arg: str) -> None:
+    from perfx.report import render_report
+
+    if not arg:
+        raise ValueError("\\report needs the path of the HTML page to write")
+    out = Path(arg).expanduser()
+    if not out.parent.is_dir():
+        raise ValueError(f"cannot write {arg}: no folder {out.parent}")
+    loaded = session.require_session()
+    options = {k: session.options[k] for k in ("width", "sample", "seed")}
+    with working("writing the report (Ctrl-C cancels)", session.console):
+        report = render_report(loaded, None, sources=loaded.log.sources, **options)
+        out.write_text(report.html, encoding="utf-8")
+    answered = sum(item.ok for item in report.items)
+    session.console.print(
+        safe_text(f"{answered} of {len(report.items)} questions answered; report written to {out}")
+    )
 
 
 @special("\\features", "\\features [task|stage|job|app]", "List the loaded log's features.")

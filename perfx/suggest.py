@@ -22,7 +22,7 @@ from perfx.grammar.vocabulary import (
     PAIR_OPS,
 )
 
-SuggestionKind = Literal["keyword", "feature", "value", "special"]
+SuggestionKind = Literal["keyword", "feature", "value", "special", "id"]
 
 _TOKEN = re.compile(
     r"""\s*(?:(?P<string>'[^']*'?|"[^"]*"?)|(?P<op><=|>=|!=|[=<>≠≤≥∧(),?])|(?P<word>[^\s=<>!≠≤≥∧(),'"]+))"""
@@ -34,7 +34,8 @@ _CONJUNCTIONS = {"and", "∧"}
 @dataclass(frozen=True)
 class Suggestion:
     """One kind of thing that fits at the cursor: literal ``options`` for keywords and values,
-    or a category (``feature``, ``special``) that the completer fills from its own lists."""
+    or a category (``feature``, ``special``, ``id``) that the completer fills from its own
+    lists (for ``id``, ``options`` holds the entity whose ids fit)."""
 
     kind: SuggestionKind
     options: tuple[str, ...] = ()
@@ -69,7 +70,7 @@ def suggest(text_before_cursor: str) -> list[Suggestion]:
     if low == "why" or low in {"than", "as"}:
         return [Suggestion("keyword", ENTITY_KEYWORDS)]
     if last.upper() in ENTITY_KEYWORDS and before in {"why", "than", "as"}:
-        return []  # an id comes next: nothing to complete
+        return [Suggestion("id", (low,))]  # an id of that entity comes next
     if (
         before in {"task", "job", "stage", "app"}
         and len(tokens) > 2

@@ -52,3 +52,35 @@ def test_all_prints_every_row(session):
     assert _said(session) == _cli("stragglers", "--log", str(LOG), "--all")
     session.execute("\\stragglers everything")
     assert "takes no argument but 'all'" in _said(session)
+
+
+def test_report_writes_the_page_perfx_report_writes(session, tmp_path):
+    out = tmp_path / "q88.html"
+    session.execute(f"\\report {out}")
+    said = _said(session)
+    assert said.endswith(f"report written to {out}\n") and "questions answered" in said
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!doctype html>") and "nds_q88_photon_db_13_3" in page
+    session.execute(f"\\report {tmp_path / 'missing' / 'x.html'}")
+    assert "no folder" in _said(session)
+
+
+def test_ids_are_offered_slowest_first_with_their_duration(session):
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from perfx.completer import IDS_SHOWN, PxqlCompleter
+    from perfx.grammar.printer import id_to_pxql
+
+    tasks = session.log.tasks
+    slowest = tasks.sort_values("duration", ascending=False, kind="stable")["id"].astype(str)
+    completer = PxqlCompleter(session.feature_names, lambda: [], session.entity_ids)
+    offered = list(completer.get_completions(Document("WHY TASK "), CompleteEvent()))
+    assert len(offered) == min(IDS_SHOWN, len(tasks))
+    first = offered[0]
+    assert first.text == id_to_pxql(slowest.iloc[0])
+    assert first.display_meta_text[:1].isdigit()
+    typed = f"WHY TASK {slowest.iloc[5][:-1]}"
+    narrowed = [c.text for c in completer.get_completions(Document(typed), CompleteEvent())]
+    assert id_to_pxql(slowest.iloc[5]) in narrowed
+    assert all(text.startswith(slowest.iloc[5][:-1]) for text in narrowed)

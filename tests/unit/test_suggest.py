@@ -17,7 +17,8 @@ from perfx.suggest import Suggestion, suggest
         ("WH", [Suggestion("keyword", ("WHY", "FOR")), Suggestion("special")]),
         ("WHY ", [Suggestion("keyword", ("TASK", "JOB", "STAGE", "APP"))]),
         ("why ta", [Suggestion("keyword", ("TASK", "JOB", "STAGE", "APP"))]),
-        ("WHY TASK ", []),
+        ("WHY TASK ", [Suggestion("id", ("task",))]),
+        ("WHY TASK 33 SLOWER THAN STAGE ", [Suggestion("id", ("stage",))]),
         ("WHY TASK 33 ", [Suggestion("keyword", ("SLOWER", "FASTER", "SAME"))]),
         ("WHY TASK 33 SLOWER ", [Suggestion("keyword", ("THAN", "DESPITE", "WITH"))]),
         ("WHY JOB 7 SAME ", [Suggestion("keyword", ("AS",))]),
@@ -63,3 +64,16 @@ def test_completer_offers_keywords_case_insensitively():
 
 def test_completer_offers_special_commands():
     assert _complete("\\f") == ["\\features"]
+
+
+def test_completer_offers_ids_as_pxql_writes_them():
+    ids = {"task": [("app-1/33", "2.10 s"), ("7", "1.00 s"), ("app 1/3", "5 ms")]}
+    completer = PxqlCompleter(lambda e: [], lambda: [], lambda entity: ids.get(entity, []))
+
+    def complete(text: str) -> list[str]:
+        return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
+
+    assert complete("WHY TASK ") == ["app-1/33", "7", "'app 1/3'"]  # quoted where needed
+    assert complete("WHY TASK 'app") == ["app-1/33", "'app 1/3'"]
+    assert complete("WHY TASK app-") == ["app-1/33"]
+    assert complete("WHY STAGE ") == []
