@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 
 from prompt_toolkit.document import Document
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.lexers import Lexer
 
 from perfx.grammar.vocabulary import (
@@ -103,10 +104,10 @@ def _word_kind(word: str, before: list[str]) -> str:
 class PxqlLexer(Lexer):
     """prompt_toolkit's view of ``styled``: one line's fragments at a time."""
 
-    def lex_document(self, document: Document) -> Callable[[int], list[tuple[str, str]]]:
+    def lex_document(self, document: Document) -> Callable[[int], StyleAndTextTuples]:
         lines = document.lines
 
-        def line(number: int) -> list[tuple[str, str]]:
+        def line(number: int) -> StyleAndTextTuples:
             if number >= len(lines):
                 return []
             return [(f"class:pxql.{kind}", piece) for kind, piece in styled(lines[number])]
