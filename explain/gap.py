@@ -109,6 +109,13 @@ class Diagnosis:
     name: str
     detail: str
     next_step: str = ""
+    parts: tuple[str, ...] = ()
+    """The parts of the gap (``Gap.shares``' keys) the mechanism took the time of, where
+    its own features are not what the split credits them with: spill that came with 5x the
+    input records took the time the cost model puts on the input (the stage's other tasks
+    did not spill, so the fit cannot tell the two apart)."""
+    carried_by: str = ""
+    """The kind of volume (``costmodel.KIND_OF``) whose features measure the mechanism."""
 
     def to_dict(self) -> dict:
         return {"name": self.name, "detail": self.detail, "next_step": self.next_step or None}
@@ -167,12 +174,20 @@ class Gap:
         explain; ``compute`` stands for both volume and cost, ``cost`` for all of compute
         when it could not be split. Split by the cost model, ``volume`` is the share of the
         feature's own kind of volume (``costmodel.KIND_OF``), or of every kind for a feature
-        that is not a volume."""
+        that is not a volume. The features of the diagnosed mechanism account for the parts
+        its diagnosis says it took the time of (``Diagnosis.parts``)."""
         names = set(accounts)
         if "compute" in names:
             names |= {"volume", "cost"}
         if "cost" in names and self.split is None and self.model is None:
             names.add("compute")
+        diagnosis = self.diagnosis
+        if (
+            diagnosis is not None
+            and diagnosis.carried_by
+            and (costmodel.KIND_OF.get(feature) == diagnosis.carried_by)
+        ):
+            names |= set(diagnosis.parts)
         if self.model is not None and "volume" in names:
             names.discard("volume")
             kinds = costmodel.KIND_OF.get(feature)
@@ -489,11 +504,11 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
         v = next(v for v in model.volumes if v.kind == kind)
         amount = f"{_times(v.ratio)} the {v.label}"
         if kind == "spill":
-            return _spill(cols, first, second, f"it spilled {amount} ({percent})")
+            return _spill(cols, first, second, f"it spilled {amount} ({percent})", part)
         if kind in ("input", "shuffle read", "input+shuffle read") and _spilled_more(
             cols, first, second
         ):
-            return _spill(cols, first, second, f"it read {amount} and spilled ({percent})")
+            return _spill(cols, first, second, f"it read {amount} and spilled ({percent})", part)
         name, verb, step = VOLUME_MECHANISMS[kind]
         return Diagnosis(
             name,
@@ -519,7 +534,7 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
                 if spilled[1] > 0
                 else "it spilled while its reference did not"
             )
-            return _spill(cols, first, second, f"{what} ({percent})")
+            return _spill(cols, first, second, f"{what} ({percent})", part)
         if (
             _value(cols, "first_task_on_executor", first) == "T"
             and _value(cols, "first_task_on_executor", second) != "T"
@@ -574,8 +589,9 @@ def _spilled_more(cols: Columns, first: int, second: int) -> bool:
     return any(_more(cols, c, first, second) for c in SPILLED)
 
 
-def _spill(cols: Columns, first: int, second: int, what: str) -> Diagnosis:
-    """Spill, with more volume (its partition is larger) or without (its records are)."""
+def _spill(cols: Columns, first: int, second: int, what: str, part: str) -> Diagnosis:
+    """Spill, with more volume (its partition is larger) or without (its records are), that
+    took the time of the gap's ``part`` (its largest): the spill features account for it."""
     more = any(
         _more(cols, c, first, second)
         for c in ("input_records", "input_bytes", "shuffle_read_records", "shuffle_read_bytes")
@@ -586,7 +602,7 @@ def _spill(cols: Columns, first: int, second: int, what: str) -> Diagnosis:
         else "without more volume: its records are larger; give execution more memory "
         "(spark.executor.memory, spark.memory.fraction) or split the large records"
     )
-    return Diagnosis("spill", f"{what}, {why}")
+    return Diagnosis("spill", f"{what}, {why}", parts=(part,), carried_by="spill")
 
 
 SPILLED = ("memory_bytes_spilled", "disk_bytes_spilled")
