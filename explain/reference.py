@@ -112,7 +112,7 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
             f"holds and EXPECTED does not: name the reference yourself (THAN {entity.upper()} ...)"
         )
     fits, comparable = _comparable(cols, first, fits)
-    fits = _like_with_like(cols, first, fits, group, where)
+    fits, alike = _like_with_like(cols, first, fits, group, where)
     duration = cols.numeric("duration")[fits]
     median = float(np.nanmedian(duration)) if np.isfinite(duration).any() else float("nan")
     pick = (
@@ -122,8 +122,8 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
     )
     note = (
         f"reference: {entity} {table['id'].iloc[pick]}, the {entity} {where} closest to the median duration "
-        f"({median:,.0f} ms) among the {len(fits)} for which OBSERVED holds and EXPECTED does not"
-        + comparable
+        f"({median:,.0f} ms) among the {len(fits)}{alike} for which OBSERVED holds and EXPECTED "
+        "does not" + comparable
     )
     return pick, note
 
@@ -179,18 +179,18 @@ def say_structure(shape: dict[str, float]) -> str:
 
 def _like_with_like(
     cols: Columns, first: int, fits: np.ndarray, group: str | None, where: str
-) -> np.ndarray:
-    """The candidate stages or jobs with the asked one's structure (``STRUCTURE``); none
-    is an error that says why. A job of a feature store's recurring job is compared with
-    the same job in other runs, whatever their size (``GROUP``)."""
+) -> tuple[np.ndarray, str]:
+    """The candidate stages or jobs with the asked one's structure (``STRUCTURE``), and the
+    words for the note; none is an error that says why. A job of a feature store's recurring
+    job is compared with the same job in other runs, whatever their size (``GROUP``)."""
     shape = structure(cols, first)
     if not shape or group == "recurring_job" or len(fits) == 0:
-        return fits
+        return fits, ""
     same = np.ones(len(fits), dtype=bool)
     for column, value in shape.items():
         same &= cols.numeric(column)[fits] == value
     if same.any():
-        return fits[same]
+        return fits[same], f" of its structure ({say_structure(shape)})"
     entity = cols.entity
     shapes = sorted({say_structure(structure(cols, int(r))) for r in fits})
     seen = "; ".join(shapes[:3]) + ("; ..." if len(shapes) > 3 else "")
