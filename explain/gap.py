@@ -388,9 +388,17 @@ program and input the log names (its ``isolate_command``)."""
 def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | None:
     """The gap's largest part, named as a mechanism (``mechanism``), once the first task
     stands out from its stage at all: one within its stage's normal spread gets "no cause
-    stands out" and no mechanism. Every diagnosis says how far the task stands out."""
+    stands out" and no mechanism. Every diagnosis says how far the task stands out. A task
+    attempt that did not run to success on its own (a speculative copy, a failed attempt:
+    ``explain.attempts``) is said so first: its time is no completed run of its records."""
     if gap.total <= 0 or not gap.shares:
         return None
+    if cols.entity == "task":  # a speculative copy's or a failed attempt's time is no run's
+        from .attempts import attempt_diagnosis
+
+        told = attempt_diagnosis(cols, first)
+        if told is not None:
+            return told
     standing = gap.standing
     if standing is not None and not standing.stands_out and not _part_stands_out(cols, first, gap):
         return Diagnosis(
@@ -479,8 +487,9 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
     fan-out, output skew, result size, spill) or, beyond the stage's spread only, a cost per
     unit: computation skew, said to be off the JVM's CPU when its CPU time did not follow (in
     a PySpark stage the Python worker, computing or waiting, or I/O; in a JVM stage, a wait).
-    A cost per unit that spill or a cold start (first task on its executor) goes with is
-    named after them instead. Without a cost model, the records-only split of the module
+    A cost per unit that spill, a retry after failed attempts (``explain.attempts``), a slow
+    host (``explain.hosts``) or a cold start (first task on its executor) goes with is named
+    after them instead. Without a cost model, the records-only split of the module
     docstring: data skew when volume dominates, computation skew when the same volume cost
     more per unit."""
     shares = dict(gap.shares)
@@ -535,6 +544,12 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
                 else "it spilled while its reference did not"
             )
             return _spill(cols, first, second, f"{what} ({percent})", part)
+        if cols.entity == "task":
+            from .hosts import slow_host
+
+            told = _retry(cols, first, part, percent) or slow_host(cols, first, second, percent)
+            if told is not None:
+                return told
         if (
             _value(cols, "first_task_on_executor", first) == "T"
             and _value(cols, "first_task_on_executor", second) != "T"
@@ -581,8 +596,25 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
             f"it returned {_times(ratio[0] / ratio[1] if ratio[1] > 0 else math.inf)} the result "
             f"bytes, and its {DIAGNOSES[part][0]} took the time ({percent}): {step}",
         )
+    retried = _retry(cols, first, part, percent)
+    if retried is not None:
+        return retried
     name, words = DIAGNOSES.get(part, ("compute", "its own code ran longer"))
     return Diagnosis(name, f"{words} ({percent})")
+
+
+RETRY_PARTS = ("cost", "compute", "task_deserialization", "scheduler_delay")
+"""Parts of a gap a retry's own cost shows in: recomputing what the failed attempt's executor
+held (compute) on another, often fresh, executor (deserialization, scheduling)."""
+
+
+def _retry(cols: Columns, first: int, part: str, percent: str) -> Diagnosis | None:
+    """``retry`` (``explain.attempts``) where the gap's largest part is one a retry costs."""
+    if cols.entity != "task" or part not in RETRY_PARTS:
+        return None
+    from .attempts import retry_diagnosis
+
+    return retry_diagnosis(cols, first, percent)
 
 
 def _spilled_more(cols: Columns, first: int, second: int) -> bool:

@@ -44,9 +44,9 @@ def test_the_reference_has_the_asked_ones_structure_and_despite_says_so(
     session = open_session([str(CORPUS / path)])
     table = session.log.table(entity)
     others = table[table["id"] != asked]
-    assert (
-        others[list(columns)].apply(tuple, axis=1) != _shape(table, asked, columns)
-    ).any(), "the log has references of another structure to refuse"
+    assert (others[list(columns)].apply(tuple, axis=1) != _shape(table, asked, columns)).any(), (
+        "the log has references of another structure to refuse"
+    )
     answer = session.explain(f"WHY {entity.upper()} '{asked}' SLOWER")
     assert _shape(table, answer.pair[1], columns) == _shape(table, asked, columns)
     assert answer.despite[0].atom.feature == "task_count", answer.sentence()
