@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .columns import Columns
-from .gap import Diagnosis
+from .diagnosis import Diagnosis
 
 FAILURE_SHOWN = 120
 """Characters of a failure's message the diagnosis quotes (its first line)."""

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 
 from perfx.logs.model import Log
 
+from .diagnosis import Diagnosis
 from .errors import ExplainError
-from .gap import Diagnosis
 
 
 def task_cause(log: Log, task_id: str) -> Diagnosis | None:

@@ -43,8 +43,11 @@ import numpy as np
 from perfx.logs.time_parts import TIME_PARTS
 
 from . import costmodel
+from .attempts import attempt_diagnosis, retry_diagnosis
 from .columns import Columns
 from .costmodel import ModelSplit, Standing
+from .diagnosis import Diagnosis, format_ms
+from .hosts import slow_host
 
 PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
     (part.name, part.label, part.columns) for part in TIME_PARTS
@@ -100,25 +103,6 @@ class Split:
     @property
     def volume_ratio(self) -> float:
         return self.first_volume / self.second_volume
-
-
-@dataclass(frozen=True)
-class Diagnosis:
-    """What the gap's largest part says, in words, with the next step where there is one."""
-
-    name: str
-    detail: str
-    next_step: str = ""
-    parts: tuple[str, ...] = ()
-    """The parts of the gap (``Gap.shares``' keys) the mechanism took the time of, where
-    its own features are not what the split credits them with: spill that came with 5x the
-    input records took the time the cost model puts on the input (the stage's other tasks
-    did not spill, so the fit cannot tell the two apart)."""
-    carried_by: str = ""
-    """The kind of volume (``costmodel.KIND_OF``) whose features measure the mechanism."""
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "detail": self.detail, "next_step": self.next_step or None}
 
 
 @dataclass
@@ -394,8 +378,6 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
     if gap.total <= 0 or not gap.shares:
         return None
     if cols.entity == "task":  # a speculative copy's or a failed attempt's time is no run's
-        from .attempts import attempt_diagnosis
-
         told = attempt_diagnosis(cols, first)
         if told is not None:
             return told
@@ -545,8 +527,6 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
             )
             return _spill(cols, first, second, f"{what} ({percent})", part)
         if cols.entity == "task":
-            from .hosts import slow_host
-
             told = _retry(cols, first, part, percent) or slow_host(cols, first, second, percent)
             if told is not None:
                 return told
@@ -612,8 +592,6 @@ def _retry(cols: Columns, first: int, part: str, percent: str) -> Diagnosis | No
     """``retry`` (``explain.attempts``) where the gap's largest part is one a retry costs."""
     if cols.entity != "task" or part not in RETRY_PARTS:
         return None
-    from .attempts import retry_diagnosis
-
     return retry_diagnosis(cols, first, percent)
 
 
@@ -693,15 +671,6 @@ def _call_site(cols: Columns, row: int) -> str:
     key = cols.table["stage_key"].iat[row]
     shown = ["name", "details"] if "details" in stages.columns else ["name"]
     return " ".join(str(v) for v in stages.loc[stages["id"] == key, shown].to_numpy().ravel())
-
-
-def format_ms(ms: float) -> str:
-    """``730 ms``, ``2.43 s``, ``3.2 min``."""
-    if ms < 1000:
-        return f"{ms:,.0f} ms"
-    if ms < 60_000:
-        return f"{ms / 1000:,.2f} s"
-    return f"{ms / 60_000:,.1f} min"
 
 
 def _pair(cols: Columns, column: str, first: int, second: int) -> tuple[float, float]:

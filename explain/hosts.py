@@ -17,7 +17,7 @@ import numpy as np
 
 from .columns import Columns
 from .costmodel import NORMAL_FOLD, TRIM, stage_rows
-from .gap import Diagnosis, format_ms
+from .diagnosis import Diagnosis, format_ms
 
 MOST = 0.75
 """Share of its host's other tasks that must be slower than the median task of the other

@@ -235,7 +235,9 @@ def _lead_candidates(
     allowed = [n for n, k in enumerate(source) if lead[k]]
     if allowed:
         return [found[n] for n in allowed], [source[n] for n in allowed]
-    usable = [k for k in np.flatnonzero(lead) if not columns[k].numeric and not np.isnan(poi[k])]
+    usable = [
+        int(k) for k in np.flatnonzero(lead) if not columns[k].numeric and not np.isnan(poi[k])
+    ]
     if not usable:
         return found, source
     k = max(
