@@ -104,8 +104,18 @@ def _partition(cols: Columns, row: int) -> str:
 
 
 def _first_line(text: str) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
+    """A failure in one line: its first, or for a Python worker's traceback (whose first line
+    only says one follows) the exception it ended with, after the JVM's exception class."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    line = lines[0]
+    if PYTHON_TRACEBACK in line and len(lines) > 1:
+        line = f"{line.split(':', 1)[0]}: {lines[-1]}"
     return line if len(line) <= FAILURE_SHOWN else line[: FAILURE_SHOWN - 1] + "…"
+
+
+PYTHON_TRACEBACK = "Traceback (most recent call last)"
 
 
 def _text(cols: Columns, column: str, row: int) -> str:

@@ -58,7 +58,7 @@ NEPTUNE = PUBLIC / "lsds__Neptune" / "application_1538416563558_0014"
             / "application_1713000000000_0001_2.zstd",
             "application_1713000000000_0001/5",
             "failed attempt",
-            "PythonException",
+            "PythonException: Exception: transient failure for partition 0",
         ),
     ],
 )
