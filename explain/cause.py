@@ -1,18 +1,21 @@
 """The one function that names a task's cause: what ``WHY TASK <it> SLOWER`` diagnoses.
 
-``perfx explain`` prints it as its diagnosis line; ``perfx stragglers`` (and the REPL's and
-the report's straggler listings, which read the same ``StragglerReport``) name each straggler's
-cause with it, so one task never gets two causes from two commands. The reference is the one
+``perfx explain`` prints it as its diagnosis line; ``perfx stragglers``, ``perfx skew``, the
+report's stage table and the REPL's ``\\stragglers`` and ``\\skew`` (which read the same
+results) name each task's cause with it (``cause_names``), so one task never gets two causes
+from two commands. The reference is the one
 the question would pick (``reference.pick_reference``: the comparable task of its stage closest
 to the median), and the cause is the gap's diagnosis against it (``gap.diagnose``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from perfx.logs.model import Log
 
+from .diagnosis import Diagnosis
 from .errors import ExplainError
-from .gap import Diagnosis
 
 
 def task_cause(log: Log, task_id: str) -> Diagnosis | None:
@@ -34,3 +37,16 @@ def task_cause(log: Log, task_id: str) -> Diagnosis | None:
         return None
     gap = decompose(cols, first, second)
     return gap.diagnosis if gap is not None else None
+
+
+NO_REFERENCE = "no reference"
+"""The cause ``cause_names`` gives a task ``task_cause`` has no answer for."""
+
+
+def cause_names(log: Log, task_ids: Iterable[str]) -> dict[str, str]:
+    """Each task's cause by name (``task_cause``), ``NO_REFERENCE`` where it has none."""
+    named = {}
+    for task_id in task_ids:
+        diagnosis = task_cause(log, task_id)
+        named[task_id] = diagnosis.name if diagnosis is not None else NO_REFERENCE
+    return named

@@ -43,8 +43,11 @@ import numpy as np
 from perfx.logs.time_parts import TIME_PARTS
 
 from . import costmodel
+from .attempts import attempt_diagnosis, retry_diagnosis
 from .columns import Columns
 from .costmodel import ModelSplit, Standing
+from .diagnosis import Diagnosis, format_ms
+from .hosts import slow_host
 
 PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
     (part.name, part.label, part.columns) for part in TIME_PARTS
@@ -102,18 +105,6 @@ class Split:
         return self.first_volume / self.second_volume
 
 
-@dataclass(frozen=True)
-class Diagnosis:
-    """What the gap's largest part says, in words, with the next step where there is one."""
-
-    name: str
-    detail: str
-    next_step: str = ""
-
-    def to_dict(self) -> dict:
-        return {"name": self.name, "detail": self.detail, "next_step": self.next_step or None}
-
-
 @dataclass
 class Gap:
     """The pair's duration gap (first minus second) and its parts.
@@ -167,12 +158,20 @@ class Gap:
         explain; ``compute`` stands for both volume and cost, ``cost`` for all of compute
         when it could not be split. Split by the cost model, ``volume`` is the share of the
         feature's own kind of volume (``costmodel.KIND_OF``), or of every kind for a feature
-        that is not a volume."""
+        that is not a volume. The features of the diagnosed mechanism account for the parts
+        its diagnosis says it took the time of (``Diagnosis.parts``)."""
         names = set(accounts)
         if "compute" in names:
             names |= {"volume", "cost"}
         if "cost" in names and self.split is None and self.model is None:
             names.add("compute")
+        diagnosis = self.diagnosis
+        if (
+            diagnosis is not None
+            and diagnosis.carried_by
+            and (costmodel.KIND_OF.get(feature) == diagnosis.carried_by)
+        ):
+            names |= set(diagnosis.parts)
         if self.model is not None and "volume" in names:
             names.discard("volume")
             kinds = costmodel.KIND_OF.get(feature)
@@ -373,9 +372,15 @@ program and input the log names (its ``isolate_command``)."""
 def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | None:
     """The gap's largest part, named as a mechanism (``mechanism``), once the first task
     stands out from its stage at all: one within its stage's normal spread gets "no cause
-    stands out" and no mechanism. Every diagnosis says how far the task stands out."""
+    stands out" and no mechanism. Every diagnosis says how far the task stands out. A task
+    attempt that did not run to success on its own (a speculative copy, a failed attempt:
+    ``explain.attempts``) is said so first: its time is no completed run of its records."""
     if gap.total <= 0 or not gap.shares:
         return None
+    if cols.entity == "task":  # a speculative copy's or a failed attempt's time is no run's
+        told = attempt_diagnosis(cols, first)
+        if told is not None:
+            return told
     standing = gap.standing
     if standing is not None and not standing.stands_out and not _part_stands_out(cols, first, gap):
         return Diagnosis(
@@ -464,8 +469,9 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
     fan-out, output skew, result size, spill) or, beyond the stage's spread only, a cost per
     unit: computation skew, said to be off the JVM's CPU when its CPU time did not follow (in
     a PySpark stage the Python worker, computing or waiting, or I/O; in a JVM stage, a wait).
-    A cost per unit that spill or a cold start (first task on its executor) goes with is
-    named after them instead. Without a cost model, the records-only split of the module
+    A cost per unit that spill, a retry after failed attempts (``explain.attempts``), a slow
+    host (``explain.hosts``) or a cold start (first task on its executor) goes with is named
+    after them instead. Without a cost model, the records-only split of the module
     docstring: data skew when volume dominates, computation skew when the same volume cost
     more per unit."""
     shares = dict(gap.shares)
@@ -489,11 +495,11 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
         v = next(v for v in model.volumes if v.kind == kind)
         amount = f"{_times(v.ratio)} the {v.label}"
         if kind == "spill":
-            return _spill(cols, first, second, f"it spilled {amount} ({percent})")
+            return _spill(cols, first, second, f"it spilled {amount} ({percent})", part)
         if kind in ("input", "shuffle read", "input+shuffle read") and _spilled_more(
             cols, first, second
         ):
-            return _spill(cols, first, second, f"it read {amount} and spilled ({percent})")
+            return _spill(cols, first, second, f"it read {amount} and spilled ({percent})", part)
         name, verb, step = VOLUME_MECHANISMS[kind]
         return Diagnosis(
             name,
@@ -519,7 +525,11 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
                 if spilled[1] > 0
                 else "it spilled while its reference did not"
             )
-            return _spill(cols, first, second, f"{what} ({percent})")
+            return _spill(cols, first, second, f"{what} ({percent})", part)
+        if cols.entity == "task":
+            told = _retry(cols, first, part, percent) or slow_host(cols, first, second, percent)
+            if told is not None:
+                return told
         if (
             _value(cols, "first_task_on_executor", first) == "T"
             and _value(cols, "first_task_on_executor", second) != "T"
@@ -566,16 +576,32 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
             f"it returned {_times(ratio[0] / ratio[1] if ratio[1] > 0 else math.inf)} the result "
             f"bytes, and its {DIAGNOSES[part][0]} took the time ({percent}): {step}",
         )
+    retried = _retry(cols, first, part, percent)
+    if retried is not None:
+        return retried
     name, words = DIAGNOSES.get(part, ("compute", "its own code ran longer"))
     return Diagnosis(name, f"{words} ({percent})")
+
+
+RETRY_PARTS = ("cost", "compute", "task_deserialization", "scheduler_delay")
+"""Parts of a gap a retry's own cost shows in: recomputing what the failed attempt's executor
+held (compute) on another, often fresh, executor (deserialization, scheduling)."""
+
+
+def _retry(cols: Columns, first: int, part: str, percent: str) -> Diagnosis | None:
+    """``retry`` (``explain.attempts``) where the gap's largest part is one a retry costs."""
+    if cols.entity != "task" or part not in RETRY_PARTS:
+        return None
+    return retry_diagnosis(cols, first, percent)
 
 
 def _spilled_more(cols: Columns, first: int, second: int) -> bool:
     return any(_more(cols, c, first, second) for c in SPILLED)
 
 
-def _spill(cols: Columns, first: int, second: int, what: str) -> Diagnosis:
-    """Spill, with more volume (its partition is larger) or without (its records are)."""
+def _spill(cols: Columns, first: int, second: int, what: str, part: str) -> Diagnosis:
+    """Spill, with more volume (its partition is larger) or without (its records are), that
+    took the time of the gap's ``part`` (its largest): the spill features account for it."""
     more = any(
         _more(cols, c, first, second)
         for c in ("input_records", "input_bytes", "shuffle_read_records", "shuffle_read_bytes")
@@ -586,7 +612,7 @@ def _spill(cols: Columns, first: int, second: int, what: str) -> Diagnosis:
         else "without more volume: its records are larger; give execution more memory "
         "(spark.executor.memory, spark.memory.fraction) or split the large records"
     )
-    return Diagnosis("spill", f"{what}, {why}")
+    return Diagnosis("spill", f"{what}, {why}", parts=(part,), carried_by="spill")
 
 
 SPILLED = ("memory_bytes_spilled", "disk_bytes_spilled")
@@ -645,15 +671,6 @@ def _call_site(cols: Columns, row: int) -> str:
     key = cols.table["stage_key"].iat[row]
     shown = ["name", "details"] if "details" in stages.columns else ["name"]
     return " ".join(str(v) for v in stages.loc[stages["id"] == key, shown].to_numpy().ravel())
-
-
-def format_ms(ms: float) -> str:
-    """``730 ms``, ``2.43 s``, ``3.2 min``."""
-    if ms < 1000:
-        return f"{ms:,.0f} ms"
-    if ms < 60_000:
-        return f"{ms / 1000:,.2f} s"
-    return f"{ms / 60_000:,.1f} min"
 
 
 def _pair(cols: Columns, column: str, first: int, second: int) -> tuple[float, float]:

@@ -3,7 +3,8 @@ precision, each with Algorithm 1 on a balanced sample of related pairs.
 
 The DESPITE extension is generated when the query asks for it (``WITH DESPITE WIDTH n``) or
 has no DESPITE at all (then up to ``AUTO_DESPITE_WIDTH`` predicates, the first of a task
-pair of one stage being that stage: ``_same_stage``); it grows while the
+pair of one stage being that stage, of a stage or job pair of one task count that count:
+``_same_shape``); it grows while the
 relevance P(exp | des′ ∧ des) is below the threshold and still improving. The BECAUSE clause
 is then learnt on a fresh sample drawn under DESPITE ∧ des′, so that it is balanced there.
 """
@@ -18,6 +19,7 @@ from perfx.grammar.printer import to_pxql
 from .columns import Columns, columns_for
 from .errors import ExplainError
 from .explanation import Explanation, Step, format_conjunction
+from .lead import may_lead
 from .metrics import metrics_on, ordered_steps, share
 from .pairs import ORDER, PairColumn, pair_features, says_alike, states_difference, varies
 from .request import Request
@@ -55,7 +57,7 @@ def perfxplain(request: Request) -> Explanation:
     des_steps: list[Step] = []
     if despite_width > 0:
         seeded, grown_on = (
-            _same_stage(request, cols, despite, observed, expected)
+            _same_shape(request, cols, despite, observed, expected)
             if request.despite_width is None
             else ([], None)
         )
@@ -156,6 +158,7 @@ def learn(
         credit=credit,
         gap_weight=request.gap_weight,
         thresholds_only=kind == "because",
+        lead=may_lead(request, cols, columns, credit) if credit is not None else None,
     )
     return [s.candidate.atom for s in steps]
 
@@ -213,23 +216,32 @@ def _flag_against(cols: Columns, name: str, request: Request, toward: float) -> 
     return slow_side not in ("T", "True")
 
 
-def _same_stage(
+SAME_SHAPE = {"task": "stage_key", "stage": "task_count", "job": "task_count"}
+"""The context a pair of each entity is first compared within: a task's stage, a stage's or
+a job's task count."""
+
+
+def _same_shape(
     request: Request, cols: Columns, despite, observed, expected
 ) -> tuple[list[Atom], TrainingSet | None]:
     """``([stage_key isSame = T], its training set)`` when the pair ran in one stage and the
-    log holds enough pairs of that kind to learn from, else ``([], None)``.
+    log holds enough pairs of that kind to learn from, else ``([], None)``; for a stage or a
+    job, ``task_count isSame = T`` where the pair has the same number of tasks.
 
     A task is compared with its stage's tasks — the same code on other partitions — and the
     reference perfx picks comes from there, so the same stage is the first context of a task
     question. Relevance alone never finds it in a log of many stages: pairs of one stage are
     a sliver of all pairs, under the generality a DESPITE step must keep; and across stages
-    nothing is comparable ("it read 12x the records" is precise only within its stage)."""
-    if request.entity != "task" or "stage_key" not in cols.table.columns:
+    nothing is comparable ("it read 12x the records" is precise only within its stage).
+    Stages and jobs are compared like with like the same way: of the same task count
+    (``reference.STRUCTURE``), a 128-task stage is not compared with 1-task ones."""
+    column = SAME_SHAPE.get(request.entity)
+    if column is None or column not in cols.table.columns:
         return [], None
-    stages = cols.table["stage_key"].to_numpy()
-    if stages[request.first] != stages[request.second]:
+    values = cols.table[column].to_numpy()
+    if values[request.first] != values[request.second]:
         return [], None
-    atom = Atom("stage_key", "isSame", "=", Bool(True))
+    atom = Atom(column, "isSame", "=", Bool(True))
     ts = training_set(
         cols, despite + [atom], observed, expected, sample=request.sample, seed=request.seed
     )

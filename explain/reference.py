@@ -112,6 +112,7 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
             f"holds and EXPECTED does not: name the reference yourself (THAN {entity.upper()} ...)"
         )
     fits, comparable = _comparable(cols, first, fits)
+    fits, alike = _like_with_like(cols, first, fits, group, where)
     duration = cols.numeric("duration")[fits]
     median = float(np.nanmedian(duration)) if np.isfinite(duration).any() else float("nan")
     pick = (
@@ -121,8 +122,8 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
     )
     note = (
         f"reference: {entity} {table['id'].iloc[pick]}, the {entity} {where} closest to the median duration "
-        f"({median:,.0f} ms) among the {len(fits)} for which OBSERVED holds and EXPECTED does not"
-        + comparable
+        f"({median:,.0f} ms) among the {len(fits)}{alike} for which OBSERVED holds and EXPECTED "
+        "does not" + comparable
     )
     return pick, note
 
@@ -150,6 +151,54 @@ def _comparable(cols: Columns, first: int, fits: np.ndarray) -> tuple[np.ndarray
     return fits, (
         "; none of them is comparable (successful, with every kind of volume this task has): "
         "the gap may be a difference in kind"
+    )
+
+
+STRUCTURE = {"stage": ("task_count",), "job": ("num_stages", "task_count")}
+"""What a stage or job reference must share with the asked one to be compared with it: its
+task count (a stage), its number of stages and of tasks (a job). A 128-task stage against a
+1-task one, or two jobs of different shapes, differ in kind, not in why one was slower."""
+
+STRUCTURE_WORDS = {"num_stages": "stages", "task_count": "tasks"}
+
+
+def structure(cols: Columns, row: int) -> dict[str, float]:
+    """``row``'s structure (``STRUCTURE``) as the log has it: {column: value}."""
+    present = [c for c in STRUCTURE.get(cols.entity, ()) if c in cols.table.columns]
+    values = {c: float(cols.numeric(c)[row]) for c in present}
+    return {c: v for c, v in values.items() if np.isfinite(v)}
+
+
+def say_structure(shape: dict[str, float]) -> str:
+    """``2 stages, 400 tasks``."""
+    return ", ".join(
+        f"{v:,.0f} {STRUCTURE_WORDS[c].removesuffix('s') if v == 1 else STRUCTURE_WORDS[c]}"
+        for c, v in shape.items()
+    )
+
+
+def _like_with_like(
+    cols: Columns, first: int, fits: np.ndarray, group: str | None, where: str
+) -> tuple[np.ndarray, str]:
+    """The candidate stages or jobs with the asked one's structure (``STRUCTURE``), and the
+    words for the note; none is an error that says why. A job of a feature store's recurring
+    job is compared with the same job in other runs, whatever their size (``GROUP``)."""
+    shape = structure(cols, first)
+    if not shape or group == "recurring_job" or len(fits) == 0:
+        return fits, ""
+    same = np.ones(len(fits), dtype=bool)
+    for column, value in shape.items():
+        same &= cols.numeric(column)[fits] == value
+    if same.any():
+        return fits[same], f" of its structure ({say_structure(shape)})"
+    entity = cols.entity
+    shapes = sorted({say_structure(structure(cols, int(r))) for r in fits})
+    seen = "; ".join(shapes[:3]) + ("; ..." if len(shapes) > 3 else "")
+    raise ExplainError(
+        f"no comparable reference: no other {entity} {where} as {entity} "
+        f"{cols.table['id'].iloc[first]} has its structure ({say_structure(shape)}); those "
+        f"for which OBSERVED holds have {seen}. A different shape differs in kind, not in why "
+        f"it was slower: name the reference yourself (THAN {entity.upper()} ...)"
     )
 
 
@@ -218,6 +267,12 @@ def resolve_request(log: Log, query: Query, **options) -> Request:
         notes.append(note)
     else:
         second = find_row(cols, query.second)
+        if structure(cols, first) != structure(cols, second):
+            notes.append(
+                f"not like with like: {query.entity} {cols.table['id'].iloc[first]} has "
+                f"{say_structure(structure(cols, first))}, {query.entity} "
+                f"{cols.table['id'].iloc[second]} {say_structure(structure(cols, second))}"
+            )
     if first == second:
         raise ExplainError(f"the pair of interest names the same {query.entity} twice")
     check_pair(query, LogPairOracle(cols, first, second, options.get("seed", 0)))

@@ -154,6 +154,7 @@ def grow(
     credit: np.ndarray | None = None,
     gap_weight: float = GAP_WEIGHT,
     thresholds_only: bool = False,
+    lead: np.ndarray | None = None,
 ) -> list[Chosen]:
     """Algorithm 1 lines 3–18 over training pairs labelled ``y`` (True = target class).
 
@@ -170,7 +171,11 @@ def grow(
     of the pair of interest's duration gap that column k's feature accounts for
     (``explain.gap``), the rank is (1 − ``gap_weight``) · score + ``gap_weight`` · credit: among
     predicates that hold for the pair and are precise, the one naming the part of the time
-    that moved wins ("it read 12x the records" over "its compute time was higher")."""
+    that moved wins ("it read 12x the records" over "its compute time was higher").
+
+    ``lead[k]`` says whether column k's predicate may be the first (``explain.lead``): the
+    first step picks among those; where the search proposes none of them, the one of
+    highest ``credit`` leads as the pair of interest's own value (``f compare = GT``)."""
     usable = [k for k in range(len(columns)) if not np.isnan(poi[k])]
     nominal = [k for k in usable if not columns[k].numeric]
     numeric = [k for k in usable if columns[k].numeric]
@@ -201,6 +206,8 @@ def grow(
                 source.append(k)
         fresh = [n for n, c in enumerate(found) if c.column.spec.name not in used]
         found, source = [found[n] for n in fresh], [source[n] for n in fresh]
+        if not steps and lead is not None:
+            found, source = _lead_candidates(columns, poi, keep, ys, found, source, lead, credit)
         if not found:
             break
         sat = np.array([c.covered for c in found])
@@ -218,6 +225,34 @@ def grow(
         if stop is not None and stop(steps):
             break
     return steps
+
+
+def _lead_candidates(
+    columns, poi, keep: np.ndarray, ys: np.ndarray, found, source, lead: np.ndarray, credit
+) -> tuple[list[Candidate], list[int]]:
+    """The candidates that may lead (``lead``); where the search proposed none, the equality
+    predicate on the pair of interest's value of the allowed column of highest ``credit``."""
+    allowed = [n for n, k in enumerate(source) if lead[k]]
+    if allowed:
+        return [found[n] for n in allowed], [source[n] for n in allowed]
+    usable = [
+        int(k) for k in np.flatnonzero(lead) if not columns[k].numeric and not np.isnan(poi[k])
+    ]
+    if not usable:
+        return found, source
+    k = max(
+        usable,
+        key=lambda k: (
+            0.0 if credit is None else float(credit[k]),
+            columns[k].pair_op == "compare",  # "higher", rather than "not the same"
+            -k,
+        ),
+    )
+    column = columns[k]
+    mask = column.values[keep] == poi[k]
+    covered, positive = float(mask.sum()), float(ys[mask].sum())
+    gain = float(information_gain(positive, covered, float(ys.sum()), len(ys)))
+    return [Candidate(column, "=", float(poi[k]), gain, mask, covered, positive)], [k]
 
 
 def _nominal_candidates(

@@ -119,7 +119,7 @@ class Session:
         """Stages with computation skew and the command that re-runs the program traced."""
         from .results.skew import SkewReport
 
-        return SkewReport.of(self.raw, factor, min_excess, top)
+        return SkewReport.of(self.raw, factor, min_excess, top, asked=self.log)
 
     def report(self, *, questions: int = 8, **options: Any) -> ReportPage:
         """``perfx report``'s page of this log (overview, stages, timeline and the answers

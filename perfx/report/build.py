@@ -41,7 +41,7 @@ def render_report(
 
     log = session.log
     apps = applications(log)
-    stages = stage_table(log, session.straggler_analysis)
+    stages = stage_table(log, session.straggler_analysis, session.stragglers().named)
     how = "Questions from the queries file."
     if items is None:
         queries = default_questions(stages, limit)

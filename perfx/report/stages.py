@@ -1,13 +1,17 @@
 """Stages, slowest first: task count, median / 95th percentile / max task time, skew (max over
-median), stragglers (the blocked-time paper's rule) and their causes; and the task-time
-distribution of the slowest stages with their stragglers marked."""
+median), stragglers (the blocked-time paper's rule) and their causes as ``perfx explain``
+names them (``explain.cause``); and the task-time distribution of the slowest stages with
+their stragglers marked."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pandas as pd
+
+from perfx.explain.cause import NO_REFERENCE
 
 from . import plots
 from .page import Html, Section, join, ms, table, tag
@@ -52,8 +56,11 @@ def _spans(log, analysed: pd.DataFrame) -> pd.Series:
     return span
 
 
-def stage_table(log, report: StragglerReport) -> Stages:
-    """Figures per stage, from ``report``, the straggler analysis of the log's tasks."""
+def stage_table(log, report: StragglerReport, named: dict[str, str] | None = None) -> Stages:
+    """Figures per stage, from ``report``, the straggler analysis of the log's tasks, and
+    ``named``, each straggler's cause by task id as ``perfx explain`` names it
+    (``perfx.results.stragglers.StragglerReport.named``); without it, the blocked-time
+    analysis's causes."""
     tasks = report.tasks
     if tasks.empty:
         return Stages(pd.DataFrame(columns=["stage_key", "time"]), report)
@@ -73,10 +80,16 @@ def stage_table(log, report: StragglerReport) -> Stages:
         stages["name"] = stages["stage_key"].map(names).fillna("")
     else:
         stages["name"] = ""
-    stages["causes"] = [
-        ", ".join(f"{c.replace('_', ' ')} {int(row[c])}" for c in report.causes if row[c])
-        for _, row in stages.iterrows()
-    ]
+    if named is not None:
+        causes, explained = _named_causes(tasks, named)
+        stages["causes"] = [causes.get(key, "") for key in stages["stage_key"]]
+        stages["explained"] = [explained.get(key, 0) for key in stages["stage_key"]]
+        stages["named"] = True
+    else:
+        stages["causes"] = [
+            ", ".join(f"{c.replace('_', ' ')} {int(row[c])}" for c in report.causes if row[c])
+            for _, row in stages.iterrows()
+        ]
     stages = stages.sort_values("time", ascending=False, kind="stable").reset_index(drop=True)
     return Stages(stages, report)
 
@@ -91,10 +104,30 @@ def stage_label(key: str, with_app: bool = False) -> str:
     return f"{parts[0]} {label}" if with_app else label
 
 
+def _named_causes(tasks: pd.DataFrame, named: dict[str, str]) -> tuple[dict, dict]:
+    """Per stage key, its stragglers' causes as perfx explain names them ("data skew 2, no
+    cause stands out 1", every straggler counted) and how many have a cause."""
+    from perfx.results.stragglers import NOT_A_CAUSE
+
+    stragglers = tasks[tasks["straggler"]] if "id" in tasks.columns else tasks.iloc[0:0]
+    texts, explained = {}, {}
+    for key, ids in stragglers.groupby("stage_key", sort=False)["id"]:
+        counts = Counter(named.get(str(i), NO_REFERENCE) for i in ids)
+        texts[key] = ", ".join(f"{c} {n}" for c, n in sorted(counts.items(), key=_by_count))
+        explained[key] = sum(n for c, n in counts.items() if c not in NOT_A_CAUSE)
+    return texts, explained
+
+
+def _by_count(item: tuple[str, int]) -> tuple[int, str]:
+    return -item[1], item[0]
+
+
 def _cause_text(row) -> str:
-    unexplained = int(row["stragglers"] - row["explained"])
+    """The stage's causes; stragglers the blocked-time analysis left unexplained are said so
+    (the named causes already count every straggler)."""
     text = row["causes"] or ""
-    if unexplained:
+    unexplained = int(row["stragglers"] - row["explained"])
+    if unexplained and not row.get("named", False):
         text += (", " if text else "") + f"unexplained {unexplained}"
     return text
 
@@ -131,12 +164,18 @@ def stages_section(log, stages: Stages) -> Section:
         "stragglers",
         "causes",
     ]
+    by_explain = "named" in frame.columns  # causes as perfx explain names them
     note = (
         f"The {ROWS_SHOWN} slowest of {len(frame)} stages. " if len(frame) > ROWS_SHOWN else ""
     ) + (
         "Task times are of successful attempts; skew is the slowest task over the median; a "
-        "straggler's time per byte (or record) exceeds 1.5x its stage's median, and it is caused "
-        "by X when it would not straggle had X taken no time in every task of its stage."
+        "straggler's time per byte (or record) exceeds 1.5x its stage's median"
+        + (
+            ", and its cause is the one perfx explain names (WHY TASK <it> SLOWER's diagnosis)."
+            if by_explain
+            else ", and it is caused by X when it would not straggle had X taken no time in "
+            "every task of its stage."
+        )
     )
     plotted = []
     tasks = stages.report.tasks
@@ -161,7 +200,8 @@ def stages_section(log, stages: Stages) -> Section:
     explained = int(frame["explained"].sum())
     summary = (
         f"{len(frame)} stages; the slowest, {stage_label(slowest['stage_key'], with_app)}, took {ms(slowest['time'])} over "
-        f"{int(slowest['tasks']):,} tasks; {stragglers:,} stragglers, {explained:,} with a known cause"
+        f"{int(slowest['tasks']):,} tasks; {stragglers:,} stragglers, {explained:,} with a "
+        + ("cause perfx explain names" if by_explain else "known cause")
     )
     body = join(
         [

@@ -3,6 +3,7 @@ traced to name the records behind it (``perfx skew``, ``Session.skew()``)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -67,6 +68,16 @@ def partition(value: Any) -> int | None:
     return int(value) if value >= 0 else None
 
 
+def _task_ids(tasks: Any, flagged: Any) -> list[str]:
+    """The log's id (``tasks["id"]``) of each flagged task, by its stage and Spark task id;
+    "" where the log has none (a log cut before its task events)."""
+    if "id" not in tasks.columns or flagged.empty:
+        return [""] * len(flagged)
+    keys = ["stage_key", "task_id"]
+    found = flagged[keys].merge(tasks[[*keys, "id"]].drop_duplicates(keys), how="left", on=keys)
+    return [str(i) if isinstance(i, str) else "" for i in found["id"]]
+
+
 def _reason_kind(reason: str) -> str:
     """What a detector's reason is about, without its figures: "21.0x the stage's median
     duration" -> "slow duration", "GC 608 ms (stage median 0 ms)" -> "GC"."""
@@ -90,15 +101,29 @@ class SkewReport:
     """Skewed tasks the table shows, the most costly first (None: all)."""
 
     @classmethod
-    def of(cls, log: Any, factor: float, min_excess: float, top: int | None = 20) -> SkewReport:
+    def of(
+        cls,
+        log: Any,
+        factor: float,
+        min_excess: float,
+        top: int | None = 20,
+        asked: Any = None,
+    ) -> SkewReport:
+        """The skewed tasks of ``log``, each with its cause as ``perfx explain`` names it
+        (``explain.cause.cause_names``) on ``asked``, the log questions are asked of (the
+        session's ``log``; by default ``log`` itself)."""
         import pandas as pd
 
         from perfx.chain import isolate_command
+        from perfx.explain.cause import cause_names
         from perfx.isolation.detect import skewed_tasks
 
         spark = spark_tasks(log.tasks)
         flagged = skewed_tasks(spark, factor=factor)
         flagged = material(flagged, log.tasks, min_excess) if len(flagged) else flagged
+        flagged = flagged.reset_index(drop=True)
+        ids = _task_ids(log.tasks, flagged)
+        named = cause_names(asked if asked is not None else log, [i for i in ids if i])
         names = (
             dict(zip(log.apps.get("app_id", []), log.apps.get("name", [])))
             if not log.apps.empty
@@ -113,6 +138,7 @@ class SkewReport:
                 "tasks": int(per_stage[rows.stage_key.iloc[0]]),
                 "skewed_tasks": [
                     {
+                        "id": ids[r.Index] or None,
                         "task_id": int(r.task_id),
                         "partition": partition(r.partition_id),
                         "duration_ms": float(r.duration),
@@ -121,6 +147,7 @@ class SkewReport:
                         if pd.isna(r.rate_ratio)
                         else round(float(r.rate_ratio), 3),
                         "reasons": list(r.reasons),
+                        "cause": named.get(ids[r.Index]),
                     }
                     for r in rows.itertuples()
                 ],
@@ -162,6 +189,7 @@ class SkewReport:
                 kind = _reason_kind(reason)
                 reasons[kind] = reasons.get(kind, 0) + 1
         top = sorted(reasons.items(), key=lambda pair: -pair[1])
+        causes = Counter(r["cause"] for r in rows if r.get("cause")).most_common()
         values.update(
             {
                 "most_costly": {
@@ -171,6 +199,7 @@ class SkewReport:
                     "excess_ms": worst["excess_ms"],
                 },
                 "reasons": dict(top),
+                "causes": dict(causes),
             }
         )
         text = (
@@ -178,7 +207,9 @@ class SkewReport:
             f"cost {duration(at_stake)} "
             f"beyond their stages' typical task; task {worst['task_id']} of stage "
             f"{worst['stage_id']} the most ({duration(worst['excess_ms'])}). Reasons: "
-            f"{listing(top)}. Re-run the program traced (below) to name the records."
+            f"{listing(top)}"
+            + (f"; their causes as perfx explain names them: {listing(causes)}" if causes else "")
+            + ". Re-run the program traced (below) to name the records."
         )
         return Headline(text, values)
 
@@ -203,7 +234,7 @@ class SkewReport:
         if one_app:  # its id once, in the title, rather than on every row
             title += f" (application {self.stages[0]['app_id']})"
         table = Table(title=safe_text(title))
-        columns = ("app", "stage", "tasks", "skewed task (partition)", "at stake", "why")
+        columns = ("app", "stage", "tasks", "skewed task (partition)", "at stake", "cause", "why")
         for column in columns[1:] if one_app else columns:
             table.add_column(
                 column,
@@ -220,6 +251,7 @@ class SkewReport:
                 r["tasks"],
                 f"{r['task_id']}{where}",
                 duration(r["excess_ms"]),
+                r.get("cause") or "-",
                 "; ".join(r["reasons"]),
             )
             table.add_row(*(safe_text(str(cell)) for cell in cells[one_app:]))

@@ -82,16 +82,12 @@ class StragglerReport:
     @classmethod
     def of(cls, analysis: Any, log: Any) -> StragglerReport:
         """The report with each straggler's cause named by the one cause model."""
-        from perfx.explain.cause import task_cause
+        from perfx.explain.cause import cause_names
 
         tasks = analysis.tasks
         if "id" not in tasks.columns:  # a log cut before its task events: no task to name
             return cls(analysis, None)
-        named = {}
-        for task_id in tasks.loc[tasks["straggler"], "id"].astype(str):
-            diagnosis = task_cause(log, task_id)
-            named[task_id] = diagnosis.name if diagnosis is not None else "no reference"
-        return cls(analysis, named)
+        return cls(analysis, cause_names(log, tasks.loc[tasks["straggler"], "id"].astype(str)))
 
     def to_dict(self) -> dict[str, Any]:
         report = self.report

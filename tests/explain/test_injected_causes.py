@@ -28,20 +28,7 @@ runs fails. How often perfx is right is measured by ``./dev bench causes`` (10 s
 not here."""
 
 
-FLAKY = {
-    "shuffle_read_skew": "known defect (issue 30): in a full suite's history the learned BECAUSE "
-    "leads with GC time (63-71 ms of a 1.4-1.6 s gap) though the diagnosis names the shuffle "
-    "read skew: the search does not refuse a lead with so small a share of the gap",
-}
-
-
-@pytest.mark.parametrize(
-    "kind",
-    [
-        pytest.param(k, marks=pytest.mark.xfail(strict=False, reason=FLAKY[k])) if k in FLAKY else k
-        for k in KINDS
-    ],
-)
+@pytest.mark.parametrize("kind", KINDS)
 def test_the_injected_cause_leads_the_answer_and_its_diagnosis(spark, spark_event_dir, kind):
     wrong = []
     for seed in SEEDS:

@@ -119,3 +119,47 @@ def test_stragglers_and_explain_give_each_task_one_cause():
             continue
         diagnosis = answer.gap.diagnosis if answer.gap is not None else None
         assert cause == (diagnosis.name if diagnosis else "no reference"), task_id
+
+
+def _diagnosis_name(session, task_id: str) -> str:
+    """``WHY TASK <task_id> SLOWER``'s diagnosis by name, "no reference" where it has none."""
+    try:
+        answer = session.explain(f"WHY TASK '{task_id}' SLOWER")
+    except ExplainError:
+        return "no reference"
+    diagnosis = answer.gap.diagnosis if answer.gap is not None else None
+    return diagnosis.name if diagnosis else "no reference"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "Netflix-Skunkworks__sparklens/local-fresh",
+        "groupon__sparklint/event_log_1",
+        "kubeflow__mcp-apache-spark-history-server/eventlog_v2_spark-110be3a8424d4a2789cb88134418217b",
+    ],
+)
+def test_skew_and_the_report_give_each_task_the_cause_explain_gives(path):
+    """``perfx skew`` names each skewed task's cause as ``WHY TASK <it> SLOWER``'s diagnosis
+    does; the report's stage table counts each stage's stragglers by those same diagnoses."""
+    import re
+
+    session = open_session([str(CORPUS / path)])
+    skewed = [t for s in session.skew().to_dict()["stages"] for t in s["skewed_tasks"]]
+    assert skewed, "the log has skewed tasks"
+    for task in skewed[:8]:
+        assert task["cause"] == _diagnosis_name(session, task["id"]), task["id"]
+
+    html = session.report(questions=0).html
+    tasks = session.straggler_analysis.tasks
+    stages = tasks[tasks["straggler"]].groupby("stage_key")["id"]
+    assert len(stages), "the log has stragglers"
+    for key, ids in stages:
+        counts: dict[str, int] = {}
+        for task_id in ids.astype(str):
+            name = _diagnosis_name(session, task_id)
+            counts[name] = counts.get(name, 0) + 1
+        said = ", ".join(f"{c} {n}" for c, n in sorted(counts.items(), key=lambda p: (-p[1], p[0])))
+        stage = re.escape(str(key).rsplit("/", 2)[1])
+        row = rf"<tr><td>{stage}</td>(?:(?!</tr>).)*<td>{re.escape(said)}</td></tr>"
+        assert re.search(row, html), (key, said)
