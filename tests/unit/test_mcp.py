@@ -136,10 +136,12 @@ def test_compare_job_explains_a_run_of_a_live_session_with_ten_times_the_rows(sp
     """The injected cause: a job's last run hashed 10x the rows of its earlier runs. Asked
     through ``compare_job`` over stdio, against the live session's REST API, the answer is
     complete (sentence, BECAUSE, metrics, gap) and names the records, and it is the answer
-    ``compare_with_earlier`` gives of the same session in-process."""
+    ``compare_with_earlier`` gives of the same session in-process. The job runs 12 times
+    before: PerfXplain learns from pairs of jobs that took about as long (within 10 %), and
+    the first runs of a fresh JVM each take another time (6 runs left 1 such pair)."""
     from perfx.assistant import compare_with_earlier
 
-    runs = _nightly_runs(spark, [200_000] * 6 + [2_000_000])
+    runs = _nightly_runs(spark, [200_000] * 12 + [2_000_000])
     job, earlier = runs[-1], runs[-2]
     url = spark.sparkContext.uiWebUrl
     _, (result,) = asyncio.run(
