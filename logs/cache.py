@@ -75,6 +75,10 @@ def key_of(parts: list[Path]) -> str:
     return hashlib.sha256(orjson.dumps([schema_version(), stamps])).hexdigest()[:32]
 
 
+TABLES = (*ENTITIES, "executor")
+"""The tables an entry keeps: the entities' and the executors'."""
+
+
 def _table_file(entity: str) -> str:
     return f"{entity}.parquet"
 
@@ -87,7 +91,7 @@ def read_entry(folder: Path) -> Log | None:
             entity: pq.read_table(folder / _table_file(entity), use_threads=True).to_pandas()
             if entity in meta["tables"]
             else pd.DataFrame()
-            for entity in ENTITIES
+            for entity in TABLES
         }
     except (OSError, ValueError, KeyError, pa.ArrowException):
         return None
@@ -96,6 +100,7 @@ def read_entry(folder: Path) -> Log | None:
         stages=tables["stage"],
         jobs=tables["job"],
         apps=tables["app"],
+        executors=tables["executor"],
         registry=registry_of(orjson.dumps(meta["registry"])),
         skipped=[SkippedLine(p, n, r) for p, n, r in meta["skipped"]],
         sources=list(meta["sources"]),
@@ -108,8 +113,8 @@ def write_entry(folder: Path, log: Log) -> None:
     try:
         temporary.mkdir(parents=True)
         written = []
-        for entity in ENTITIES:
-            frame = log.table(entity)
+        for entity in TABLES:
+            frame = log.executors if entity == "executor" else log.table(entity)
             if len(frame.columns):
                 pq.write_table(
                     pa.Table.from_pandas(frame),

@@ -65,6 +65,9 @@ class Log:
     stages: pd.DataFrame = field(default_factory=pd.DataFrame)
     jobs: pd.DataFrame = field(default_factory=pd.DataFrame)
     apps: pd.DataFrame = field(default_factory=pd.DataFrame)
+    executors: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """One row per executor (Spark logs and REST: ``eventlog.tables.executor_table``): not an
+    entity of PXQL, the context of the tasks' ``executor_id``; empty for other formats."""
     registry: FeatureRegistry = field(default_factory=FeatureRegistry)
     skipped: list[SkippedLine] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
@@ -104,11 +107,13 @@ def merge_logs(logs: list[Log]) -> Log:
         frames = [log.table(entity) for log in logs if len(log.table(entity).columns)]
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
+    executors = [log.executors for log in logs if len(log.executors.columns)]
     return Log(
         tasks=concat("task"),
         stages=concat("stage"),
         jobs=concat("job"),
         apps=concat("app"),
+        executors=pd.concat(executors, ignore_index=True) if executors else pd.DataFrame(),
         registry=registry,
         skipped=[s for log in logs for s in log.skipped],
         sources=[s for log in logs for s in log.sources],

@@ -161,11 +161,12 @@ def server() -> MCPServer:
     @mcp.tool()
     @_tool_errors
     def compare_job(store: str, job: str, earlier: str | None = None, sample: int = 2000) -> str:
-        """Compare a job with an earlier run of it in a feature store (perfx ingest): ``job``
-        is its full id (app/job); its runs are the jobs of the same name and rank among that
-        name's jobs in each application; the earlier run is ``earlier`` (a full job id) or its
-        run in the latest application started before. Returns the runs (oldest first) and
-        perfx's answer to WHY JOB <job> SLOWER (or FASTER) THAN JOB <earlier>."""
+        """Compare a job with an earlier run of it in a feature store (perfx ingest), or in
+        any other source (a log, a REST API's URL) given ``earlier``: ``job`` is its full id
+        (app/job); its runs are the jobs of the same name and rank among that name's jobs in
+        each application; the earlier run is ``earlier`` (a full job id) or its run in the
+        latest application started before. Returns the runs (oldest first) and perfx's
+        answer to WHY JOB <job> SLOWER (or FASTER) THAN JOB <earlier>."""
         return _as_json(
             compare_with_earlier(sessions.get([store], None, None), job, earlier, sample)
         )

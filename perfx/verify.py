@@ -300,8 +300,7 @@ def _verify_script(stored, without: int, master: str, repeats: int, spark) -> Ve
         os.chdir(cwd)
         try:
             run(remediated)  # warm-up: workers, reader, code
-            before = _median_ms(lambda: run(args), repeats)
-            after = _median_ms(lambda: run(remediated), repeats)
+            before, after = _alternated_ms(lambda: run(args), lambda: run(remediated), repeats)
         finally:
             os.chdir(saved)
             if created:
@@ -327,6 +326,20 @@ def _inside(location: str, source: str, cwd: str) -> bool:
 
     path = Path(location.rsplit("@", 1)[0]).resolve()
     return path in {f.resolve() for f in input_files(str(Path(cwd, source)))}
+
+
+def _alternated_ms(first, second, repeats: int) -> tuple[float, float]:
+    """The median times (ms) of ``first`` and ``second`` run by turns: a machine whose load
+    drifts during the runs then weighs on both alike, where all of one then all of the other
+    put the drift into their difference (a script's rows cost a few hundred ms against runs
+    of about a second)."""
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeats):
+        for action, spent in ((first, times[0]), (second, times[1])):
+            started = time.perf_counter()
+            action()
+            spent.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 def _median_ms(action, repeats: int) -> float:

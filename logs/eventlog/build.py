@@ -83,6 +83,14 @@ class AppState:
     the order or the number of its events."""
     repeated_ends: list[RepeatedEnd] = field(default_factory=list)
     """The TaskEnds of a task after its first one in the log, merged by ``merge_ends``."""
+    executors: dict[str, dict] = field(default_factory=dict)
+    """executor id -> what its ExecutorAdded, BlockManagerAdded and ExecutorRemoved said
+    (``executor_table``), the driver's block manager included, as Spark's status listener
+    keeps them for its executors page."""
+
+    def __setstate__(self, kept: dict) -> None:
+        """A state a store kept before perfx read executors (logs.store) has none."""
+        self.__dict__.update({"executors": {}, **kept})
 
     # -- event handlers -------------------------------------------------------------------
 
@@ -171,6 +179,39 @@ class AppState:
 
     def on_stage_completed(self, event: dict) -> None:
         self._stage(event, completed=True)
+
+    def _executor(self, executor_id, time) -> dict:
+        """The executor's record, made by the first event that names it (its add time, as
+        Spark's status listener takes it)."""
+        return self.executors.setdefault(
+            str(executor_id),
+            {
+                "add_time": time,
+                "host": None,
+                "port": None,
+                "total_cores": None,
+                "max_memory": None,
+                "remove_time": None,
+                "remove_reason": None,
+            },
+        )
+
+    def on_executor_added(self, event: dict) -> None:
+        executor = self._executor(event["Executor ID"], event.get("Timestamp"))
+        info = event.get("Executor Info") or {}
+        executor["host"] = executor["host"] or info.get("Host")  # a block manager's first
+        executor["total_cores"] = info.get("Total Cores")
+
+    def on_block_manager_added(self, event: dict) -> None:
+        manager = event["Block Manager ID"]
+        executor = self._executor(manager["Executor ID"], event.get("Timestamp"))
+        executor["host"], executor["port"] = manager.get("Host"), manager.get("Port")
+        executor["max_memory"] = event.get("Maximum Memory")
+
+    def on_executor_removed(self, event: dict) -> None:
+        executor = self._executor(event["Executor ID"], event.get("Timestamp"))
+        executor["remove_time"] = event.get("Timestamp")
+        executor["remove_reason"] = event.get("Removed Reason")
 
     def on_task_start(self, event: dict, path: str = "", number: int = 0) -> None:
         self.running[event["Task Info"]["Task ID"]] = (path, number, event)
@@ -372,6 +413,9 @@ HANDLERS: dict[str, Callable[[AppState, dict], None]] = {
     "SparkListenerApplicationEnd": AppState.on_app_end,
     "SparkListenerEnvironmentUpdate": AppState.on_environment,
     "SparkListenerLogStart": AppState.on_log_start,
+    "SparkListenerExecutorAdded": AppState.on_executor_added,
+    "SparkListenerBlockManagerAdded": AppState.on_block_manager_added,
+    "SparkListenerExecutorRemoved": AppState.on_executor_removed,
     "DBCEventLoggingListenerMetadata": AppState.on_databricks_log_start,
 }
 """Event name -> handler; every other event is ignored (Spark's) or counted as skipped."""

@@ -17,7 +17,7 @@ from .build import AppState, read_app
 from .counts import add_app_counts, add_job_counts, add_stage_counts
 from .open import EventLogSource
 from .specs import SPARK_APP, SPARK_JOB, SPARK_STAGE, SPARK_TASK_EXTRA
-from .tables import build_tables
+from .tables import build_tables, executor_table
 
 Progress = Callable[[int], None]
 
@@ -106,6 +106,7 @@ def log_of_states(states: list[AppState], skipped: list[SkippedLine], sources: l
         stages=tables["stage"],
         jobs=tables["job"],
         apps=tables["app"],
+        executors=executor_table(states),
         registry=registry,
         skipped=skipped,
         sources=sources,

@@ -302,6 +302,46 @@ def app_row(state: AppState, key: str) -> dict:
     }
 
 
+EXECUTOR_COLUMNS = (
+    "id",
+    "app_id",
+    "app_attempt_id",
+    "app_key",
+    "executor_id",
+    "host",
+    "port",
+    "total_cores",
+    "max_memory",
+    "add_time",
+    "remove_time",
+    "remove_reason",
+)
+"""An executor's row: where it ran (its block manager's host and port), its cores and
+storage memory, when it was added and removed, and why. The driver has a row for its block
+manager, without cores where no ExecutorAdded names it (a cluster's driver)."""
+
+
+def executor_table(states: list[AppState]) -> pd.DataFrame:
+    """One row per executor of each application attempt, in the order the log names them."""
+    rows = [
+        {
+            "id": f"{key}/{executor_id}",
+            "app_id": state.app_id,
+            "app_attempt_id": state.attempt_id,
+            "app_key": key,
+            "executor_id": executor_id,
+            **executor,
+        }
+        for state, key in zip(states, app_keys(states))
+        for executor_id, executor in state.executors.items()
+    ]
+    table = pd.DataFrame(rows, columns=list(EXECUTOR_COLUMNS))
+    for column in ("port", "total_cores", "max_memory", "add_time", "remove_time"):
+        table[column] = pd.to_numeric(table[column]).astype(float)
+    unique_ids(table)
+    return table
+
+
 def build_tables(
     states: list[AppState], skip: Skip
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:

@@ -120,6 +120,8 @@ def _replay(client: RestClient, app: dict, state: AppState) -> None:
             "System Properties": dict(environment.get("systemProperties") or ()),
         }
     )
+    for executor in client.get(f"{prefix}/allexecutors") or []:
+        _replay_executor(state, executor)
     jobs = sorted(client.get(f"{prefix}/jobs") or [], key=lambda j: j["jobId"])
     stages = sorted(
         client.get(f"{prefix}/stages") or [], key=lambda s: (s["stageId"], s.get("attemptId", 0))
@@ -173,6 +175,39 @@ def _replay(client: RestClient, app: dict, state: AppState) -> None:
             )
     if attempt.get("completed"):
         state.on_app_end({"Timestamp": epoch_ms(attempt.get("endTime"))})
+
+
+def _replay_executor(state: AppState, executor: dict) -> None:
+    """One executor of ``/allexecutors`` as the events that made it: its BlockManagerAdded
+    where it shows a block manager's ``host:port``, its ExecutorAdded where it has cores
+    (Spark shows 0 for a block manager no ExecutorAdded named: a cluster's driver) and its
+    ExecutorRemoved where it was removed."""
+    executor_id, added = executor["id"], epoch_ms(executor.get("addTime"))
+    host, _, port = str(executor.get("hostPort") or "").rpartition(":")
+    if port.isdigit():
+        manager = {"Executor ID": executor_id, "Host": host, "Port": int(port)}
+        state.on_block_manager_added(
+            {
+                "Block Manager ID": manager,
+                "Maximum Memory": executor.get("maxMemory"),
+                "Timestamp": added,
+            }
+        )
+    else:
+        host = str(executor.get("hostPort") or "")
+    if executor.get("totalCores"):
+        info = {"Host": host, "Total Cores": executor["totalCores"]}
+        state.on_executor_added(
+            {"Executor ID": executor_id, "Timestamp": added, "Executor Info": info}
+        )
+    if executor.get("removeTime"):
+        state.on_executor_removed(
+            {
+                "Executor ID": executor_id,
+                "Timestamp": epoch_ms(executor["removeTime"]),
+                "Removed Reason": executor.get("removeReason"),
+            }
+        )
 
 
 def _attempt_at(attempts: list[dict], when: int | None) -> dict | None:

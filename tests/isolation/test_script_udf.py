@@ -39,11 +39,6 @@ def _named(answer, top: int = 3) -> set[tuple[str, int]]:
     return {(r["location"].rsplit("@", 1)[0], r["line"]) for r in records}
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known defect (issue 31): on some runs no task of the slow stage is slower than "
-    "another by PXQL's margin, and perfx why refuses the question (1 of 2 clean-clone runs)",
-)
 @pytest.mark.spark
 @pytest.mark.parametrize("script", ["regex_udf", "regex_pandas_udf", "regex_map_in_pandas"])
 def test_why_names_the_slow_lines_first(spark, lines_input, store, script, capsys):

@@ -83,6 +83,7 @@ def _same_log(cached, fresh) -> None:
         assert [asdict(s) for s in cached.registry.specs(entity)] == [
             asdict(s) for s in fresh.registry.specs(entity)
         ]
+    pd.testing.assert_frame_equal(cached.executors, fresh.executors, check_exact=True)
     assert cached.skipped == fresh.skipped
     assert cached.sources == fresh.sources
 

@@ -1,6 +1,7 @@
 """The REST source against a real History Server: every application of a folder of shipped
 event logs (Spark 1.4 to 4.1; failed tasks and jobs, a 12k-task app that takes several pages)
-read over HTTP gives the tables its event log gives, column by column.
+read over HTTP gives the tables its event log gives, column by column, and the executors
+(``/allexecutors``) its events give.
 
 Spark's REST API carries dates to the millisecond, as the log does, and every metric whole,
 so no column needs a tolerance beyond the order of a float sum; the columns it does not carry are missing (logs.rest.fields.REST_NOTES)."""
@@ -26,6 +27,7 @@ LOGS = [
     DATA / "spark-events" / "app-20161115172038-0000",  # 2.1, failed tasks
     DATA / "spark-events" / "application_1516285256255_0012",  # 2.3, failed tasks
     DATA / "spark-events" / "local-1642039451826",  # 3.3, SQL with skipped stages
+    DATA / "spark-events" / "application_1628109047826_1317105",  # 3.1, executors removed
     DATA / "public" / "Netflix-Skunkworks__sparklens" / "local-fresh",  # 3.3.4
     DATA / "public" / "kubeflow__mcp-apache-spark-history-server" / "local-1776286786993.zstd",
     DATA / "public" / "NVIDIA__spark-rapids-tools" / "gpu_oom_eventlog.zstd",  # 12k tasks
@@ -206,3 +208,23 @@ def test_a_malformed_header_is_a_usage_error(capsys):
         main(["whatif", "--log", "http://127.0.0.1:1", "--header", "no colon", "--without", "gc"])
     assert done.value.code == 2
     assert "NAME: VALUE" in capsys.readouterr().err
+
+
+def test_rest_executors_equal_the_event_log_executors(pairs):
+    """``/allexecutors`` against the log's ExecutorAdded, BlockManagerAdded and
+    ExecutorRemoved events: every executor (the driver's block manager too), its host and
+    port, cores, storage memory, add and remove times and reason."""
+    removed = 0
+    for app_id, (from_log, from_rest) in pairs.items():
+        left = from_log.executors.sort_values("id").reset_index(drop=True)
+        right = from_rest.executors.sort_values("id").reset_index(drop=True)
+        assert len(left) and list(left.columns) == list(right.columns), app_id
+        assert left["id"].tolist() == right["id"].tolist(), app_id
+        for column in left.columns:
+            same = _same(left[column], right[column])
+            assert same.all(), (
+                f"{app_id} executors.{column}: "
+                f"{left[column][~same].head(3).tolist()} != {right[column][~same].head(3).tolist()}"
+            )
+        removed += int(left["remove_time"].notna().sum())
+    assert removed  # the YARN app's removed executors were compared too

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import perfx
 from tests.conftest import DATA
 
 LOG = DATA / "public" / "Netflix-Skunkworks__sparklens" / "local-fresh"
@@ -94,7 +96,6 @@ def test_the_other_tools_answer_as_their_commands(answers):
 def test_a_job_is_compared_with_its_latest_earlier_run():
     """Two runs of one program (sparklens' fresh and dynamic-allocation logs): a job's
     earlier run is the job of the same name in the application that started before."""
-    import perfx
     from perfx.assistant import compare_with_earlier, job_runs
     from perfx.explain.errors import ExplainError
 
@@ -109,3 +110,55 @@ def test_a_job_is_compared_with_its_latest_earlier_run():
         compare_with_earlier(session, job, None)
     with pytest.raises(ExplainError, match="no earlier run"):
         compare_with_earlier(session, runs["id"].iloc[0], None)
+
+
+NIGHTLY = "perfx-nightly-etl"
+
+
+def _nightly_runs(spark, rows: list[int]) -> list[str]:
+    """The same job run once per entry of ``rows`` (that many rows hashed), in a job group:
+    the full ids (app/job) of the runs, oldest first."""
+    sc = spark.sparkContext
+    sc.setJobGroup(NIGHTLY, "nightly etl")
+    try:
+        for count in rows:
+            spark.range(0, count, numPartitions=4).selectExpr(
+                "sha2(CAST(id AS STRING), 256) AS h"
+            ).write.format("noop").mode("overwrite").save()
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    jobs = perfx.open(spark).raw.jobs
+    return jobs[jobs["job_group"] == NIGHTLY].sort_values("submission_time")["id"].tolist()
+
+
+@pytest.mark.spark
+def test_compare_job_explains_a_run_of_a_live_session_with_ten_times_the_rows(spark):
+    """The injected cause: a job's last run hashed 10x the rows of its earlier runs. Asked
+    through ``compare_job`` over stdio, against the live session's REST API, the answer is
+    complete (sentence, BECAUSE, metrics, gap) and names the records, and it is the answer
+    ``compare_with_earlier`` gives of the same session in-process. The job runs 12 times
+    before: PerfXplain learns from pairs of jobs that took about as long (within 10 %), and
+    the first runs of a fresh JVM each take another time (6 runs left 1 such pair)."""
+    from perfx.assistant import compare_with_earlier
+
+    runs = _nightly_runs(spark, [200_000] * 12 + [2_000_000])
+    job, earlier = runs[-1], runs[-2]
+    url = spark.sparkContext.uiWebUrl
+    _, (result,) = asyncio.run(
+        _session([("compare_job", {"store": url, "job": job, "earlier": earlier})])
+    )
+    assert not result.is_error, _text(result)
+    compared = json.loads(_text(result))
+    assert compared["job"] == job and compared["earlier"] == earlier
+    answer = compared["answer"]
+    assert answer["entity"] == "job" and answer["pair"] == [job, earlier]
+    assert answer["sentence"].startswith(f"job {job} was slower than job {earlier}")
+    first = answer["because"][0]["predicate"]
+    assert re.fullmatch(r"(input_records_sum|records_in_sum) compare = GT", first), answer
+    quoted = answer["quoted"][first.split()[0]]
+    assert (quoted["first"], quoted["second"]) == (2_000_000, 200_000)
+    assert answer["metrics"]["precision"] > 1 - answer["metrics"]["relevance"]
+    assert answer["gap"]["compute_split"]["volume_ratio"] == 10
+    assert answer["gap"]["gap_ms"] > 0
+    again = compare_with_earlier(perfx.open(spark), job, earlier)
+    assert json.loads(json.dumps(again)) == compared

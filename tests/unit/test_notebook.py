@@ -56,11 +56,6 @@ def test_tables_and_the_report_render(session):
     assert html.escape(report.html, quote=True) in frame
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known defect (issue 32): on some runs the live job is too small for its question "
-    "('too few related pairs to learn from'), seen in 1 of 2 clean-clone runs",
-)
 @pytest.mark.spark
 def test_the_example_notebook_runs_headless_and_shows_the_gap_chart(tmp_path):
     import nbformat
