@@ -40,6 +40,7 @@ from functools import cached_property
 
 import numpy as np
 
+from perfx.logs.eventlog import sqlplan
 from perfx.logs.time_parts import TIME_PARTS
 
 from . import costmodel
@@ -364,9 +365,9 @@ DIAGNOSES = {
 
 ISOLATE = "perfx isolate PROGRAM.py --input INPUT"
 """The next step for computation skew (trace the records inside the task that cost the
-time) and data skew (trace them to see which keys the task's partition holds), in a PySpark
-program only (not in a stage the log shows is Scala's: ``_scala``); the front fills in the
-program and input the log names (its ``isolate_command``)."""
+time) and data skew (trace them to see which keys the task's partition holds), where Python
+code handled the records (``_where_isolation_fits``); the front fills in the program and
+input the log names (its ``isolate_command``)."""
 
 
 def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | None:
@@ -391,13 +392,8 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
     found = mechanism(cols, first, second, gap)
     if found is None:
         return None
-    if found.next_step == ISOLATE and _scala(cols, first):
-        found = replace(
-            found,
-            detail=found.detail
-            + " (perfx isolate re-runs PySpark programs, and this stage is Scala's)",
-            next_step="",
-        )
+    if found.next_step == ISOLATE:
+        found = _where_isolation_fits(cols, first, found)
     if standing is None:
         return found
     strength = (
@@ -627,9 +623,11 @@ OFF_CPU = 0.5
 
 def _off_cpu(cols: Columns, first: int, second: int, gap: Gap) -> tuple[bool, str]:
     """(does the extra cost follow records, the words saying where it was spent): extra
-    compute the JVM's CPU time did not follow was spent off it, in a PySpark stage in the
-    Python worker (computing or waiting) or in I/O (still computation skew: the worker runs
-    the records), in a JVM stage waiting (I/O, locks, a busy host)."""
+    compute the JVM's CPU time did not follow was spent off it, in a PySpark stage (or a SQL
+    plan with Python UDFs) in the Python worker (computing or waiting) or in I/O, in a RAPIDS
+    plan on the GPU (still computation skew: the worker or the GPU runs the records), in a
+    JVM stage (Scala, or a SQL plan of JVM operators alone) waiting (I/O, locks, a busy
+    host)."""
     if "executor_cpu_time" not in cols.table.columns:
         return True, ""
     compute = next(p for p in gap.parts if p.name == "compute")
@@ -640,9 +638,12 @@ def _off_cpu(cols: Columns, first: int, second: int, gap: Gap) -> tuple[bool, st
     if extra >= OFF_CPU * compute.delta:
         return True, f"; on the JVM's CPU (+{format_ms(max(extra, 0))} CPU time)"
     off = f"; off the JVM's CPU (its CPU time +{format_ms(max(extra, 0))} of +{format_ms(compute.delta)}"
-    if _pyspark(cols, first):
+    engine = _plan(cols, first)[0]
+    if engine == sqlplan.GPU:
+        return True, off + "): on the GPU (RAPIDS) or waiting for it"
+    if _pyspark(cols, first) or engine == sqlplan.PYTHON:
         return True, off + "): in the Python worker (computing or waiting) or I/O"
-    if _scala(cols, first):
+    if _scala(cols, first) or engine == sqlplan.JVM:
         return False, off + "): waiting on I/O, locks or a busy host"
     # No call site, or a Java one (a PySpark DataFrame action's, whose Python UDFs run off the
     # JVM's CPU too): the log does not say whether the stage runs Python, so no wait is named.
@@ -653,6 +654,50 @@ def _pyspark(cols: Columns, row: int) -> bool:
     """Is ``row``'s stage a PySpark one? Its name (call site) is a Python file's line."""
     text = _call_site(cols, row)
     return ".py:" in text or "PythonRDD" in text or "pyspark" in text
+
+
+def _where_isolation_fits(cols: Columns, row: int, found: Diagnosis) -> Diagnosis:
+    """``found`` with perfx isolate as its next step where a traced re-run can find the
+    records that cost the time: Python code handled them (not a Scala stage, nor a SQL plan
+    of JVM operators alone) on a CPU (not a RAPIDS plan), on input this machine can read
+    (a remote input is to be copied first). Elsewhere the Spark remedy the detail names is
+    the next step, and the detail says why isolation does not fit."""
+    engine, scanned = _plan(cols, row)
+    if engine == sqlplan.GPU:
+        reason = "its SQL plan ran on the GPU (RAPIDS), which a traced re-run on the CPU does not"
+    elif engine == sqlplan.JVM:
+        reason = "its SQL plan runs no Python code that records pass through"
+    elif engine != sqlplan.PYTHON and _scala(cols, row):  # a plan's Python UDFs are Python's
+        reason = "this stage is Scala's"
+    else:
+        if scanned and sqlplan.REMOTE.match(scanned):
+            return replace(
+                found,
+                detail=found.detail
+                + f" (perfx isolate re-runs it on this machine: copy its input {scanned} here "
+                "and give the copy as --input)",
+            )
+        return found
+    return replace(
+        found,
+        detail=found.detail + f" (perfx isolate re-runs PySpark code, and {reason})",
+        next_step="",
+    )
+
+
+def _plan(cols: Columns, row: int) -> tuple[str, str]:
+    """(engine, first input) of the SQL plan of ``row``'s job (eventlog.sqlplan), or ("", "")
+    where the log names none (an RDD job, a log without SQL events)."""
+    if cols.entity != "task" or "job_id" not in cols.table.columns:
+        return "", ""
+    jobs = cols.log.table("job")
+    if "plan_engine" not in jobs.columns:
+        return "", ""
+    job = f"{cols.table['app_key'].iat[row]}/{cols.table['job_id'].iat[row]}"
+    found = jobs.loc[jobs["id"] == job, ["plan_engine", "plan_input"]]
+    if found.empty:
+        return "", ""
+    return str(found["plan_engine"].iat[0] or ""), str(found["plan_input"].iat[0] or "")
 
 
 def _scala(cols: Columns, row: int) -> bool:

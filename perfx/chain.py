@@ -322,8 +322,9 @@ def _with_command(diagnosis, log, task_id: str):
 def isolate_command(log, app_id: str) -> str:
     """``perfx isolate PROGRAM.py --input INPUT`` with the program and input filled in where
     the log names them: the driver's command line (``spark-submit job.py DATA ...`` puts the
-    program first and its arguments after it; the first argument is taken as the input), else
-    the application's name when it names a Python file. Placeholders stay otherwise."""
+    program first and its arguments after it; the first argument is taken as the input, else
+    what its Python plan scanned), else the application's name when it names a Python file.
+    Placeholders stay otherwise."""
     from perfx.explain.gap import ISOLATE
 
     apps = log.apps[log.apps["app_id"].astype(str) == app_id] if not log.apps.empty else log.apps
@@ -349,9 +350,22 @@ def isolate_command(log, app_id: str) -> str:
     data = (
         words[at + 1]
         if at is not None and at + 1 < len(words) and not words[at + 1].startswith("-")
-        else None
+        else _scanned(log, app_id)
     )
     return ISOLATE.replace("PROGRAM.py", program or "PROGRAM.py").replace("INPUT", data or "INPUT")
+
+
+def _scanned(log, app_id: str) -> str | None:
+    """The first input a SQL plan of ``app_id`` with Python UDFs scanned (logs.eventlog.sqlplan),
+    where the program's command line names none."""
+    from perfx.logs.eventlog import sqlplan
+
+    jobs = log.jobs
+    if jobs.empty or "plan_input" not in jobs.columns:
+        return None
+    mine = jobs[(jobs["app_id"].astype(str) == app_id) & (jobs["plan_engine"] == sqlplan.PYTHON)]
+    scanned = [str(i) for i in mine["plan_input"] if i]
+    return scanned[0].removeprefix("file:") if scanned else None
 
 
 def skewed_task(tasks: pd.DataFrame) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import orjson
 
-from . import events, fastend, validate
+from . import events, fastend, sqlplan, validate
 from .open import EventLogSource, iter_lines
 
 EVENT_KEY = b'{"Event":"'
@@ -88,9 +88,12 @@ class AppState:
     (``executor_table``), the driver's block manager included, as Spark's status listener
     keeps them for its executors page."""
 
+    plans: dict[int, tuple[str, str]] = field(default_factory=dict)
+    """SQL execution id -> (engine, first input) of its physical plan (eventlog.sqlplan)."""
+
     def __setstate__(self, kept: dict) -> None:
-        """A state a store kept before perfx read executors (logs.store) has none."""
-        self.__dict__.update({"executors": {}, **kept})
+        """A state a store kept before perfx read executors or plans (logs.store) has none."""
+        self.__dict__.update({"executors": {}, "plans": {}, **kept})
 
     # -- event handlers -------------------------------------------------------------------
 
@@ -138,6 +141,7 @@ class AppState:
             "name": last["name"] if last else "",
             "description": props.get("spark.job.description", ""),
             "job_group": props.get("spark.jobGroup.id", ""),
+            "sql_execution": props.get("spark.sql.execution.id", ""),
         }
         for info in infos:
             self.stages.setdefault(
@@ -165,6 +169,10 @@ class AppState:
         job["failure_reason"] = (
             exception.get("Message", "") if isinstance(exception, dict) else str(exception)
         )
+
+    def on_sql_execution_start(self, event: dict) -> None:
+        plan = str(event.get("physicalPlanDescription") or "")
+        self.plans[int(event["executionId"])] = (sqlplan.engine(plan), sqlplan.first_input(plan))
 
     def _stage(self, event: dict, completed: bool) -> None:
         info = events.stage_info(event["Stage Info"])
@@ -417,6 +425,9 @@ HANDLERS: dict[str, Callable[[AppState, dict], None]] = {
     "SparkListenerBlockManagerAdded": AppState.on_block_manager_added,
     "SparkListenerExecutorRemoved": AppState.on_executor_removed,
     "DBCEventLoggingListenerMetadata": AppState.on_databricks_log_start,
+    "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart": (
+        AppState.on_sql_execution_start
+    ),
 }
 """Event name -> handler; every other event is ignored (Spark's) or counted as skipped."""
 

@@ -227,6 +227,7 @@ def job_table(state: AppState, key: str) -> pd.DataFrame:
                 "num_tasks": sum(
                     i["num_tasks"] for i in job["stage_infos"] if i["completion_time"] is None
                 ),
+                **_plan_columns(state, job.get("sql_execution", "")),
             }
         )
     return _timed_table(
@@ -244,10 +245,22 @@ def job_table(state: AppState, key: str) -> pd.DataFrame:
             "stage_ids",
             "num_stages",
             "num_tasks",
+            "plan_engine",
+            "plan_input",
         ],
         state,
         key,
     )
+
+
+def _plan_columns(state: AppState, execution: str) -> dict[str, str]:
+    """``plan_engine`` and ``plan_input`` of a job of SQL execution ``execution`` (its plan's
+    engine and first input, eventlog.sqlplan); "" for a job of no logged plan (an RDD job)."""
+    try:
+        engine, scanned = state.plans.get(int(execution), ("", ""))
+    except ValueError:
+        engine, scanned = "", ""
+    return {"plan_engine": engine, "plan_input": scanned}
 
 
 DATABRICKS_RUNTIME_PROPERTIES = (
