@@ -145,7 +145,8 @@ def _spark_event_log(path: Path) -> bool:
     )
 
 
-def _job_log_files(path: Path) -> list[Path]:
+def job_log_files(path: Path) -> list[Path]:
+    """The job logs at ``path``: the file itself, or those under a folder (recursively)."""
     if path.is_file():
         return [path] if _sniff(path) else []
     return sorted(p for p in path.rglob("*") if p.is_file() and _sniff(p))
@@ -449,7 +450,7 @@ def read_ousterhout_log(path: str | Path) -> Log:
     """One job log, or every job log under a directory, as a Log (one app per file, named by
     its path relative to the directory)."""
     path = Path(path)
-    files = _job_log_files(path)
+    files = job_log_files(path)
     skipped: list[SkippedLine] = []
     root = path if path.is_dir() else path.parent
     apps = [_read_file(f, f.relative_to(root).as_posix(), skipped) for f in files]

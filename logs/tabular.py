@@ -125,6 +125,15 @@ def _normalise(frame: pd.DataFrame, entity: str, file: Path) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
+def table_files(path: str | Path) -> list[Path]:
+    """The table files of the tabular log at ``path`` (its folder or one of its tables)."""
+    root = _table_dir(Path(path))
+    if root is None:
+        return []
+    stems = (*TABLES.values(), *HOST_METRIC_TABLES)
+    return [file for file in (_find(root, stem) for stem in stems) if file is not None]
+
+
 def _table_dir(path: Path) -> Path | None:
     if path.is_file() and path.suffix in SUFFIXES and path.stem in TABLES.values():
         return path.parent

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import fields
 
-import orjson
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from ..model import Log
-from ..registry import ENTITIES, FeatureRegistry, FeatureSpec
+from ..registry import ENTITIES
 from .fs import Location
 from .manifest import DATA
 
@@ -91,29 +89,6 @@ def discard(store: Location, temporary: str) -> None:
     where = store.join(DATA, temporary)
     if where.exists():
         store.fs.delete_dir(where.path)
-
-
-SPEC_FIELDS = tuple(f.name for f in fields(FeatureSpec))
-
-
-def registry_bytes(registry: FeatureRegistry) -> bytes:
-    """The registry as JSON (field by field: ``asdict``'s deep copy costs more than the
-    tables of a small log)."""
-    return orjson.dumps(
-        {
-            entity: [{f: getattr(spec, f) for f in SPEC_FIELDS} for spec in registry.specs(entity)]
-            for entity in ENTITIES
-        }
-    )
-
-
-def registry_of(data: bytes) -> FeatureRegistry:
-    registry = FeatureRegistry()
-    for entity, specs in orjson.loads(data).items():
-        for raw in specs:
-            tuples = {k: tuple(v) for k, v in raw.items() if isinstance(v, list)}
-            registry.register(entity, FeatureSpec(**{**raw, **tuples}))
-    return registry
 
 
 def schema_of(data: bytes) -> pa.Schema:
