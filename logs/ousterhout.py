@@ -28,8 +28,9 @@ import pandas as pd
 from .aggregate import add_task_aggregates, aggregate_specs
 from .derive import add_task_features
 from .eventlog.specs import SPARK_APP, SPARK_JOB, SPARK_STAGE, SPARK_TASK_EXTRA
+from .feature_tables import SPARK_TASK
 from .model import Log, SkippedLine
-from .registry import SPARK_TASK, FeatureRegistry, FeatureSpec, spec
+from .registry import FeatureRegistry, FeatureSpec, spec
 
 _EVENT = re.compile(r"^(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d): (.*)$")
 _SIGNATURE = re.compile(rb"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d: (?:TASK_TYPE|JOB_ID|STAGE_ID)=", re.M)

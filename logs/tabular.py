@@ -23,9 +23,10 @@ import pandas as pd
 from .column_names import infer_context, infer_role, infer_unit, is_input_volume, snake_case
 from .derive import add_host_load
 from .errors import NotALog
+from .feature_tables import TASK_HOST_LOAD
 from .hostmetrics import join_host_metrics
 from .model import Log
-from .registry import TASK_HOST_LOAD, FeatureRegistry, FeatureSpec
+from .registry import FeatureRegistry, FeatureSpec
 
 SUFFIXES = (".csv", ".parquet")
 TABLES = {"task": "tasks", "job": "jobs"}
