@@ -75,7 +75,7 @@ def _tool_errors(tool: F) -> F:
 
         from perfx.explain.wording import printable
 
-        from .cli import user_error_types
+        from .user_errors import user_error_types
 
         expected: tuple[type[Exception], ...] = (*user_error_types(), ValueError)
         try:

@@ -15,7 +15,7 @@ from typing import Any
 
 from perfx.explain.options import ExplainOptions
 
-from .cli import user_error_types
+from .user_errors import user_error_types
 
 
 @dataclass

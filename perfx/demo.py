@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from perfx.cli import user_error_types
+    from perfx.user_errors import user_error_types
 
     try:
         sys.exit(main())

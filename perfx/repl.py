@@ -24,7 +24,7 @@ from perfx.logs.registry import ENTITIES
 from perfx.terminal import SafeConsole, safe_text, working
 
 from . import special
-from .cli import user_error_types
+from .user_errors import user_error_types
 
 if TYPE_CHECKING:
     from perfx.explain.explanation import Explanation
