@@ -28,7 +28,7 @@ from pathlib import Path
 from .cache import cached_read, enabled
 from .errors import NotALog
 from .eventlog.log import read_event_logs
-from .eventlog.open import IGNORED_SUFFIXES, EventLogSource, find_event_logs
+from .eventlog.open import EVENT_PREFIX, IGNORED_SUFFIXES, EventLogSource, find_event_logs, sniff
 from .jhist.reader import SUFFIX as JHIST_SUFFIX
 from .jhist.reader import find_job_histories, is_job_history, not_a_history, read_job_histories
 from .model import Log, SkippedLine, merge_logs
@@ -118,6 +118,14 @@ def _spark_logs(path: Path, skip: Skip) -> list[FoundLog]:
     return [FoundLog(SPARK.name, s.path, s.parts, s.codecs) for s in sources]
 
 
+def _is_event_log(path: Path) -> bool:
+    """Is ``path`` a file whose (decompressed) bytes start with a Spark event?"""
+    try:
+        return path.is_file() and sniff(path).head.startswith(EVENT_PREFIX)
+    except OSError:
+        return False
+
+
 def _read_spark(logs: Sequence[FoundLog], options: ReadOptions) -> Log:
     """The Log of Spark event logs, from the table cache when it is on."""
     sources = [EventLogSource(f.root, f.parts, f.codecs) for f in logs]
@@ -164,7 +172,7 @@ SPARK = LogFormat(
     "spark",
     "Spark event log",
     ("app", "job", "stage", "task"),
-    recognise=lambda path: bool(_spark_logs(path, lambda *_: None)) if path.is_file() else False,
+    recognise=_is_event_log,
     read=_read_spark,
     find=_spark_logs,
     reports_progress=True,

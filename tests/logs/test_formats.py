@@ -100,3 +100,13 @@ def test_each_format_finds_its_own_test_log(data_dir):
     for name, path in cases.items():
         found = find_logs(path, [])
         assert found and {f.format for f in found} == {name}, (name, found[:3])
+
+
+def test_each_format_recognises_its_own_files_only(data_dir):
+    files = {
+        "spark": data_dir / "spark-events" / "local-1426533911241",
+        "jhist": data_dir / "hadoop-jhist" / "job_2.4.0-FAILED.jhist",
+        "ousterhout": data_dir / "ousterhout-traces" / "04_15_14_mem" / "1a_mem_job_log",
+    }
+    for name, file in files.items():
+        assert [f.name for f in FORMATS if f.recognise(file)] == [name], file
