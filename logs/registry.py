@@ -45,6 +45,8 @@ Unit = Literal["ms", "bytes", "count", "ratio", "none"]
 Role = Literal["feature", "outcome", "identity"]
 
 ENTITIES: tuple[Entity, ...] = ("app", "job", "stage", "task")
+ENTITY_TABLE: dict[str, str] = dict(zip(ENTITIES, ("apps", "jobs", "stages", "tasks")))
+"""Each entity's table name: a tabular log's files and a feature store's partitions."""
 
 GAP_PARTS: tuple[str, ...] = (
     "scheduler_delay",

@@ -26,10 +26,10 @@ from .errors import NotALog
 from .feature_tables import TASK_HOST_LOAD
 from .hostmetrics import join_host_metrics
 from .model import Log
-from .registry import FeatureRegistry, FeatureSpec
+from .registry import ENTITY_TABLE, FeatureRegistry, FeatureSpec
 
 SUFFIXES = (".csv", ".parquet")
-TABLES = {"task": "tasks", "job": "jobs"}
+TABLES = {entity: ENTITY_TABLE[entity] for entity in ("task", "job")}
 HOST_METRIC_TABLES = ("host_metrics", "hosts")
 
 PAPER_ALIASES = {"host": ("hostname",), "tracker_name": ("tracker",), "pig_script": ("script",)}

@@ -14,12 +14,10 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from ..model import Log
-from ..registry import ENTITIES
+from ..registry import ENTITIES, ENTITY_TABLE
 from .fs import Location
 from .manifest import DATA
 
-ENTITY_TABLE = dict(zip(ENTITIES, ("apps", "jobs", "stages", "tasks")))
-TABLE_ENTITY = {table: entity for entity, table in ENTITY_TABLE.items()}
 STATE = "state.pickle"
 """An in-progress log's reader state, to resume it from the bytes already read."""
 UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

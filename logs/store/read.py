@@ -29,11 +29,11 @@ from ..errors import NotALog
 from ..eventlog.log import add_varying_settings
 from ..formats import FORMATS
 from ..model import Log, SkippedLine, merge_logs
-from ..registry import ENTITIES, FeatureRegistry
+from ..registry import ENTITIES, ENTITY_TABLE, FeatureRegistry
 from ..registry_json import registry_of
 from .fs import Location, is_uri, locate
 from .manifest import MANIFEST, Entry, Manifest
-from .partition import ENTITY_TABLE, schema_of, table_path
+from .partition import schema_of, table_path
 
 TASK_BUDGET = 200_000
 """Tasks a read takes from a store at most (under 1 GB in memory with their features)."""
