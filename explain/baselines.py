@@ -154,8 +154,8 @@ def _training(request: Request, cols: Columns) -> TrainingSet:
         list(query.despite.atoms),
         list(query.observed.atoms),
         list(query.expected.atoms),
-        sample=request.sample,
-        seed=request.seed,
+        sample=request.options.sample,
+        seed=request.options.seed,
     )
 
 

@@ -1,4 +1,4 @@
-"""``perfx.explain(log, query, **options)``: from PXQL text to an ``Explanation``.
+"""``perfx.explain(log, query, options)``: from PXQL text to an ``Explanation``.
 
 The engine owns everything that is the same for every method: parsing, binding ``?``
 placeholders, resolving ids, picking the reference when the query names only one execution,
@@ -9,6 +9,7 @@ and checking the pair of interest against its own clauses. Methods live in ``MET
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from perfx.grammar.ast import Query
 from perfx.logs.model import Log
@@ -16,60 +17,35 @@ from perfx.logs.model import Log
 from .errors import ExplainError
 from .explanation import Explanation
 from .methods import METHODS
+from .options import ExplainOptions
 from .request import Request
-from .search import GAP_WEIGHT
 
 
 def explain(
     log: Log,
     query: str | Query,
+    options: ExplainOptions | None = None,
     *,
-    width: int | None = None,
-    despite_width: int | None = None,
-    sample: int = 2000,
-    seed: int = 0,
-    method: str = "perfxplain",
     bind: Sequence[object] = (),
-    level: int = 3,
-    precision_weight: float = 0.8,
-    relevance_threshold: float = 0.9,
-    gap_weight: float = GAP_WEIGHT,
+    **changes: Any,
 ) -> Explanation:
     """Explain why the query's pair of executions behaved as OBSERVED rather than EXPECTED.
 
-    ``width`` (default: the query's ``WITH WIDTH``, else 3) bounds the BECAUSE clause;
+    ``options`` (explain.options: width, despite width, sample, seed, method, level and the
+    search's weights; the defaults without it), with ``changes`` to its fields given as
+    keywords (``sample=500``). ``width`` defaults to the query's ``WITH WIDTH``, else 3;
     ``despite_width`` (default: the query's ``WITH DESPITE WIDTH``) asks for a generated
     DESPITE extension — one is also generated, up to width 2, when the query has no DESPITE.
-    ``sample`` is the balanced training-sample size (section 4.3) and ``seed`` makes it
-    repeatable. ``level`` selects pair features as in section 6.8 (1: isSame; 2: + compare,
-    diff; 3: + base features). ``gap_weight`` weighs the share of the pair's duration gap a
-    BECAUSE predicate accounts for against the paper's precision/generality score (0: the
-    paper's ranking alone; see ``search.grow``)."""
-    if method not in METHODS:
-        raise ExplainError(f"unknown method {method!r}; available: {', '.join(sorted(METHODS))}")
-    if level not in (1, 2, 3):
-        raise ExplainError(f"feature level must be 1, 2 or 3, not {level}")
-    if sample < 2:
-        raise ExplainError(f"the sample size must be at least 2, not {sample}")
+    ``bind`` fills the query's ``?`` placeholders."""
     from .reference import resolve_request
 
+    chosen = ExplainOptions.of(options, **changes)
     parsed = _parse(query, log)
     if bind or parsed.placeholders:
         parsed = parsed.bind(*bind)
-    request = resolve_request(
-        log,
-        parsed,
-        width=width if width is not None else (parsed.width if parsed.width is not None else 3),
-        despite_width=despite_width if despite_width is not None else parsed.despite_width,
-        sample=sample,
-        seed=seed,
-        level=level,
-        precision_weight=precision_weight,
-        relevance_threshold=relevance_threshold,
-        gap_weight=gap_weight,
-    )
-    answer = METHODS[method](request)
-    answer.method = method
+    request = resolve_request(log, parsed, chosen.for_query(parsed))
+    answer = METHODS[chosen.method](request)
+    answer.method = chosen.method
     answer.gap = request.gap
     answer.values = _pair_values(
         request, [*parsed.despite.atoms, *answer.despite_atoms, *answer.because_atoms]
@@ -97,11 +73,22 @@ def _pair_values(request: Request, atoms) -> dict:
 
 
 def _parse(query: str | Query, log: Log) -> Query:
-    if isinstance(query, Query):
-        return query
+    """The query parsed with the log's feature names checked: a text is parsed here; a Query
+    parsed before the log was loaded (the command line parses once) has its features checked
+    now, as that parse would have with the log's features."""
+    from perfx.grammar.checks import check_features
+    from perfx.grammar.errors import PxqlError
     from perfx.grammar.parser import parse
 
-    return parse(query, features=_spellings(log))
+    if not isinstance(query, Query):
+        return parse(query, features=_spellings(log))
+    if query.source is None:  # built, not parsed: its features are checked when resolved
+        return query
+    try:
+        check_features(query, query.source, _spellings(log))
+    except PxqlError as err:
+        raise err.with_source(query.source) from None
+    return query
 
 
 def _spellings(log: Log) -> dict[str, str | None]:
@@ -117,8 +104,3 @@ def _spellings(log: Log) -> dict[str, str | None]:
         for column in log.table(entity).columns:
             spellings.setdefault(str(column), None)
     return spellings
-
-
-def known_methods() -> list[str]:
-    """The names ``explain(..., method=...)`` accepts, for options checked before a query."""
-    return sorted(METHODS)

@@ -53,7 +53,7 @@ def may_lead(
     gap = request.gap
     if (
         request.entity != "task"
-        or request.gap_weight <= 0  # the paper's ranking alone, as asked
+        or request.options.gap_weight <= 0  # the paper's ranking alone, as asked
         or gap is None
         or gap.standing is None
         or gap.diagnosis is None

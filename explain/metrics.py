@@ -21,6 +21,7 @@ from perfx.logs.model import Log
 
 from .columns import Columns, columns_for
 from .explanation import ClauseKind, Metrics, Step
+from .options import DEFAULT_SAMPLE
 from .pairs import atom_mask, conjunction_mask
 from .sampling import TrainingSet, training_set
 
@@ -91,7 +92,7 @@ def measure(
     despite: Sequence[Atom] = (),
     because: Sequence[Atom] = (),
     *,
-    sample: int = 2000,
+    sample: int = DEFAULT_SAMPLE,
     seed: int = 0,
 ) -> Metrics:
     """Figures of the explanation (des′ = ``despite``, bec = ``because``) for ``query`` on
@@ -102,7 +103,12 @@ def measure(
 
 
 def measurement_set(
-    log: Log, query: Query, despite: Sequence[Atom] = (), *, sample: int = 2000, seed: int = 0
+    log: Log,
+    query: Query,
+    despite: Sequence[Atom] = (),
+    *,
+    sample: int = DEFAULT_SAMPLE,
+    seed: int = 0,
 ) -> tuple[Columns, TrainingSet]:
     """The related pairs of ``log`` under the query's DESPITE ∧ ``despite``, sampled as for
     training: what ``measure`` scores BECAUSE clauses on. Every explanation with the same

@@ -48,17 +48,17 @@ def perfxplain(request: Request) -> Explanation:
     query = request.query
     despite = list(query.despite.atoms)
     observed, expected = list(query.observed.atoms), list(query.expected.atoms)
-    ts = _training(request, cols, despite, observed, expected, seed=request.seed)
+    ts = _training(request, cols, despite, observed, expected, seed=request.options.seed)
     despite_width = (
-        request.despite_width
-        if request.despite_width is not None
+        request.options.despite_width
+        if request.options.despite_width is not None
         else (0 if despite else AUTO_DESPITE_WIDTH)
     )
     des_steps: list[Step] = []
     if despite_width > 0:
         seeded, grown_on = (
             _same_shape(request, cols, despite, observed, expected)
-            if request.despite_width is None
+            if request.options.despite_width is None
             else ([], None)
         )
         des_atoms = seeded + generate_despite(
@@ -71,14 +71,19 @@ def perfxplain(request: Request) -> Explanation:
                 f"from the context features {_considered(cols)}"
             )
             ts = _training(
-                request, cols, despite + des_atoms, observed, expected, seed=request.seed + 1
+                request,
+                cols,
+                despite + des_atoms,
+                observed,
+                expected,
+                seed=request.options.seed + 1,
             )
-        elif request.despite_width:
+        elif request.options.despite_width:
             relevance = share(ts.weight, ~ts.observed, np.ones(ts.size, dtype=bool))
             request.notes.append(
                 f"no DESPITE generated: relevance is {relevance:.2f} and no predicate raises it by {MIN_RELEVANCE_GAIN} "
                 f"while keeping {MIN_DESPITE_GENERALITY:.0%} of the pairs"
-                if relevance < request.relevance_threshold
+                if relevance < request.options.relevance_threshold
                 else f"no DESPITE generated: relevance is already {relevance:.2f}"
             )
     bec_atoms = learn(request, cols, ts, "because", request.width)
@@ -126,7 +131,7 @@ def learn(
     specs = cols.candidates() if kind == "because" else cols.context()
     i = np.concatenate([[request.first], ts.i])
     j = np.concatenate([[request.second], ts.j])
-    columns = pair_features(cols, specs, i, j, request.level)
+    columns = pair_features(cols, specs, i, j, request.options.level)
     poi = np.array([c.values[0] for c in columns])
     for c in columns:
         c.values = c.values[1:]
@@ -153,10 +158,10 @@ def learn(
         poi,
         y,
         width,
-        weight=request.precision_weight,
+        weight=request.options.precision_weight,
         stop=stop,
         credit=credit,
-        gap_weight=request.gap_weight,
+        gap_weight=request.options.gap_weight,
         thresholds_only=kind == "because",
         lead=may_lead(request, cols, columns, credit) if credit is not None else None,
     )
@@ -243,7 +248,12 @@ def _same_shape(
         return [], None
     atom = Atom(column, "isSame", "=", Bool(True))
     ts = training_set(
-        cols, despite + [atom], observed, expected, sample=request.sample, seed=request.seed
+        cols,
+        despite + [atom],
+        observed,
+        expected,
+        sample=request.options.sample,
+        seed=request.options.seed,
     )
     if ts.overlap is not None or ts.n_observed < MIN_PER_LABEL or ts.n_expected < MIN_PER_LABEL:
         return [], None
@@ -257,7 +267,7 @@ def generate_despite(request: Request, cols: Columns, ts: TrainingSet, width: in
     expected = ~ts.observed
     everything = np.ones(ts.size, dtype=bool)
     start = share(ts.weight, expected, everything)
-    if start >= request.relevance_threshold:
+    if start >= request.options.relevance_threshold:
         return []
     best, kept = [start], [float(ts.weight.sum())]
 
@@ -277,7 +287,7 @@ def generate_despite(request: Request, cols: Columns, ts: TrainingSet, width: in
             return True
         best.append(relevance)
         kept.append(mass)
-        return relevance >= request.relevance_threshold
+        return relevance >= request.options.relevance_threshold
 
     return learn(request, cols, ts, "despite", width, stop=stop)
 
@@ -292,7 +302,7 @@ def _training(
     request: Request, cols: Columns, despite, observed, expected, seed: int
 ) -> TrainingSet:
     """The balanced sample, refusing the query when the log cannot answer it."""
-    ts = training_set(cols, despite, observed, expected, sample=request.sample, seed=seed)
+    ts = training_set(cols, despite, observed, expected, sample=request.options.sample, seed=seed)
     ids = cols.table["id"].to_numpy()
     if ts.overlap is not None:
         a, b = ts.overlap

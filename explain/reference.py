@@ -22,6 +22,7 @@ from .columns import Columns, columns_for
 from .costmodel import VOLUMES
 from .errors import ExplainError
 from .explanation import format_conjunction
+from .options import ExplainOptions
 from .pairs import conjunction_mask
 from .request import Request
 from .sampling import EXACT_LIMIT, all_pairs, blocks
@@ -253,8 +254,9 @@ class LogPairOracle:
         )
 
 
-def resolve_request(log: Log, query: Query, **options) -> Request:
-    """Resolve ids, pick the reference if needed, validate the pair: a ``Request``."""
+def resolve_request(log: Log, query: Query, options: ExplainOptions) -> Request:
+    """Resolve ids, pick the reference if needed, validate the pair: a ``Request`` with
+    ``options`` (their width resolved from the query: ``ExplainOptions.for_query``)."""
     if len(log.table(query.entity)) == 0:
         raise ExplainError(f"the log has no {query.entity}s")
     cols = columns_for(log, query.entity)
@@ -275,9 +277,9 @@ def resolve_request(log: Log, query: Query, **options) -> Request:
             )
     if first == second:
         raise ExplainError(f"the pair of interest names the same {query.entity} twice")
-    check_pair(query, LogPairOracle(cols, first, second, options.get("seed", 0)))
+    check_pair(query, LogPairOracle(cols, first, second, options.seed))
     ids = cols.table["id"]
     query = replace(
         query, first=EntityId(str(ids.iloc[first])), second=EntityId(str(ids.iloc[second]))
     )
-    return Request(log=log, query=query, first=first, second=second, notes=notes, **options)
+    return Request(log, query, first, second, options, notes)

@@ -13,28 +13,27 @@ from functools import cached_property
 from perfx.grammar.ast import Query
 from perfx.logs.model import Log
 
-from .search import GAP_WEIGHT
+from .options import DEFAULT_WIDTH, ExplainOptions
 
 
 @dataclass
 class Request:
     """``query`` is fully resolved (both ids set); ``first``/``second`` are row positions of
-    the pair of interest in ``log.table(query.entity)``; ``notes`` collects what the engine
+    the pair of interest in ``log.table(query.entity)``; ``options`` are the explanation's,
+    their width resolved from the query (``options.width`` is set); ``notes`` collects what the engine
     decided for the user (picked reference, generated DESPITE) and ends up in the answer."""
 
     log: Log
     query: Query
     first: int
     second: int
-    width: int = 3
-    despite_width: int | None = None
-    sample: int = 2000
-    seed: int = 0
-    level: int = 3
-    precision_weight: float = 0.8
-    gap_weight: float = GAP_WEIGHT
-    relevance_threshold: float = 0.9
+    options: ExplainOptions
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def width(self) -> int:
+        """The BECAUSE clause's width (resolved from the query when the request was built)."""
+        return self.options.width or DEFAULT_WIDTH
 
     @property
     def entity(self) -> str:

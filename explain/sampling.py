@@ -23,6 +23,7 @@ import pandas as pd
 from perfx.grammar.ast import Atom, Bool
 
 from .columns import Columns
+from .options import DEFAULT_SAMPLE
 from .pairs import atom_mask, conjunction_mask
 
 EXACT_LIMIT = 1_000_000
@@ -148,7 +149,7 @@ def training_set(
     observed: list[Atom],
     expected: list[Atom],
     *,
-    sample: int = 2000,
+    sample: int = DEFAULT_SAMPLE,
     seed: int = 0,
 ) -> TrainingSet:
     """The balanced training sample of the query's related pairs (section 4.3)."""

@@ -15,6 +15,7 @@ import numpy as np
 
 from perfx.grammar.ast import Atom
 
+from .options import GAP_WEIGHT
 from .pairs import PairColumn
 
 
@@ -127,11 +128,6 @@ def percentile_rank(values: np.ndarray) -> np.ndarray:
     below = np.searchsorted(order, values, side="left")
     upto = np.searchsorted(order, values, side="right")
     return (below + upto) / (2.0 * len(values)) + 0.5 / len(values)
-
-
-GAP_WEIGHT = 0.7
-"""Weight of the gap a candidate accounts for against the paper's precision/generality
-score when the pair's gap is known (see ``grow``)."""
 
 
 @dataclass(frozen=True)

@@ -325,7 +325,7 @@ def _sessions_from(session_for, context_for):
     import pyspark
     from pyspark.sql import SparkSession
 
-    builder_class = type(SparkSession.builder)
+    builder_class: Any = type(SparkSession.builder)
     _ORIGINAL["getOrCreate"] = original = builder_class.getOrCreate
 
     def get_or_create(builder):
@@ -333,7 +333,7 @@ def _sessions_from(session_for, context_for):
             return original(builder)
         return session_for(builder, original)
 
-    real_context = pyspark.SparkContext
+    real_context: Any = pyspark.SparkContext
     for module in _PYSPARK_MODULES:  # imported with the real class before it is replaced
         importlib.import_module(module)
 
@@ -365,12 +365,12 @@ def _sessions_from(session_for, context_for):
             return cls(conf=conf)
 
     builder_class.getOrCreate = get_or_create
-    pyspark.SparkContext = SparkContext
+    pyspark.SparkContext = SparkContext  # type: ignore[misc, assignment]
     try:
         yield
     finally:
         builder_class.getOrCreate = original
-        pyspark.SparkContext = real_context
+        pyspark.SparkContext = real_context  # type: ignore[misc]
 
 
 @contextmanager

@@ -13,7 +13,8 @@ import pandas as pd
 
 from . import spark_metrics
 from .derive import group_codes
-from .registry import SPARK_TASK, FeatureSpec, Role, spec
+from .feature_tables import SPARK_TASK
+from .registry import FeatureSpec, Role, spec
 
 DERIVED_METRICS = ("getting_result_time", "scheduler_delay", "shuffle_read_bytes")
 """Task metrics the Spark reader computes from Task Info times and the shuffle byte counts."""

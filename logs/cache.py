@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 
 from .model import Log, SkippedLine
 from .registry import ENTITIES
-from .store.partition import registry_bytes, registry_of
+from .registry_json import registry_bytes, registry_of
 
 META = "log.json"
 FORMAT = 1

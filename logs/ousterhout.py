@@ -28,8 +28,9 @@ import pandas as pd
 from .aggregate import add_task_aggregates, aggregate_specs
 from .derive import add_task_features
 from .eventlog.specs import SPARK_APP, SPARK_JOB, SPARK_STAGE, SPARK_TASK_EXTRA
+from .feature_tables import SPARK_TASK
 from .model import Log, SkippedLine
-from .registry import SPARK_TASK, FeatureRegistry, FeatureSpec, spec
+from .registry import FeatureRegistry, FeatureSpec, spec
 
 _EVENT = re.compile(r"^(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d): (.*)$")
 _SIGNATURE = re.compile(rb"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d: (?:TASK_TYPE|JOB_ID|STAGE_ID)=", re.M)
@@ -145,7 +146,8 @@ def _spark_event_log(path: Path) -> bool:
     )
 
 
-def _job_log_files(path: Path) -> list[Path]:
+def job_log_files(path: Path) -> list[Path]:
+    """The job logs at ``path``: the file itself, or those under a folder (recursively)."""
     if path.is_file():
         return [path] if _sniff(path) else []
     return sorted(p for p in path.rglob("*") if p.is_file() and _sniff(p))
@@ -449,7 +451,7 @@ def read_ousterhout_log(path: str | Path) -> Log:
     """One job log, or every job log under a directory, as a Log (one app per file, named by
     its path relative to the directory)."""
     path = Path(path)
-    files = _job_log_files(path)
+    files = job_log_files(path)
     skipped: list[SkippedLine] = []
     root = path if path.is_dir() else path.parent
     apps = [_read_file(f, f.relative_to(root).as_posix(), skipped) for f in files]

@@ -23,12 +23,13 @@ import pandas as pd
 from .column_names import infer_context, infer_role, infer_unit, is_input_volume, snake_case
 from .derive import add_host_load
 from .errors import NotALog
+from .feature_tables import TASK_HOST_LOAD
 from .hostmetrics import join_host_metrics
 from .model import Log
-from .registry import TASK_HOST_LOAD, FeatureRegistry, FeatureSpec
+from .registry import ENTITY_TABLE, FeatureRegistry, FeatureSpec
 
 SUFFIXES = (".csv", ".parquet")
-TABLES = {"task": "tasks", "job": "jobs"}
+TABLES = {entity: ENTITY_TABLE[entity] for entity in ("task", "job")}
 HOST_METRIC_TABLES = ("host_metrics", "hosts")
 
 PAPER_ALIASES = {"host": ("hostname",), "tracker_name": ("tracker",), "pig_script": ("script",)}
@@ -123,6 +124,15 @@ def _normalise(frame: pd.DataFrame, entity: str, file: Path) -> pd.DataFrame:
             )
         frame["duration"] = frame["finish_time"] - frame[start]
     return frame.reset_index(drop=True)
+
+
+def table_files(path: str | Path) -> list[Path]:
+    """The table files of the tabular log at ``path`` (its folder or one of its tables)."""
+    root = _table_dir(Path(path))
+    if root is None:
+        return []
+    stems = (*TABLES.values(), *HOST_METRIC_TABLES)
+    return [file for file in (_find(root, stem) for stem in stems) if file is not None]
 
 
 def _table_dir(path: Path) -> Path | None:

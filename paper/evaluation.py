@@ -31,6 +31,7 @@ from perfx.explain.engine import explain
 from perfx.explain.errors import ExplainError
 from perfx.explain.explanation import format_conjunction
 from perfx.explain.metrics import measurement_set, metrics_on
+from perfx.explain.options import DEFAULT_SAMPLE, ExplainOptions
 from perfx.grammar.printer import to_pxql
 from perfx.logs.model import Log
 
@@ -67,7 +68,7 @@ class Evaluation:
     skipped: list[dict] = field(default_factory=list)
     runs: int = 0
     seed: int = 0
-    sample: int = 2000
+    sample: int = DEFAULT_SAMPLE
 
     def add(self, **record) -> None:
         self.records.append(record)
@@ -80,7 +81,7 @@ def evaluate(
     log: Log,
     runs: int = 10,
     seed: int = 0,
-    sample: int = 2000,
+    sample: int = DEFAULT_SAMPLE,
     progress: bool = False,
     experiments: tuple[str, ...] = EXPERIMENTS,
 ) -> Evaluation:
@@ -309,11 +310,29 @@ class _Run:
             )
         return pair
 
-    def _explain(self, experiment: str, train: Log, q, **options):
+    def _explain(
+        self,
+        experiment: str,
+        train: Log,
+        q,
+        *,
+        method: str,
+        width: int,
+        level: int = 3,
+        despite_width: int | None = None,
+    ):
         try:
-            return explain(train, q, sample=self.sample, seed=self.seed, **options)
+            options = ExplainOptions(
+                width=width,
+                despite_width=despite_width,
+                sample=self.sample,
+                seed=self.seed,
+                method=method,
+                level=level,
+            )
+            return explain(train, q, options)
         except ExplainError as err:
-            self.result.skip(experiment, self.run, f"{options.get('method', 'perfxplain')}: {err}")
+            self.result.skip(experiment, self.run, f"{method}: {err}")
             return None
 
     def _measure(self, test: Log, q, despite, because):

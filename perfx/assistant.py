@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from functools import wraps
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from perfx.explain.options import DEFAULT_SAMPLE
+
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
@@ -73,7 +75,7 @@ def _tool_errors(tool: F) -> F:
 
         from perfx.explain.wording import printable
 
-        from .cli import user_error_types
+        from .user_errors import user_error_types
 
         expected: tuple[type[Exception], ...] = (*user_error_types(), ValueError)
         try:
@@ -126,7 +128,7 @@ def server() -> MCPServer:
         app: str | None = None,
         headers: dict[str, str] | None = None,
         width: int | None = None,
-        sample: int = 2000,
+        sample: int = DEFAULT_SAMPLE,
         seed: int = 0,
     ) -> str:
         """Answer a PXQL question, e.g. "WHY TASK 33 SLOWER" or "WHY JOB 4 SLOWER THAN JOB
@@ -160,7 +162,9 @@ def server() -> MCPServer:
 
     @mcp.tool()
     @_tool_errors
-    def compare_job(store: str, job: str, earlier: str | None = None, sample: int = 2000) -> str:
+    def compare_job(
+        store: str, job: str, earlier: str | None = None, sample: int = DEFAULT_SAMPLE
+    ) -> str:
         """Compare a job with an earlier run of it in a feature store (perfx ingest), or in
         any other source (a log, a REST API's URL) given ``earlier``: ``job`` is its full id
         (app/job); its runs are the jobs of the same name and rank among that name's jobs in
@@ -216,7 +220,7 @@ def job_runs(session: Session, job: str):
 
 
 def compare_with_earlier(
-    session: Session, job: str, earlier: str | None, sample: int = 2000
+    session: Session, job: str, earlier: str | None, sample: int = DEFAULT_SAMPLE
 ) -> dict[str, Any]:
     """The runs of ``job`` (job_runs) and why it was slower or faster than ``earlier``, by
     default its latest run in an application started before."""

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .cli import user_error_types
+from perfx.explain.options import ExplainOptions
+
+from .user_errors import user_error_types
 
 
 @dataclass
@@ -141,10 +143,17 @@ def expand(
 
 
 def run_batch(
-    session: Any, items: Iterable[BatchItem], *, progress: bool = False, **options: Any
+    session: Any,
+    items: Iterable[BatchItem],
+    options: ExplainOptions | None = None,
+    *,
+    progress: bool = False,
+    run: str | None = None,
+    store: str | None = None,
 ) -> list[BatchItem]:
     """Answer every item not already failed; user errors are caught per item, bugs are not.
-    ``session`` is a :class:`perfx.session.Session`; ``options`` go to its ``explain``."""
+    ``session`` is a :class:`perfx.session.Session`; ``options``, ``run`` and ``store`` go to
+    its ``explain``."""
     from rich.progress import track
 
     items = list(items)
@@ -160,7 +169,7 @@ def run_batch(
             continue
         try:
             item.explanation = session.explain(
-                item.query, bind=item.binding, strict=False, **options
+                item.query, options, bind=item.binding, run=run, store=store, strict=False
             )
         except user_error_types() as err:
             item.error = str(err)

@@ -21,6 +21,7 @@ stored traced run is made by one of two rules:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -28,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from perfx.explain.options import ExplainOptions
 from perfx.isolation.errors import IsolationError
 
 INPUT_TOLERANCE = 0.01
@@ -272,7 +274,15 @@ def culprits(tasks: pd.DataFrame, task_id: str, stored, top: int = 5, keys: bool
 
 
 def explain(
-    log, query, *, run: str | None = None, store=None, top: int = 5, strict: bool = True, **options
+    log,
+    query,
+    options: ExplainOptions | None = None,
+    *,
+    bind: Sequence[object] = (),
+    run: str | None = None,
+    store=None,
+    top: int = 5,
+    strict: bool = True,
 ):
     """``perfx.explain``: the engine's answer, with the culprit records of the first task
     when a traced ``run`` is given, and otherwise, for a skew diagnosis, the ``perfx isolate``
@@ -281,7 +291,7 @@ def explain(
     saying why instead of losing its answer."""
     from perfx.explain.engine import explain as answer_of
 
-    answer = answer_of(log, query, **options)
+    answer = answer_of(log, query, options, bind=bind)
     if run is not None:
         try:
             if answer.entity != "task":

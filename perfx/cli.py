@@ -8,12 +8,13 @@ non-zero exit code, never as a traceback.
 
 from __future__ import annotations
 
-import functools
 import os
 import pkgutil
 import sys
 
 import click
+
+from .user_errors import user_error_types
 
 COMMANDS: dict[str, str] = {
     "stragglers": "perfx.commands.stragglers:stragglers",
@@ -38,14 +39,6 @@ COMMANDS: dict[str, str] = {
 }
 """Command name -> ``module:attribute`` of its click command."""
 
-USER_ERRORS: tuple[str, ...] = (
-    "perfx.grammar.errors:PxqlError",
-    "perfx.logs.errors:LogError",
-    "perfx.explain.errors:ExplainError",
-    "perfx.isolation.errors:IsolationError",
-)
-"""Exception classes whose message is meant for the user; each may set ``exit_code``."""
-
 
 class LazyGroup(click.Group):
     """A click group that imports a command's module only when the command is needed."""
@@ -68,11 +61,6 @@ def cli() -> None:
     Ask why a task or job was slower (or faster, or no faster) than another in PXQL, find
     the input records that cost the time, and see where the time went.
     """
-
-
-@functools.cache
-def user_error_types() -> tuple[type[Exception], ...]:
-    return tuple(map(pkgutil.resolve_name, USER_ERRORS))
 
 
 def usage_line(err: click.UsageError) -> str:

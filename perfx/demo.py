@@ -89,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from perfx.commands.culprits import print_culprits
+    from perfx.explain.options import ExplainOptions
     from perfx.isolation.programs import movie_ratings
     from perfx.isolation.runner import run_traced
     from perfx.session import open as open_session
@@ -158,7 +159,9 @@ def main(argv: list[str] | None = None) -> int:
             style="bold",
             highlight=False,
         )
-        console.print(why(str(program), str(batches), store=str(store), seed=0))
+        console.print(
+            why(str(program), str(batches), store=str(store), options=ExplainOptions(seed=0))
+        )
         return 0
     finally:
         if not args.keep:
@@ -166,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from perfx.cli import user_error_types
+    from perfx.user_errors import user_error_types
 
     try:
         sys.exit(main())

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from perfx.explain.options import ExplainOptions, option_problem
 from perfx.logs.registry import ENTITIES
 from perfx.terminal import SafeConsole, safe_text, working
 
 from . import special
-from .cli import user_error_types
+from .user_errors import user_error_types
 
 if TYPE_CHECKING:
     from perfx.explain.explanation import Explanation
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 
     from .session import Session
 
+EXPLAIN_FIELDS = ("width", "despite_width", "sample", "seed", "method")
+"""The explanation options (explain.options) ``\\set`` changes."""
 OPTION_TYPES: dict[str, type] = {
     "width": int,
     "despite_width": int,
@@ -69,11 +72,7 @@ class ReplSession:
         """The last answer, for ``\\culprits``."""
         self._ids: dict[str, tuple[Log, list[tuple[str, str]]]] = {}
         self.options: dict[str, Any] = {
-            "width": None,
-            "despite_width": None,
-            "sample": 2000,
-            "seed": 0,
-            "method": "perfxplain",
+            **{name: ExplainOptions.default(name) for name in EXPLAIN_FIELDS},
             "format": "text",
             "run": None,
             "store": None,
@@ -185,17 +184,18 @@ class ReplSession:
     def explain(self, query: str) -> None:
         from perfx.grammar.parser import parse
 
-        options = {k: v for k, v in self.options.items() if k != "format"}
+        options = ExplainOptions.of(**{name: self.options[name] for name in EXPLAIN_FIELDS})
+        run, store = self.options["run"], self.options["store"]
         suffix = RUN_SUFFIX.search(query)
         if suffix:
             query = query[: suffix.start()]
-            options["run"], options["store"] = suffix["run"], suffix["store"] or options["store"]
+            run, store = suffix["run"], suffix["store"] or store
         if self.session is None:
             parse(query)  # syntax errors show even before a log is loaded
         session = self.require_session()
         with self._busy("answering"):
             # the text, not a parsed query: the engine checks its feature names against the log
-            explanation = session.explain(query, **options)
+            explanation = session.explain(query, options=options, run=run, store=store)
         self.last = explanation
         if self.options["format"] == "json":
             self.console.print_json(json.dumps(explanation.to_dict()))
@@ -207,15 +207,8 @@ class ReplSession:
         return working(f"{what} (Ctrl-C cancels)", self.console)
 
 
-def _method_known(method: str, options: dict[str, Any]) -> str | None:
-    from perfx.explain.engine import known_methods
-
-    methods = known_methods()
-    return (
-        None
-        if method in methods
-        else f"unknown method {method!r}; choose from {', '.join(methods)}"
-    )
+def _explain_option(name: str) -> Callable[[Any, dict[str, Any]], str | None]:
+    return lambda value, _: option_problem(name, value)
 
 
 def _run_exists(run: str, options: dict[str, Any]) -> str | None:
@@ -230,10 +223,7 @@ def _run_exists(run: str, options: dict[str, Any]) -> str | None:
 
 
 CHECKS: dict[str, Callable[[Any, dict[str, Any]], str | None]] = {
-    "width": lambda v, _: None if v >= 1 else "must be at least 1",
-    "despite_width": lambda v, _: None if v >= 1 else "must be at least 1",
-    "sample": lambda v, _: None if v >= 2 else "must be at least 2",
-    "method": _method_known,
+    **{name: _explain_option(name) for name in EXPLAIN_FIELDS},
     "format": lambda v, _: None if v in ("text", "json") else "is text or json",
     "run": _run_exists,
 }

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from perfx.explain.blocked.stragglers import StragglerReport as StragglerAnalysis
     from perfx.explain.explanation import Explanation
+    from perfx.explain.options import ExplainOptions
+    from perfx.grammar.ast import Query
     from perfx.logs.model import Log
 
     from .notebook import ReportPage
@@ -58,36 +60,29 @@ class Session:
 
     def explain(
         self,
-        query: str,
+        query: str | Query,
+        options: ExplainOptions | None = None,
         *,
-        width: int | None = None,
-        despite_width: int | None = None,
-        sample: int = 2000,
-        seed: int = 0,
-        method: str = "perfxplain",
         bind: Sequence[str] = (),
-        level: int = 3,
         run: str | None = None,
         store: str | None = None,
         top: int = 5,
         strict: bool = True,
+        **changes: Any,
     ) -> Explanation:
-        """Answer one PXQL question; ``width`` overrides the query's WITH WIDTH (default 3).
-        With a traced ``run``, the answer carries the ``top`` culprit records of the slow
-        task; without ``strict`` (a batch), a task the run cannot be linked to gets a note
-        instead of an error."""
+        """Answer one PXQL question (its text, or the Query parsed from it) with ``options``
+        (explain.options; ``changes`` to its fields as keywords: ``sample=500``). With a
+        traced ``run``, the answer carries the ``top`` culprit records of the slow task;
+        without ``strict`` (a batch), a task the run cannot be linked to gets a note instead
+        of an error."""
         from perfx.chain import explain
+        from perfx.explain.options import ExplainOptions
 
         return explain(
             self.log,
             query,
-            width=width,
-            despite_width=despite_width,
-            sample=sample,
-            seed=seed,
-            method=method,
+            ExplainOptions.of(options, **changes),
             bind=tuple(bind),
-            level=level,
             run=run,
             store=store,
             top=top,
@@ -121,14 +116,18 @@ class Session:
 
         return SkewReport.of(self.raw, factor, min_excess, top, asked=self.log)
 
-    def report(self, *, questions: int = 8, **options: Any) -> ReportPage:
+    def report(
+        self, *, questions: int = 8, options: ExplainOptions | None = None, **changes: Any
+    ) -> ReportPage:
         """``perfx report``'s page of this log (overview, stages, timeline and the answers
-        to up to ``questions`` questions about its stragglers; ``options`` as for
-        ``explain``): shown in a notebook, saved with ``.save(path)``."""
+        to up to ``questions`` questions about its stragglers; ``options`` and ``changes`` as
+        for ``explain``): shown in a notebook, saved with ``.save(path)``."""
+        from perfx.explain.options import ExplainOptions
+
         from .notebook import ReportPage
         from .report.build import render_report
 
-        report = render_report(self, limit=questions, **options)
+        report = render_report(self, options=ExplainOptions.of(options, **changes), limit=questions)
         return ReportPage(report.html, report.items)
 
     def summary(self) -> LogSummary:
@@ -143,7 +142,7 @@ def open(
     *,
     host_metrics: PathLike | None = None,
     progress: bool = False,
-    questions: Sequence[tuple[str, Sequence[object]]] = (),
+    questions: Sequence[tuple[str | Query, Sequence[object]]] = (),
     app: str | None = None,
     headers: Mapping[str, str] | None = None,
     timeout: float = 30.0,
@@ -205,7 +204,7 @@ def _ui_of(spark: object) -> str:
 
 
 def _focus_of(
-    questions: Sequence[tuple[str, Sequence[object]]],
+    questions: Sequence[tuple[str | Query, Sequence[object]]],
 ) -> tuple[str | None, tuple[str, ...]]:
     """The entity and the ids the questions name, when they all ask about one entity (a
     store is read for one entity's ids); else none."""
@@ -216,14 +215,15 @@ def _focus_of(
     return entities.pop(), tuple(dict.fromkeys(i for _, ids in found for i in ids))
 
 
-def _focus(query: str, bind: Sequence[object]) -> tuple[str | None, tuple[str, ...]]:
-    """The entity and ids a query names; none when it does not parse yet (the question's own
-    parse reports why, against the loaded log's features)."""
+def _focus(query: str | Query, bind: Sequence[object]) -> tuple[str | None, tuple[str, ...]]:
+    """The entity and ids a query (text, or already parsed) names; none when it does not parse
+    yet (the question's own parse reports why, against the loaded log's features)."""
+    from perfx.grammar.ast import Query
     from perfx.grammar.errors import PxqlError
     from perfx.grammar.parser import parse
 
     try:
-        parsed = parse(query)
+        parsed = query if isinstance(query, Query) else parse(query)
         if bind or parsed.placeholders:
             parsed = parsed.bind(*bind)
     except PxqlError:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from perfx.explain.options import ExplainOptions
 from perfx.isolation.errors import IsolationError
 
 from .chain import MIN_IMPACT_MS, open_run, skewed_task, traced_tasks
@@ -19,7 +20,7 @@ def why(
     store=None,
     top: int = 5,
     spark=None,
-    **options,
+    options: ExplainOptions | None = None,
 ):
     """``perfx why``: run ``program`` traced with its event log, find the skewed stage and
     its slowest task, explain it against its stage and attach the records that cost the
@@ -52,7 +53,7 @@ def why(
     stored = open_run(run_id, lineage_store)
     task = skewed_task(traced_tasks(stored))
     return open_session([event_log]).explain(
-        f"WHY TASK '{task}' SLOWER", run=run_id, store=lineage_store, top=top, **options
+        f"WHY TASK '{task}' SLOWER", options, run=run_id, store=lineage_store, top=top
     )
 
 
@@ -104,7 +105,7 @@ def why_script(
     store=None,
     top: int = 5,
     spark=None,
-    **options,
+    options: ExplainOptions | None = None,
 ):
     """``perfx why SCRIPT.py -- ARGS``: run the script as it is, traced, then explain its
     slowest task against its stage: with the rows whose Python UDF calls cost the most in it,
@@ -137,21 +138,17 @@ def why_script(
 
         stage, partition, attempt = slowest_task(calls)
         task = _log_task(app_tasks, stage, partition, attempt)
-        answer = session.explain(f"WHY TASK '{task['id']}' SLOWER", **options)
+        answer = session.explain(f"WHY TASK '{task['id']}' SLOWER", options)
         answer.culprits = udf_culprits_of(calls, tracer.run_id, task, top)
         return answer
     if ctx.meta.get("outputs"):
         stored = open_run(tracer.run_id, tracer.store)
         task_id = skewed_task(traced_tasks(stored))
         return session.explain(
-            f"WHY TASK '{task_id}' SLOWER",
-            run=tracer.run_id,
-            store=tracer.store,
-            top=top,
-            **options,
+            f"WHY TASK '{task_id}' SLOWER", options, run=tracer.run_id, store=tracer.store, top=top
         )
     task_id = skewed_task(app_tasks)
-    answer = session.explain(f"WHY TASK '{task_id}' SLOWER", **options)
+    answer = session.explain(f"WHY TASK '{task_id}' SLOWER", options)
     answer.notes.append(NO_RECORD_TRACING.format(task=task_id))
     return answer
 

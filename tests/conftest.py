@@ -16,6 +16,15 @@ DATA = REPO / "tests" / "data"
 under which licence): a clone runs its tests alone."""
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that uses the session's Spark (directly or through another fixture) is marked
+    ``spark`` even where its module forgot the mark: ``./dev test --quick`` (``-m "not
+    spark"``) must start no JVM."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def perfx_home(tmp_path_factory):
     """Every test's ``$PERFX_HOME`` is a temporary folder, never the user's home, and the

@@ -11,8 +11,9 @@ import pandas as pd
 from ..aggregate import add_task_aggregates, aggregate_specs, joined_keys, metric_matrix
 from ..config import varying_settings
 from ..derive import add_task_features
+from ..feature_tables import SPARK_TASK
 from ..model import Log, SkippedLine
-from ..registry import SPARK_TASK, FeatureRegistry
+from ..registry import FeatureRegistry
 from .build import AppState, read_app
 from .counts import add_app_counts, add_job_counts, add_stage_counts
 from .open import EventLogSource

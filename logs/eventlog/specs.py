@@ -4,7 +4,8 @@ logs.aggregate, configuration by logs.config)."""
 
 from __future__ import annotations
 
-from ..registry import COMMON, SPARK_TASK, C, N, spec
+from ..feature_tables import COMMON, SPARK_TASK
+from ..registry import C, N, spec
 
 _TASK = {s.name: s for s in SPARK_TASK}
 """The task specs the other tables share (app and stage identity), defined once in logs.registry."""

@@ -24,7 +24,8 @@ import pandas as pd
 from ..aggregate import add_task_aggregates, aggregate_specs
 from ..column_names import infer_unit, is_input_volume, snake_case
 from ..derive import add_host_load
-from ..registry import COMMON, TASK_HOST_LOAD, C, FeatureRegistry, FeatureSpec, N, Role, Unit, spec
+from ..feature_tables import COMMON, TASK_HOST_LOAD
+from ..registry import C, FeatureRegistry, FeatureSpec, N, Role, Unit, spec
 from .events import Attempt, Counters, JobHistory, Task
 
 JHIST_TASK = COMMON + [

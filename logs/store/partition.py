@@ -8,20 +8,16 @@ from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import fields
 
-import orjson
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from ..model import Log
-from ..registry import ENTITIES, FeatureRegistry, FeatureSpec
+from ..registry import ENTITIES, ENTITY_TABLE
 from .fs import Location
 from .manifest import DATA
 
-ENTITY_TABLE = dict(zip(ENTITIES, ("apps", "jobs", "stages", "tasks")))
-TABLE_ENTITY = {table: entity for entity, table in ENTITY_TABLE.items()}
 STATE = "state.pickle"
 """An in-progress log's reader state, to resume it from the bytes already read."""
 UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -91,29 +87,6 @@ def discard(store: Location, temporary: str) -> None:
     where = store.join(DATA, temporary)
     if where.exists():
         store.fs.delete_dir(where.path)
-
-
-SPEC_FIELDS = tuple(f.name for f in fields(FeatureSpec))
-
-
-def registry_bytes(registry: FeatureRegistry) -> bytes:
-    """The registry as JSON (field by field: ``asdict``'s deep copy costs more than the
-    tables of a small log)."""
-    return orjson.dumps(
-        {
-            entity: [{f: getattr(spec, f) for f in SPEC_FIELDS} for spec in registry.specs(entity)]
-            for entity in ENTITIES
-        }
-    )
-
-
-def registry_of(data: bytes) -> FeatureRegistry:
-    registry = FeatureRegistry()
-    for entity, specs in orjson.loads(data).items():
-        for raw in specs:
-            tuples = {k: tuple(v) for k, v in raw.items() if isinstance(v, list)}
-            registry.register(entity, FeatureSpec(**{**raw, **tuples}))
-    return registry
 
 
 def schema_of(data: bytes) -> pa.Schema:

@@ -27,11 +27,13 @@ import pyarrow.dataset as pads
 
 from ..errors import NotALog
 from ..eventlog.log import add_varying_settings
+from ..formats import FORMATS
 from ..model import Log, SkippedLine, merge_logs
-from ..registry import ENTITIES, FeatureRegistry
+from ..registry import ENTITIES, ENTITY_TABLE, FeatureRegistry
+from ..registry_json import registry_of
 from .fs import Location, is_uri, locate
 from .manifest import MANIFEST, Entry, Manifest
-from .partition import ENTITY_TABLE, registry_of, schema_of, table_path
+from .partition import schema_of, table_path
 
 TASK_BUDGET = 200_000
 """Tasks a read takes from a store at most (under 1 GB in memory with their features)."""
@@ -326,8 +328,13 @@ a store, a job question's reference is the same job in another run."""
 def read_selection(store: Store, selection: Selection) -> Log:
     if not selection.entries:
         raise NotALog(f"{store.location.text}: no application in the store to read")
-    kinds = [[e for e in selection.entries if e.kind == kind] for kind in ("spark", "jhist")]
-    log = _merged([_kind_log(store, selection, entries) for entries in kinds if entries])
+    order = [f.name for f in FORMATS]  # a format no longer registered: after the others
+    kinds = sorted(
+        {e.kind for e in selection.entries if e.kind},
+        key=lambda k: (order.index(k) if k in order else len(order), k),
+    )
+    by_kind = [[e for e in selection.entries if e.kind == kind] for kind in kinds]
+    log = _merged([_kind_log(store, selection, entries) for entries in by_kind])
     if selection.runs and len(log.jobs) and "app_id" in log.jobs.columns:
         names = {e.app_id: e.app_name for e in selection.entries}
         name = log.jobs["app_id"].map(names).astype(str)

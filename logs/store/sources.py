@@ -2,8 +2,8 @@
 parts) or job history under the paths and URIs given, with the size and modification time
 of every file, which tell an unchanged source from one to read again.
 
-Local paths are searched exactly as ``load_log`` searches them (the same logs, in the same
-order). Remote folders are listed recursively: each file is a source, and the parts of a
+Local paths are searched exactly as ``load_log`` searches them, by the registry of log formats
+(logs.formats): the same logs. Remote folders are listed recursively: each file is a source, and the parts of a
 rolling ``eventlog_v2_*`` folder make one; which format a remote file is in is only known
 once it is read (the worker sniffs it)."""
 
@@ -16,8 +16,8 @@ from pathlib import Path
 import pyarrow.fs as pafs
 
 from ..errors import NotALog
-from ..eventlog.open import IGNORED_SUFFIXES, ROLLING_DIR, ROLLING_PART, find_event_logs
-from ..jhist.reader import find_job_histories, is_job_history
+from ..eventlog.open import IGNORED_SUFFIXES, ROLLING_DIR, ROLLING_PART
+from ..formats import find_logs
 from ..model import SkippedLine
 from .fs import Location, locate, what_failed
 
@@ -26,7 +26,8 @@ from .fs import Location, locate, what_failed
 class Source:
     """One source to ingest: ``key`` names it in the manifest; ``parts`` are paths on ``fs``
     in reading order with their ``[path, size, mtime_ns]`` in ``fingerprint``. ``kind`` is
-    ``spark`` or ``jhist`` when known (local), '' for a remote file not sniffed yet;
+    the name of its log format (logs.formats) when known (local), '' for a remote file not
+    sniffed yet;
     ``codecs`` are the local parts' codecs (None: plain)."""
 
     key: str
@@ -59,33 +60,11 @@ def _fingerprint(fs: pafs.FileSystem, parts: list[str]) -> tuple[tuple[str, int,
 
 def _local(path: Path, found: Found) -> None:
     fs = pafs.LocalFileSystem()
-    skip = lambda p, n, r: found.skipped.append(SkippedLine(p, n, r))  # noqa: E731
-    histories = (
-        find_job_histories(path, skip)
-        if path.is_dir()
-        else ([path] if is_job_history(path) else [])
-    )
-    claimed = {str(p) for p in histories}
-    for history in histories:
-        parts = [str(history.resolve())]
-        found.sources.append(
-            Source(parts[0], fs, parts[0], tuple(parts), _fingerprint(fs, parts), "jhist", (None,))
-        )
-    if path.is_file() and histories:
-        return
-    passed: list[SkippedLine] = []
-    try:
-        logs = find_event_logs(path, lambda p, n, r: passed.append(SkippedLine(p, n, r)))
-    except NotALog:
-        if not histories:
-            raise
-        logs = []
-    found.skipped.extend(s for s in passed if s.path not in claimed)
-    for log in logs:
+    for log in find_logs(path, found.skipped):
         parts = [str(p.resolve()) for p in log.parts]
-        root = str(log.path.resolve())
+        root = str(log.root.resolve())
         found.sources.append(
-            Source(root, fs, root, tuple(parts), _fingerprint(fs, parts), "spark", log.codecs)
+            Source(root, fs, root, tuple(parts), _fingerprint(fs, parts), log.format, log.codecs)
         )
 
 
@@ -131,7 +110,6 @@ def find_sources(paths: list[str]) -> Found:
     found = Found()
     for text in paths:
         where = locate(text)
-        before = len(found.sources)
         if where.local:
             if not Path(where.path).exists():
                 raise NotALog(f"{text}: no such file or directory")
@@ -141,8 +119,6 @@ def find_sources(paths: list[str]) -> Found:
                 _remote(where, found)
             except OSError as err:  # the listing is the first network call
                 raise NotALog(what_failed(text, err)) from None
-        if len(found.sources) == before and where.local:
-            raise NotALog(f"{text}: no Spark event log or Hadoop job history here")
     unique = {s.key: s for s in found.sources}
     found.sources = list(unique.values())
     return found

@@ -23,11 +23,12 @@ from ..errors import LogError, NotALog
 from ..eventlog.build import AppState, read_app
 from ..eventlog.codecs import MAGIC_BYTES, sniff_codec
 from ..eventlog.log import log_of_states, name_app
-from ..eventlog.open import EventLogSource, find_event_logs
-from ..jhist.reader import is_job_history, read_job_histories
+from ..eventlog.open import EventLogSource
+from ..formats import SPARK, FoundLog, ReadOptions, find_logs, format_named, labels
 from ..model import Log, SkippedLine
+from ..registry_json import registry_bytes
 from .fs import Location
-from .partition import registry_bytes, state_bytes, write_tables
+from .partition import state_bytes, write_tables
 from .sources import Source
 
 SKIPPED_KEPT = 100
@@ -126,20 +127,27 @@ def _download(source: Source, tmp: Path) -> Path:
 
 def _sniffed(source: Source, local: Path) -> Source:
     """The downloaded source with its format and codecs found."""
-    if local.is_file() and is_job_history(local):
-        return Source(source.key, pafs.LocalFileSystem(), str(local), (str(local),), (), "jhist")
-    logs = find_event_logs(local, lambda *_: None)
+    try:
+        logs = find_logs(local, [])
+    except NotALog:
+        logs = []
     if len(logs) != 1:
-        raise NotALog(f"{source.key}: not a Spark event log or Hadoop job history")
+        raise NotALog(f"{source.key}: not a {labels()}")
     log = logs[0]
     parts = tuple(str(p) for p in log.parts)
-    return Source(source.key, pafs.LocalFileSystem(), str(log.path), parts, (), "spark", log.codecs)
+    return Source(
+        source.key, pafs.LocalFileSystem(), str(log.root), parts, (), log.format, log.codecs
+    )
 
 
 def _read_local(job: Job, source: Source, skipped: list[SkippedLine]) -> Result:
-    if source.kind == "jhist":
-        log = read_job_histories([Path(source.parts[0])])
-        return _written(job, log, None, 0, {}, skipped=log.skipped)
+    if source.kind != SPARK.name:
+        log_format = format_named(source.kind)
+        found = FoundLog(
+            source.kind, Path(source.root), tuple(map(Path, source.parts)), source.codecs
+        )
+        log = log_format.read([found], ReadOptions(cache=False))
+        return _written(job, log, None, 0, {}, skipped=log.skipped, kind=source.kind)
     event_log = EventLogSource(
         Path(source.root), tuple(Path(p) for p in source.parts), source.codecs
     )
@@ -157,7 +165,7 @@ def _spark(
     job: Job, state: AppState, skipped: list[SkippedLine], kept: bytes | None, read: int
 ) -> Result:
     log = log_of_states([state], skipped, [job.source.key])
-    return _written(job, log, kept, read, state.properties, skipped=skipped)
+    return _written(job, log, kept, read, state.properties, skipped=skipped, kind=SPARK.name)
 
 
 def _written(
@@ -167,6 +175,7 @@ def _written(
     bytes_read: int,
     properties: dict[str, str],
     skipped: list[SkippedLine],
+    kind: str,
 ) -> Result:
     apps = log.apps
     jobs = log.jobs
@@ -174,11 +183,10 @@ def _written(
         first = apps.iloc[0]
         app_id, attempt, name = str(first["app_id"]), str(first["app_attempt_id"]), first["name"]
         start = first["start_time"]
-        kind = "spark"
     else:  # a MapReduce job: its job is the application
         first = jobs.iloc[0] if len(jobs) else None
         app_id = str(first["id"]) if first is not None else job.source.key
-        attempt, kind = "", "jhist"
+        attempt = ""
         name = str(first.get("name", "")) if first is not None else ""
         start = first.get("submit_time") if first is not None else None
     temporary, schemas = write_tables(job.store, log, state)

@@ -43,10 +43,10 @@ from .options import (
     help="With --stragglers: how many of the longest stragglers to ask about.",
 )
 @click.option("--out", required=True, type=OutputPath(), help="Where to write the HTML report.")
-@explain_options
+@explain_options()
 @format_option
 @run_options
-def batch(logs, queries, pairs, stragglers, top, out, width, sample, seed, fmt, run, store) -> None:
+def batch(logs, queries, pairs, stragglers, top, out, fmt, run, store, options) -> None:
     """Answer many questions against one log and write them to a self-contained HTML report.
 
     Every query that can be answered is: a query with a syntax error is reported at its line
@@ -72,9 +72,7 @@ def batch(logs, queries, pairs, stragglers, top, out, width, sample, seed, fmt, 
         session = open_session(logs, progress=True)
         asked = straggler_questions(session.log, limit=top)
         items = expand(asked.queries, [])
-    items = run_batch(
-        session, items, progress=True, width=width, sample=sample, seed=seed, run=run, store=store
-    )
+    items = run_batch(session, items, options, progress=True, run=run, store=store)
     summary = f"{len(session.raw.tasks)} tasks from {', '.join(logs)}"
     if asked is not None:
         summary += f"; questions about {asked.describe()}"

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import click
 
+from perfx.explain.options import DEFAULT_SAMPLE
+
 from .options import OutputPath, format_option
 
 
@@ -40,7 +42,7 @@ from .options import OutputPath, format_option
 @click.option(
     "--sample",
     type=click.IntRange(min=2),
-    default=2000,
+    default=DEFAULT_SAMPLE,
     show_default=True,
     help="Balanced training pairs per explanation.",
 )

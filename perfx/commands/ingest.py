@@ -1,5 +1,5 @@
-"""``perfx ingest``: event logs and job histories (local paths or s3://, gs://, hdfs:// URIs)
-into a Parquet feature store that ``--log`` accepts.
+"""``perfx ingest``: the logs of every registered format (logs.formats), local paths or
+s3://, gs://, hdfs:// URIs, into a Parquet feature store that ``--log`` accepts.
 
 JSON output (stable)::
 
@@ -96,8 +96,8 @@ def _print(store: str, report) -> None:
 @click.option("--master", default=None, help="Spark master URL for --engine spark.")
 @format_option
 def ingest(sources, store, workers, engine, master, fmt) -> None:
-    """Read SOURCES (event logs, history folders, job histories; paths or URIs such as
-    s3://bucket/spark-events) into the feature store STORE, one partition per application.
+    """Read SOURCES (every log perfx logs reads: event logs, history folders, job histories,
+    tabular and Ousterhout logs; paths or URIs such as s3://bucket/spark-events) into the feature store STORE, one partition per application.
 
     Incremental: an unchanged log is not read again, an in-progress one resumes where the
     last run stopped. A log that cannot be read is reported and left out; the store keeps

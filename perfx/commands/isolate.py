@@ -19,7 +19,7 @@ from .options import format_option, master_option, program_options, store_option
 def spark_progress(sc, console):
     """A live line per running Spark stage (tasks done / total) on stderr, when stderr is a
     terminal (elsewhere a transient display would leave a blank line behind)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
     if not console.is_terminal:
         yield
@@ -32,7 +32,7 @@ def spark_progress(sc, console):
         console=console,
         transient=True,
     ) as progress:
-        bars: dict[int, int] = {}
+        bars: dict[int, TaskID] = {}
 
         def poll() -> None:
             tracker = sc.statusTracker()

@@ -3,11 +3,14 @@ and defaults them alike, and helpers that turn them into a Session and print its
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
+
+from perfx.explain.options import METHOD_NAMES, ExplainOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -207,31 +210,50 @@ run_options = _compose(
     store_option,
 )
 
-explain_options = _compose(
-    click.option(
-        "--width",
-        type=click.IntRange(min=1),
-        default=None,
-        help="Width of the BECAUSE clause (overrides the query's WITH WIDTH; default: it, else 3).",
-    ),
-    click.option(
-        "--sample",
-        type=click.IntRange(min=2),
-        default=2000,
-        show_default=True,
-        help="Balanced training pairs sampled (section 4.3).",
-    ),
-    click.option(
-        "--seed", type=int, default=0, show_default=True, help="Seed of the pair sampling."
-    ),
-)
+EXPLAIN_FLAGS: dict[str, Any] = {
+    "width": click.IntRange(min=1),
+    "despite_width": click.IntRange(min=1),
+    "sample": click.IntRange(min=2),
+    "seed": int,
+    "method": click.Choice(METHOD_NAMES),
+    "level": click.IntRange(1, 3),
+}
+"""The explanation options a command may offer as flags, with the flag's type (the default
+and help text are ``ExplainOptions``')."""
+
+
+def explain_options(*names: str) -> Callable[[F], F]:
+    """The flags of the explanation options ``names`` (default: width, sample, seed), given to
+    the command as one checked ``options`` value (explain.options.ExplainOptions): an invalid
+    value is a usage error, before any log is read."""
+    names = names or ("width", "sample", "seed")
+
+    def decorate(command: F) -> F:
+        @functools.wraps(command)
+        def with_options(*args: Any, **kwargs: Any) -> Any:
+            chosen = {name: kwargs.pop(name) for name in names}
+            return command(*args, options=ExplainOptions.of(**chosen), **kwargs)
+
+        for name in reversed(names):
+            default = ExplainOptions.default(name)
+            with_options = click.option(
+                "--" + name.replace("_", "-"),
+                name,
+                type=EXPLAIN_FLAGS[name],
+                default=default,
+                show_default=default is not None,
+                help=ExplainOptions.help(name),
+            )(with_options)
+        return cast(F, with_options)
+
+    return decorate
 
 
 def open_session(
     logs: tuple[str, ...],
     host_metrics: str | None = None,
     progress: bool = False,
-    questions: Sequence[tuple[str, Sequence[object]]] = (),
+    questions: Sequence[tuple[Any, Sequence[object]]] = (),
 ):
     """The Session every command answers from (``progress``: a bar while a large log loads;
     ``questions``: queries with their bound values, what a feature store is read for)."""

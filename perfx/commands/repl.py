@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import click
 
+from perfx.explain.options import ExplainOptions
+
 from .options import explain_options, format_option, log_option, rest_settings, run_options
 
 
 @click.command()
 @log_option(required=False)
-@explain_options
+@explain_options()
 @format_option
 @run_options
 def repl(
     logs: tuple[str, ...],
-    width: int | None,
-    sample: int,
-    seed: int,
     fmt: str,
     run: str | None,
     store: str | None,
+    options: ExplainOptions,
 ) -> None:
     """Ask many PXQL questions of one log, interactively.
 
@@ -32,7 +32,12 @@ def repl(
 
     try:
         session = ReplSession(
-            width=width, sample=sample, seed=seed, format=fmt, run=run, store=store
+            width=options.width,
+            sample=options.sample,
+            seed=options.seed,
+            format=fmt,
+            run=run,
+            store=store,
         )
     except ValueError as err:  # an option the REPL refuses (a run that does not exist)
         raise click.UsageError(str(err)) from None

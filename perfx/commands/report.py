@@ -40,9 +40,9 @@ from .options import (
     help="Straggler questions asked without --queries.",
 )
 @click.option("--out", required=True, type=OutputPath(), help="Where to write the HTML page.")
-@explain_options
+@explain_options()
 @format_option
-def report_command(logs, run, store, queries, pairs, limit, out, width, sample, seed, fmt) -> None:
+def report_command(logs, run, store, queries, pairs, limit, out, fmt, options) -> None:
     """Write one self-contained HTML page about the applications of a log: overview (where
     the time went, what-ifs), stages (task-time distribution, stragglers and causes), a
     timeline of tasks per executor, and questions answered (with --run, the culprit records).
@@ -58,7 +58,6 @@ def report_command(logs, run, store, queries, pairs, limit, out, width, sample, 
     if pairs and not queries:
         raise click.UsageError("--pairs binds the placeholders of --queries: give --queries too")
     session = open_session(logs, progress=True)
-    options = {"width": width, "sample": sample, "seed": seed}
     items = None
     if queries:
         source = Path(queries).read_text()
@@ -66,10 +65,8 @@ def report_command(logs, run, store, queries, pairs, limit, out, width, sample, 
         if not texts:
             raise click.UsageError(f"{queries} holds no query")
         asked = expand(texts, read_pairs(pairs) if pairs else [], source=source)
-        items = run_batch(session, asked, progress=True, run=run, store=store, **options)
-    report = render_report(
-        session, items, sources=logs, run=run, store=store, limit=limit, **options
-    )
+        items = run_batch(session, asked, options, progress=True, run=run, store=store)
+    report = render_report(session, items, options, sources=logs, run=run, store=store, limit=limit)
     Path(out).write_text(report.html, encoding="utf-8")
     failed = [item for item in report.items if not item.ok]
     note = log_note(session)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from perfx.explain.options import ExplainOptions
 from perfx.logs.model import skipped_note
 
 from .overview import applications, overview_section
@@ -26,12 +27,12 @@ class Report:
 def render_report(
     session,
     items: Sequence | None = None,
+    options: ExplainOptions | None = None,
     *,
     sources: Sequence[str] = (),
     run: str | None = None,
     store=None,
     limit: int = 8,
-    **options,
 ) -> Report:
     """The report of a :class:`perfx.session.Session`'s log. ``items`` are
     answered questions (``perfx.batch.BatchItem``); without them the stragglers of the slowest
@@ -45,7 +46,7 @@ def render_report(
     how = "Questions from the queries file."
     if items is None:
         queries = default_questions(stages, limit)
-        items = run_batch(session, expand(queries, []), run=run, store=store, **options)
+        items = run_batch(session, expand(queries, []), options, run=run, store=store)
         how = how_chosen(limit, asked=bool(queries))
     report = stages.report
     stragglers = (

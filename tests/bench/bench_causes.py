@@ -81,7 +81,7 @@ def _right(log, kind: str, answer) -> tuple[bool, bool]:
 
 
 def main() -> None:
-    from perfx.explain.search import GAP_WEIGHT
+    from perfx.explain.options import GAP_WEIGHT
     from perfx.logs.loader import load_log
 
     from ..causes import make_runs

@@ -66,13 +66,12 @@ def naive(log: Log, query: str) -> None:
     """Materialise every same-stage pair, label them all, then search a balanced sample."""
     from perfx.explain.columns import columns_for
     from perfx.explain.engine import _parse
+    from perfx.explain.options import ExplainOptions
     from perfx.explain.perfxplain import learn
     from perfx.explain.reference import resolve_request
     from perfx.explain.sampling import TrainingSet
 
-    request = resolve_request(
-        log, _parse(query, log), width=3, despite_width=None, sample=2000, seed=0
-    )
+    request = resolve_request(log, _parse(query, log), ExplainOptions(width=3))
     cols = columns_for(log, "task")
     rows = pd.DataFrame(
         {"row": np.arange(cols.n), "stage": cols.key("stage_key"), "d": cols.numeric("duration")}

@@ -6,8 +6,9 @@ import pandas as pd
 import pytest
 
 from perfx.explain.blocked.features import SHARES, add_straggler_features
+from perfx.logs.feature_tables import SPARK_TASK
 from perfx.logs.model import Log
-from perfx.logs.registry import SPARK_TASK, FeatureRegistry
+from perfx.logs.registry import FeatureRegistry
 
 from .build import BASE_MS, log_of, stage, task
 

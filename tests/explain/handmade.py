@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 
 from perfx.grammar.ast import Atom, Bool, EntityId, Ordering, Predicate, Query
+from perfx.logs.feature_tables import SPARK_TASK
 from perfx.logs.model import Log
-from perfx.logs.registry import SPARK_TASK, FeatureRegistry
+from perfx.logs.registry import FeatureRegistry
 
 
 def make_log(df: pd.DataFrame) -> Log:

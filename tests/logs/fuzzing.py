@@ -24,7 +24,8 @@ from pathlib import Path
 
 import zstandard
 
-from perfx.cli import main, user_error_types
+from perfx.cli import main
+from perfx.user_errors import user_error_types
 from tests.conftest import DATA
 from tests.logs import damage
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import perfx.logs.loader as loader
+import perfx.logs.formats as formats
 from perfx.cli import main
 from perfx.explain.errors import ExplainError
 from perfx.logs import cache
@@ -37,13 +37,13 @@ def home(tmp_path, monkeypatch) -> Path:
 def reads(monkeypatch) -> list[int]:
     """Counts the event-log reads the loader makes (a cache hit makes none)."""
     counted: list[int] = []
-    real = loader.read_event_logs
+    real = formats.read_event_logs
 
     def counting(*args, **kwargs):
         counted.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(loader, "read_event_logs", counting)
+    monkeypatch.setattr(formats, "read_event_logs", counting)
     return counted
 
 

@@ -9,10 +9,11 @@ import pytest
 
 from perfx.explain.blocked.features import STRAGGLER_SPECS, _share_specs, add_straggler_features
 from perfx.logs.aggregate import SPREAD, SUMMED, aggregate_specs
+from perfx.logs.feature_tables import SPARK_TASK
 from perfx.logs.jhist.tables import JHIST_TASK
 from perfx.logs.loader import load_log
 from perfx.logs.ousterhout import OUSTERHOUT_TASK
-from perfx.logs.registry import ENTITIES, GAP_PARTS, SPARK_TASK, FeatureRegistry
+from perfx.logs.registry import ENTITIES, GAP_PARTS, FeatureRegistry
 
 REPO = Path(__file__).resolve().parents[2]
 EC2_SAMPLE = REPO / "paper" / "fixtures" / "ec2-seed1-small"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from perfx.logs import spark_metrics
 from perfx.logs.aggregate import TASK_METRICS
 from perfx.logs.eventlog.events import NO_METRICS, TASK_NUMERIC, task_metrics
-from perfx.logs.registry import SPARK_TASK
+from perfx.logs.feature_tables import SPARK_TASK
 
 
 def test_the_table_is_in_the_order_the_readers_read():
