@@ -182,6 +182,23 @@ SPARK_JOB = (
         ),
         spec("num_stages", N, "count", "feature", "Stages the job lists.", ""),
         spec(
+            "plan_engine",
+            C,
+            "none",
+            "feature",
+            "What ran its SQL plan's records: python (a Python UDF or pandas function in it), "
+            "gpu (RAPIDS operators) or jvm; '' for a job of no SQL plan (an RDD job).",
+            "SparkListenerSQLExecutionStart/physicalPlanDescription",
+        ),
+        spec(
+            "plan_input",
+            C,
+            "none",
+            "identity",
+            "The first location its SQL plan scans, '' if none.",
+            "SparkListenerSQLExecutionStart/physicalPlanDescription",
+        ),
+        spec(
             "num_tasks",
             N,
             "count",
