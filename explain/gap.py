@@ -680,7 +680,7 @@ def _where_isolation_fits(cols: Columns, row: int, found: Diagnosis) -> Diagnosi
         return found
     return replace(
         found,
-        detail=found.detail + f" (perfx isolate re-runs PySpark code, and {reason})",
+        detail=found.detail + f" (perfx isolate re-runs PySpark programs, and {reason})",
         next_step="",
     )
 

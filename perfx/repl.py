@@ -132,6 +132,10 @@ class ReplSession:
         entities = [entity] if entity in ENTITIES else ENTITIES
         return sorted({spec.name for e in entities for spec in log.features(e)})
 
+    def explain_options(self) -> ExplainOptions:
+        """The explanation options ``\\set`` gave, as the explainer takes them."""
+        return ExplainOptions.of(**{name: self.options[name] for name in EXPLAIN_FIELDS})
+
     def entity_ids(self, entity: str) -> list[tuple[str, str]]:
         """``(id, duration)`` of the loaded log's executions of ``entity``, slowest first:
         what completion offers after ``WHY TASK`` (the slow ones are what users ask about)."""
@@ -184,7 +188,7 @@ class ReplSession:
     def explain(self, query: str) -> None:
         from perfx.grammar.parser import parse
 
-        options = ExplainOptions.of(**{name: self.options[name] for name in EXPLAIN_FIELDS})
+        options = self.explain_options()
         run, store = self.options["run"], self.options["store"]
         suffix = RUN_SUFFIX.search(query)
         if suffix:

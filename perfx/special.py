@@ -20,6 +20,7 @@ from perfx.terminal import page, safe_text, working
 
 if TYPE_CHECKING:
     from perfx.explain.explanation import Explanation
+    from perfx.explain.options import ExplainOptions
 
     from .session import Session
 
@@ -35,6 +36,8 @@ class ReplSession(Protocol):
     def load(self, paths: Sequence[str]) -> None: ...
 
     def require_session(self) -> Session: ...
+
+    def explain_options(self) -> ExplainOptions: ...
 
     def set_option(self, key: str, value: Any) -> None: ...
 
@@ -174,9 +177,8 @@ def _report(session: ReplSession, arg: str) -> None:
     if not out.parent.is_dir():
         raise ValueError(f"cannot write {arg}: no folder {out.parent}")
     loaded = session.require_session()
-    options = {k: session.options[k] for k in ("width", "sample", "seed")}
     with working("writing the report (Ctrl-C cancels)", session.console):
-        report = render_report(loaded, None, sources=loaded.log.sources, **options)
+        report = render_report(loaded, None, session.explain_options(), sources=loaded.log.sources)
         out.write_text(report.html, encoding="utf-8")
     answered = sum(item.ok for item in report.items)
     session.console.print(

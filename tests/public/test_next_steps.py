@@ -56,7 +56,7 @@ def test_no_isolation_where_no_python_code_handled_the_records(name, engine, why
     assert checked, "the log has a skewed task of that engine"
     for _, diagnosis in checked:
         assert diagnosis.next_step == ""
-        assert f"perfx isolate re-runs PySpark code, and its SQL plan {why}" in diagnosis.detail
+        assert f"perfx isolate re-runs PySpark programs, and its SQL plan {why}" in diagnosis.detail
 
 
 def test_isolation_where_a_plans_python_udfs_handled_them():
