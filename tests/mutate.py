@@ -1,12 +1,12 @@
-"""Mutation testing: ``./dev mutate [PATH ...]`` (PATH a module or folder of isolation/,
-explain/ or logs/; by default isolation/, explain/gap*.py and logs/progress*.py).
+"""Mutation testing: ``./dev mutate [PATH ...]`` (PATH a module or folder of perfx's layers,
+such as isolation/shuffle.py; by default isolation/, explain/gap*.py and logs/progress*.py).
 
 mutmut names a mutant after the module path of its file and activates it only where the code
 runs under that name, so it cannot mutate perfx's top-level folders in place (the package
-maps ``perfx.isolation`` to ``isolation/``). The run works in a temporary copy laid out as
-the ``perfx`` namespace, with the tests and pyproject.toml ([tool.mutmut]: which tests run
-against the mutants, all fast and Spark-free) beside it, and runs mutmut once per module, so
-each module gets the tool's own summary line. A module's score is killed / all its mutants:
+maps ``perfx.isolation`` to ``isolation/``). Each module is mutated in a temporary copy of
+its own, laid out as the ``perfx`` namespace, with the tests and pyproject.toml
+([tool.mutmut]: which tests run against the mutants, all fast and Spark-free) beside it, so
+that mutmut's own summary line counts that module's mutants alone. A module's score is killed / all its mutants:
 a mutant no fast test reaches counts as a survivor, as do equivalent ones (docs/mutation.md).
 """
 
@@ -23,8 +23,12 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("explain", "grammar", "isolation", "logs", "paper")
 DEFAULT = ("isolation", "explain/gap*.py", "logs/progress*.py")
 
-# mutmut's progress line: "411/411  🎉 78 🫥 309  ⏰ 0  🤔 0  🙁 24  🔇 0  🧙 0"
-SUMMARY = re.compile(r"(\d+)/(\d+)\s+🎉 (\d+) 🫥 (\d+)\s+⏰ (\d+)\s+🤔 (\d+)\s+🙁 (\d+)\s+🔇 (\d+)")
+# mutmut's progress line: "411/678  🎉 383 🫥 0  ⏰ 0  🤔 0  🙁 28  🔇 0  🧙 0", whose last state
+# is its summary of a run: the mutants run (of all it made), then how many were killed, not
+# reached by any test, timed out, suspicious, survived, skipped, caught by a type check.
+SUMMARY = re.compile(
+    r"\d+/\d+\s+🎉 (\d+) 🫥 (\d+)\s+⏰ (\d+)\s+🤔 (\d+)\s+🙁 (\d+)\s+🔇 (\d+)\s+🧙 (\d+)"
+)
 
 
 def modules(paths: list[str]) -> list[Path]:
@@ -45,9 +49,9 @@ def modules(paths: list[str]) -> list[Path]:
     return found
 
 
-def namespace_copy(tree: Path, targets: list[Path]) -> None:
+def namespace_copy(tree: Path, module: Path) -> None:
     """``tree/perfx`` as the installed package lays it out, the tests beside it and
-    pyproject.toml with mutmut told to mutate only ``targets``."""
+    pyproject.toml with mutmut told to mutate only ``module``."""
     caches = shutil.ignore_patterns("__pycache__")
     shutil.copytree(ROOT / "perfx", tree / "perfx", ignore=caches)
     for layer in LAYERS:
@@ -56,8 +60,8 @@ def namespace_copy(tree: Path, targets: list[Path]) -> None:
     config = (ROOT / "pyproject.toml").read_text()
     if "[tool.mutmut]\n" not in config:
         raise SystemExit("./dev mutate: pyproject.toml has no [tool.mutmut] table")
-    mutated = ", ".join(f'"perfx/{module.as_posix()}"' for module in targets)
-    config = config.replace("[tool.mutmut]\n", f"[tool.mutmut]\nonly_mutate = [{mutated}]\n")
+    only = f'only_mutate = ["perfx/{module.as_posix()}"]'
+    config = config.replace("[tool.mutmut]\n", f"[tool.mutmut]\n{only}\n")
     (tree / "pyproject.toml").write_text(config)
 
 
@@ -76,37 +80,35 @@ def mutmut(tree: Path, *args: str) -> str:
     return output
 
 
-def score(module: Path, tree: Path) -> tuple[int, int]:
-    """Runs ``module``'s mutants; prints mutmut's summary and the survivors; (killed, all)."""
-    name = "perfx." + ".".join(module.with_suffix("").parts)
-    output = mutmut(tree, "run", f"{name}.*")
+def score(module: Path) -> tuple[int, int]:
+    """Runs ``module``'s mutants in a tree of their own (mutmut's summary counts every mutant
+    of its tree); prints mutmut's summary and the survivors; (killed, all)."""
+    with tempfile.TemporaryDirectory(prefix="perfx-mutate-") as folder:
+        tree = Path(folder)
+        namespace_copy(tree, module)
+        output = mutmut(tree, "run")
+        results = mutmut(tree, "results")
     lines = [line.strip() for line in output.splitlines() if SUMMARY.search(line)]
     if not lines:
         print(f"{module}: no mutants")
         return 0, 0
     summary = lines[-1].lstrip("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏ ")
-    total, killed = int(SUMMARY.search(summary).group(2)), int(SUMMARY.search(summary).group(3))
+    counts = [int(n) for n in SUMMARY.search(summary).groups()]
+    killed, total = counts[0], sum(counts)
     print(f"{module}: {summary}")
-    print(f"    killed {killed}/{total} = {100 * killed / total:.1f} %" if total else "")
-    survivors = [
-        line.split(":")[0].strip()
-        for line in mutmut(tree, "results").splitlines()
-        if line.strip().startswith(f"{name}.x") and line.rstrip().endswith("survived")
-    ]
-    for survivor in survivors:
-        print(f"    survived: {survivor}")
+    print(f"    killed {killed}/{total} = {100 * killed / total:.1f} %", flush=True)
+    for line in results.splitlines():
+        name, _, status = line.strip().partition(": ")
+        if status == "survived":
+            print(f"    survived: {name}")
     return killed, total
 
 
 def main(paths: list[str]) -> int:
-    targets = modules(paths)
-    with tempfile.TemporaryDirectory(prefix="perfx-mutate-") as folder:
-        tree = Path(folder)
-        namespace_copy(tree, targets)
-        print("legend: 🎉 killed 🫥 no test reaches it ⏰ timeout 🤔 suspicious 🙁 survived 🔇 skipped")
-        results = {module: score(module, tree) for module in targets}
-    killed = sum(k for k, _ in results.values())
-    total = sum(t for _, t in results.values())
+    print("legend: 🎉 killed 🫥 no test reaches it ⏰ timeout 🤔 suspicious 🙁 survived 🔇 skipped")
+    results = [score(module) for module in modules(paths)]
+    killed = sum(k for k, _ in results)
+    total = sum(t for _, t in results)
     print(f"\nall: killed {killed}/{total} = {100 * killed / max(total, 1):.1f} %")
     return 0
 

@@ -21,8 +21,14 @@ from perfx.isolation.lineage import SCHEMA
 class Clock:
     """``perf_counter_ns`` for the partition functions: the time user functions spent."""
 
+    START = 1_000_000  # as a real clock, never 0: a reading is not a duration
+
     def __init__(self) -> None:
-        self.now = 0
+        self.now = self.START
+
+    @property
+    def spent(self) -> int:
+        return self.now - self.START
 
     def __call__(self) -> int:
         return self.now

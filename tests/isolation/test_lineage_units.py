@@ -49,11 +49,14 @@ def test_an_impact_combine_partition_keeps_keys_and_counts_but_no_inputs():
     rows.add_key(("t", 1), 4)
     rows.add(2, 20, 3, NO_LATENCY, 1)
     rows.add_key("plain", 1)
+    rows.add(3, 20, 3, NO_LATENCY, 1)
+    rows.add_key(("k" * 200, 2), 1)
     table = written(rows)
-    assert table["in_ids"] == [None, None] and table["in_latency_ms"] == [None, None]
-    assert table["key"] == ["('t', 1)", "plain"] and table["records"] == [4, 1]
-    assert table["record"] == [None, None]
-    assert table["remediated_latency_ms"] == [5e-6, 0.0]
+    assert table["in_ids"] == [None] * 3 and table["in_latency_ms"] == [None] * 3
+    assert table["key"] == ["('t', 1)", "plain", "('" + "k" * 117 + "…"]
+    assert table["records"] == [4, 1, 1]
+    assert table["record"] == [None] * 3
+    assert table["remediated_latency_ms"] == [5e-6, 0.0, 0.0]
     with pytest.raises(
         ValueError, match="^add_output on the rows of a stage that is not an output$"
     ):

@@ -62,7 +62,7 @@ def test_flat_map_puts_the_whole_call_on_every_output_and_none_for_an_empty_resu
     ab, c = records
     assert out == [advanced(ab, "a", 30), advanced(ab, "b", 30), advanced(c, "c", 11)]
     empty = list(narrow.flat_map(timed(clock, lambda v: []), len(ab) == 7)(iter(records)))
-    assert empty == [] and clock.now == 2 * 41
+    assert empty == [] and clock.spent == 2 * 41
 
 
 @pytest.mark.parametrize("records", [IMPACT, FULL], ids=["impact", "full"])
@@ -84,7 +84,7 @@ def test_filter_keeps_the_records_the_function_keeps_with_its_time(clock, record
             iter(records)
         )
     )
-    assert out == [advanced(records[0], "ab", 30)] and clock.now == 41
+    assert out == [advanced(records[0], "ab", 30)] and clock.spent == 41
 
 
 @pytest.mark.parametrize("records", [IMPACT, FULL], ids=["impact", "full"])
@@ -95,6 +95,16 @@ def test_key_by_keys_and_values(clock, records):
     assert [r[0] for r in narrow.keys(full)(iter(keyed))] == [2, 1]
     assert [r[0] for r in narrow.values(full)(iter(keyed))] == ["ab", "c"]
     assert [r[1:] for r in narrow.keys(full)(iter(keyed))] == [r[1:] for r in keyed]
+    assert list(narrow.values(full)(iter(keyed[:1]))) == [(records[0][0],) + keyed[0][1:]]
+
+
+def test_keys_and_values_of_a_record_that_is_not_a_pair_fail_naming_the_accessor():
+    for factory, name in ((narrow.keys, "_key"), (narrow.values, "_value")):
+        with pytest.raises(UdfError) as caught:
+            list(factory(False)(iter([(5,) + IMPACT[0][1:]])))
+        assert str(caught.value) == (
+            f"{name} raised TypeError: 'int' object is not subscriptable on record 5 (input t2/p1/#5)"
+        )
 
 
 def fails(value):
@@ -142,17 +152,31 @@ def test_an_error_without_a_message_and_a_function_without_a_name():
 def test_map_partitions_outputs_derive_from_the_whole_partition(clock):
     def user(*args):
         clock.spend(50)
-        return [len(list(args[-1]))] + ([args[0]] if len(args) == 2 else [])
+        return ["".join(args[-1])] + ([args[0]] if len(args) == 2 else [])
 
     for full, records in ((False, IMPACT), (True, FULL)):
         out = list(narrow.map_partitions(user, False, full)(3, iter(records)))
-        assert out == [narrow.merged(records, 2, 50, full)]
+        assert out == [narrow.merged(records, "abc", 50, full)]
         out = list(narrow.map_partitions(user, True, full)(3, iter(records)))
-        assert out == [narrow.merged(records, 2, 50, full), narrow.merged(records, 3, 50, full)]
+        assert out == [
+            narrow.merged(records, "abc", 50, full),
+            narrow.merged(records, 3, 50, full),
+        ]
     # the lead is the slowest input; its rest is the other source's path
     assert narrow.merged(IMPACT, "v", 50, False) == ("v", 150, ID, 90, 3)
     (empty,) = narrow.map_partitions(lambda it: [sum(1 for _ in it)], False, True)(0, iter([]))
-    assert empty[:3] == (0, 0, -1) and empty[6] == ()
+    assert empty == (0, 0, -1, NO_LATENCY, 0, 0, ())
+    assert narrow.merged([], "x", 9, False) == ("x", 9, -1, NO_LATENCY, 0)
+    assert narrow.merged([], "x", 9, True) == ("x", 9, -1, NO_LATENCY, 0, 9, ())
+
+
+def test_merged_leader_is_the_slowest_then_the_smallest_source_in_any_order():
+    small, large = ("s", 80, 2, 1, 5), ("l", 80, 3, 4, 6)
+    assert narrow.merged([small, large], "v", 0, False) == ("v", 80, 2, 80, 5)
+    assert narrow.merged([large, small], "v", 0, False) == ("v", 80, 2, 80, 5)
+    # two inputs of one source on equal paths: the first leads (its shuffle share)
+    first, second = ("a", 5, 1, NO_LATENCY, 2), ("b", 5, 1, NO_LATENCY, 3)
+    assert narrow.merged([first, second], "v", 0, False) == ("v", 5, 1, NO_LATENCY, 2)
 
 
 def test_map_partitions_failure_names_the_partition():
