@@ -171,7 +171,7 @@ def test_map_partitions_outputs_derive_from_the_whole_partition(clock):
 
 
 def test_merged_leader_is_the_slowest_then_the_smallest_source_in_any_order():
-    small, large = ("s", 80, 2, 1, 5), ("l", 80, 3, 4, 6)
+    small, large = ("s", 80, 2, 9, 5), ("l", 80, 3, 4, 6)  # rests that do not order them
     assert narrow.merged([small, large], "v", 0, False) == ("v", 80, 2, 80, 5)
     assert narrow.merged([large, small], "v", 0, False) == ("v", 80, 2, 80, 5)
     # two inputs of one source on equal paths: the first leads (its shuffle share)
