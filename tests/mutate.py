@@ -6,8 +6,9 @@ runs under that name, so it cannot mutate perfx's top-level folders in place (th
 maps ``perfx.isolation`` to ``isolation/``). Each module is mutated in a temporary copy of
 its own, laid out as the ``perfx`` namespace, with the tests and pyproject.toml
 ([tool.mutmut]: which tests run against the mutants, all fast and Spark-free) beside it, so
-that mutmut's own summary line counts that module's mutants alone. A module's score is killed / all its mutants:
-a mutant no fast test reaches counts as a survivor, as do equivalent ones (docs/mutation.md).
+that mutmut's own summary line counts that module's mutants alone. A module's score is
+killed / all its mutants (one no fast test reaches is not killed), and killed / all but the
+equivalent ones (CONTRIBUTING.md, "Mutation testing", says why each cannot be killed).
 """
 
 from __future__ import annotations
@@ -80,9 +81,9 @@ def mutmut(tree: Path, *args: str) -> str:
     return output
 
 
-# Why no test can kill a mutant (docs/mutation.md lists them). A surviving mutant is
-# equivalent when its module, its line and its mutated line are one of EQUIVALENT's, or when
-# it only drops a column's type in lineage.py (SCHEMA_CAST).
+# Why no test can kill a mutant (CONTRIBUTING.md, "Mutation testing", lists them). A
+# surviving mutant is equivalent when its module, its line and its mutated line are one of
+# EQUIVALENT's, or when it only drops a column's type in lineage.py (SCHEMA_CAST).
 CASE = "DuckDB reads SQL keywords and names case-insensitively"
 BY_NAME = (
     "DuckDB finds a Python DataFrame by its variable name (current) where no view has that "

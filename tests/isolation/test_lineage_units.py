@@ -58,7 +58,7 @@ def test_an_impact_combine_partition_keeps_keys_and_counts_but_no_inputs():
     assert table["record"] == [None] * 3
     assert table["remediated_latency_ms"] == [5e-6, 0.0, 0.0]
     with pytest.raises(
-        ValueError, match="^add_output on the rows of a stage that is not an output$"
+        ValueError, match=r"^add_output on the rows of a stage that is not an output$"
     ):
         rows.add_output("x")
 
@@ -67,12 +67,12 @@ def test_a_join_tag_partition_has_neither_keys_nor_outputs():
     rows = PartitionRows(full=False, output=False)
     rows.add(1, 1, 1, 1, 1)
     assert written(rows)["key"] == [None] and written(rows)["records"] == [None]
-    with pytest.raises(ValueError, match="^add_key on the rows of a stage built without keys$"):
+    with pytest.raises(ValueError, match=r"^add_key on the rows of a stage built without keys$"):
         rows.add_key("k", 1)
-    with pytest.raises(ValueError, match="^add_output"):
+    with pytest.raises(ValueError, match=r"^add_output"):
         rows.add_output("x")
     output = PartitionRows(full=False, output=True)
-    with pytest.raises(ValueError, match="^add_key"):
+    with pytest.raises(ValueError, match=r"^add_key"):
         output.add_key("k", 1)
 
 
