@@ -66,8 +66,14 @@ def namespace_copy(tree: Path, module: Path) -> None:
     (tree / "pyproject.toml").write_text(config)
 
 
+# mutmut stops, exit 1, when none of the tests reaches a mutant of the module (or it has none)
+UNREACHED = "we could not find any test case for any mutant"
+MUTANT = re.compile(r"^\s*def x[_ǁ].*__mutmut_\d+\(", re.MULTILINE)
+
+
 def mutmut(tree: Path, *args: str) -> str:
-    """Runs mutmut in ``tree``; its output, or an exit with its last lines on failure."""
+    """Runs mutmut in ``tree``; its output, or an exit with its last lines on failure (not
+    when it stops because no test reaches a mutant)."""
     done = subprocess.run(
         [str(Path(sys.executable).with_name("mutmut")), *args],
         cwd=tree,
@@ -75,7 +81,7 @@ def mutmut(tree: Path, *args: str) -> str:
         text=True,
     )
     output = done.stdout.replace("\r", "\n")
-    if done.returncode != 0:
+    if done.returncode != 0 and UNREACHED not in output:
         tail = "\n".join((output + done.stderr).splitlines()[-15:])
         raise SystemExit(f"./dev mutate: mutmut {' '.join(args)} failed:\n{tail}")
     return output
@@ -259,6 +265,11 @@ def score(module: Path) -> tuple[int, int, int]:
         tree = Path(folder)
         namespace_copy(tree, module)
         output = mutmut(tree, "run")
+        if UNREACHED in output:
+            mutated = (tree / "mutants" / "perfx" / module).read_text(encoding="utf-8")
+            total = len(MUTANT.findall(mutated))
+            print(f"{module}: {total} mutants; mutmut: Stopping early, because {UNREACHED}.")
+            return 0, total, 0
         survivors = []
         for line in mutmut(tree, "results").splitlines():
             name, _, status = line.strip().partition(": ")
