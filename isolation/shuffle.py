@@ -202,7 +202,6 @@ def join_tag(
     output, keyed by its key (``pairs``) or by the whole record (subtract, intersection);
     with ``costs`` (the stage reads source records), its costliest records go to that costs
     table too (costs.py)."""
-    operator = "join" if pairs else "a set operation"
 
     def run_partition(index, records):
         clock = perf_counter_ns
@@ -215,7 +214,7 @@ def join_tag(
                 try:
                     key, value = record[0]
                 except (TypeError, ValueError):
-                    raise not_a_pair(record, operator) from None
+                    raise not_a_pair(record, "join") from None
             else:
                 key = value = record[0]
             tagged.append((key, value, record))

@@ -100,7 +100,6 @@ TIE = "on equal values the update writes what is already there"
 FULL_ONLY = "the inputs buffer is read only in full lineage"
 FALSY = "PartitionRows tests output for truth, and None is false"
 WHOLE_NS = "the rows are written as whole ns (int64), which truncates path + x.5 to path + x"
-NEVER_SHOWN = "a set operation never unpacks a pair, so its operator name never reaches an error"
 NO_RECORD = "a partition with no record has no share to use"
 EMPTY = "full_outer calls left_outer and right_outer only when one side is empty, as None is"
 EXCERPT = "excerpt() writes repr() of anything that is not a string, as add_key does"
@@ -187,21 +186,6 @@ EQUIVALENT = {
             FALSY,
         ),
         ("share = group[COUNT] * spent // seen", "share = group[COUNT] * spent / seen", WHOLE_NS),
-        (
-            'operator = "join" if pairs else "a set operation"',
-            'operator = "join" if (pairs) or True else "a set operation"',
-            NEVER_SHOWN,
-        ),
-        (
-            'operator = "join" if pairs else "a set operation"',
-            'operator = "join" if pairs else "XXa set operationXX"',
-            NEVER_SHOWN,
-        ),
-        (
-            'operator = "join" if pairs else "a set operation"',
-            'operator = "join" if pairs else "A SET OPERATION"',
-            NEVER_SHOWN,
-        ),
         (
             "share = spent // len(tagged) if tagged else 0",
             "share = spent // len(tagged) if tagged else 1",
