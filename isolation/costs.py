@@ -51,6 +51,8 @@ class RecordCosts:
         self._heap: list[tuple[int, int]] = []
 
     def add(self, cost: int, source: int) -> None:
+        if source < 0:  # derived from no input record (source -1): none to credit
+            return
         if len(self._heap) < KEPT:
             heappush(self._heap, (cost, source))
             if len(self._heap) == KEPT:
@@ -74,7 +76,7 @@ class RecordCosts:
         ``partition`` of the costs table ``stage``."""
         costs: dict[int, int] = {}
         for cost, source in self._heap:
-            if source >= 0 and cost > costs.get(source, NO_LATENCY):  # -1: from no record
+            if cost > costs.get(source, NO_LATENCY):
                 costs[source] = cost
         rows = PartitionRows(full, output=False)
         base = partition_base(stage, partition)

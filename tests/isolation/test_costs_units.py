@@ -137,3 +137,50 @@ def test_an_output_keeps_its_records_costs(clock, full):
         (base + 2, 10 / 1e6, 103),
         (base + 3, 0.0, REST),
     ]
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_a_full_heap_keeps_the_costliest_whatever_their_ids(clock, monkeypatch, full):
+    """Two places for five records whose ids do not follow their costs; source 0 (the first
+    record of table 0) is a record like any other, and -1 (an output derived from no record)
+    is none; equal costs are written by id."""
+    monkeypatch.setattr(costs, "KEPT", 2)
+    store = Store()
+    records = [
+        (("a", 1), 300, 0, NO_LATENCY, 0),
+        (("b", 1), 900, 7, NO_LATENCY, 0),
+        (("c", 1), 100, 50, NO_LATENCY, 0),
+        (("d", 1), 900, 3, NO_LATENCY, 0),
+        (("e", 1), 5000, -1, NO_LATENCY, 0),
+    ]
+    if full:
+        records = [r + (r[1], (r[2],)) for r in records]
+    list(shuffle.combine(lambda v: v, add, "run", 1, store, full, COSTS)(0, iter(records)))
+    table = store.tables[COSTS, 0].to_pandas()
+    base = partition_base(COSTS, 0)
+    assert table.out_id.tolist() == [base, base + 1, base + 2]
+    assert table.most_impactful_source.tolist() == [3, 7, REST]  # a tie: by id; -1 takes none
+    kept = RecordCosts()
+    for cost, source in [(300, 0), (900, 7)]:
+        kept.add(cost, source)
+    assert kept.floor == 300  # a cost, not an id
+    more = Store()
+    monkeypatch.setattr(costs, "KEPT", 3)
+    both = RecordCosts()
+    for cost, source in [(300, 0), (900, 7), (100, 5)]:
+        both.add(cost, source)
+    both.write(more, "run", COSTS, 0, full, elapsed=2000, extra=10)
+    written = more.tables[COSTS, 0].to_pandas()
+    assert written.most_impactful_source.tolist() == [7, 0, 5, REST]  # source 0 is kept
+    assert (written.total_latency_ms * 1e6).round().tolist() == [910, 310, 110, 2000 - 1330]
+    assert written.shuffle_latency_ms.tolist() == [0.0] * 4
+    if full:
+        assert [list(i) for i in written.in_ids] == [[7], [0], [5], []]
+        assert [list(v) for v in written.in_latency_ms] == [
+            [910 / 1e6],
+            [310 / 1e6],
+            [110 / 1e6],
+            [],
+        ]
+    else:
+        assert written.in_ids.isna().all()
