@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import colours
 from .page import Html
 
 WIDTH = 9.0
@@ -64,12 +65,17 @@ def to_svg(figure) -> Html:
 
 
 def component_bars(parts: Sequence[tuple[str, float]], key: str) -> Html:
-    """Task time per component (ms), the largest on top, each labelled with its share."""
+    """Task time per component (ms), the largest on top, each labelled with its share and
+    drawn in its cause's colour."""
     total = sum(v for _, v in parts) or 1.0
     ordered = sorted(parts, key=lambda p: p[1])
     with _figure(key, 0.4 + 0.25 * len(ordered)) as (figure, axes):
         values = [v / 1000 for _, v in ordered]
-        axes.barh(range(len(ordered)), values, color="#3b6ea5")
+        bars = axes.barh(
+            range(len(ordered)), values, color=[colours.colour(label) for label, _ in ordered]
+        )
+        for n, (bar, (label, _)) in enumerate(zip(bars, ordered)):
+            bar.set_gid(colours.gid(label, key, n))
         axes.set_yticks(range(len(ordered)), labels=[label for label, _ in ordered])
         for y, (_, value) in enumerate(ordered):
             axes.text(value / 1000, y, f" {100 * value / total:.1f} %", va="center", fontsize=7)
@@ -181,15 +187,18 @@ def timeline(
 
 def gap_bars(parts: Sequence[tuple[str, float, float]], names: tuple[str, str], key: str) -> Html:
     """The two executions' times as stacked bars of their parts (label, first ms, second
-    ms): where the gap between them is."""
+    ms): where the gap between them is, each part in its cause's colour."""
 
-    colors = _palette("tab10")
     shown = [p for p in parts if p[1] > 0 or p[2] > 0]
     with _figure(key, 1.5) as (figure, axes):
         left = np.zeros(2)
         for index, (label, first, second) in enumerate(shown):
             values = np.array([max(first, 0.0), max(second, 0.0)]) / 1000
-            axes.barh([0, 1], values, left=left, color=colors[index % 10], label=label, height=0.6)
+            bars = axes.barh(
+                [0, 1], values, left=left, color=colours.colour(label), label=label, height=0.6
+            )
+            for n, bar in enumerate(bars):
+                bar.set_gid(colours.gid(label, key, 2 * index + n))
             left += values
         axes.set_yticks([0, 1], labels=list(names))
         axes.invert_yaxis()
