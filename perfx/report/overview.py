@@ -174,10 +174,25 @@ def time_components(tasks: pd.DataFrame) -> list[tuple[str, float]]:
     return [("compute", max(0.0, total - sum(v for _, v in parts))), *parts]
 
 
+def app_counts(app: App, log) -> dict[str, int]:
+    """The app's jobs, stages and tasks, counted as ``perfx logs`` counts the log's
+    (``perfx.results.summary.stage_keys``): the counts of a log's apps add up to its own."""
+    from perfx.results.summary import stage_keys
+
+    stages = log.stages
+    if app.key != "log" and "app_key" in stages.columns:
+        stages = stages[stages["app_key"].astype(str) == app.key]
+    return {
+        "jobs": len(app.jobs),
+        "stages": len(stage_keys(stages, app.tasks)),
+        "tasks": len(app.tasks),
+    }
+
+
 def _facts(app: App, log) -> tuple[Html, str]:
     """The app's facts, and the line that sums up its capacity and critical path."""
     tasks = app.tasks
-    stages = tasks["stage_key"].nunique() if "stage_key" in tasks.columns else 0
+    counts = app_counts(app, log)
     executors = tasks["executor_id"].nunique() if "executor_id" in tasks.columns else 0
     rows = [
         ("name", app.facts["name"]),
@@ -188,9 +203,9 @@ def _facts(app: App, log) -> tuple[Html, str]:
         ),
         ("Spark version", app.facts["spark_version"]),
         ("duration", ms(app.facts.get("duration"))),
-        ("jobs", f"{len(app.jobs):,}"),
-        ("stages", f"{stages:,}"),
-        ("tasks", f"{len(tasks):,}"),
+        ("jobs", f"{counts['jobs']:,}"),
+        ("stages", f"{counts['stages']:,}"),
+        ("tasks", f"{counts['tasks']:,}"),
         ("executors", f"{executors:,}"),
         (
             "time at stake",

@@ -250,8 +250,12 @@ def stages_section(log, stages: Stages) -> Section:
         if first["at_stake"] > 0
         else f"the longest, {stage_label(first['stage_key'], with_app)}, took {ms(first['time'])}"
     )
+    from perfx.results.summary import stage_count
+
+    total = stage_count(log)  # as perfx logs counts them
+    measured = f", {len(full):,} with a successful task" if len(full) != total else ""
     summary = (
-        f"{len(full)} stages ({int(small.sum()):,} of one or two tasks folded away); {lead}; "
+        f"{total:,} stages{measured} ({int(small.sum()):,} of one or two tasks folded away); {lead}; "
         f"{stragglers:,} stragglers took {ms(stake)} beyond their stages' medians, {explained:,} with a "
         + ("cause perfx explain names" if by_explain else "known cause")
     )
