@@ -230,8 +230,8 @@ def _facts(app: App, log) -> tuple[Html, str]:
         named = " → ".join(ids[:PATH_SHOWN]) + (
             f" and {len(ids) - PATH_SHOWN:,} more" if len(ids) > PATH_SHOWN else ""
         )
-        duration = _number(app.facts.get("duration"))
-        share = f" ({percent(total / duration, 0)} of its duration)" if duration > 0 else ""
+        lasted = _number(app.facts.get("duration"))
+        share = f" ({percent(total / lasted, 0)} of its duration)" if lasted > 0 else ""
         rows.append(
             (
                 "critical path",

@@ -226,9 +226,9 @@ def _covers(question: Question | None, cause: str | None) -> Html:
     """What a question stands for: its cause in its colour, and the other tasks of that cause."""
     if cause is None:
         return Html("")
-    others = question.covers[1:] if question is not None else ()
-    if not others:
+    if question is None or len(question.covers) < 2:
         return tag("p", "Cause: ", colours.swatch(cause), cls="note")
+    others = question.covers[1:]
     named = ", ".join(others[:COVERED_SHOWN]) + (
         f" and {len(others) - COVERED_SHOWN:,} more" if len(others) > COVERED_SHOWN else ""
     )

@@ -138,8 +138,10 @@ def _seconds(command: list[str]) -> tuple[float, float]:
     time shows what the wall time owes to the neighbours."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True)
     wall = time.perf_counter() - start
+    if done.returncode not in (0, 1):  # 1: the page is written, some question unanswered
+        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
