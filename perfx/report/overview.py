@@ -231,11 +231,11 @@ def _facts(app: App, log) -> tuple[Html, str]:
             f" and {len(ids) - PATH_SHOWN:,} more" if len(ids) > PATH_SHOWN else ""
         )
         lasted = _number(app.facts.get("duration"))
-        share = f" ({percent(total / lasted, 0)} of its duration)" if lasted > 0 else ""
+        of_it = f" ({percent(total / lasted, 0)} of its duration)" if lasted > 0 else ""
         rows.append(
             (
                 "critical path",
-                f"{ms(total)}{share}: stages {named} (per job its longest chain of parent "
+                f"{ms(total)}{of_it}: stages {named} (per job its longest chain of parent "
                 "stages, the jobs one after the other: no number of executors finishes sooner)",
             )
         )
