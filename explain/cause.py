@@ -11,6 +11,7 @@ to the median), and the cause is the gap's diagnosis against it (``gap.diagnose`
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 
 from perfx.logs.model import Log
 
@@ -22,14 +23,13 @@ def task_cause(log: Log, task_id: str) -> Diagnosis | None:
     """The diagnosis ``WHY TASK '<task_id>' SLOWER`` gives, or None where that question has no
     answer (no slower task's reference in its stage, no duration)."""
     from perfx.grammar.ast import EntityId
-    from perfx.grammar.parser import parse
 
     from .columns import columns_for
     from .gap import decompose
     from .reference import find_row, pick_reference
 
     cols = columns_for(log, "task")
-    query = parse("WHY TASK ? SLOWER").bind(task_id)
+    query = _why_slower().bind(task_id)
     try:
         first = find_row(cols, EntityId(task_id))
         second, _ = pick_reference(cols, first, query)
@@ -37,6 +37,14 @@ def task_cause(log: Log, task_id: str) -> Diagnosis | None:
         return None
     gap = decompose(cols, first, second)
     return gap.diagnosis if gap is not None else None
+
+
+@cache
+def _why_slower():
+    """``WHY TASK ? SLOWER``, parsed once: a report names the cause of every straggler."""
+    from perfx.grammar.parser import parse
+
+    return parse("WHY TASK ? SLOWER")
 
 
 NO_REFERENCE = "no reference"

@@ -109,14 +109,25 @@ def stage_rows(cols: Columns, row: int) -> np.ndarray:
     """The successful task rows of ``row``'s stage (``row`` included)."""
     if "stage_key" not in cols.table.columns:
         return np.array([row])
-    key = cols.key("stage_key")
-    rows = np.flatnonzero(key == key[row])
-    if "status" in cols.table.columns:
-        codes, categories = cols.codes("status")
-        ok = np.array([str(c) == "SUCCESS" for c in categories], dtype=bool)
-        success = np.where(codes[rows] >= 0, ok[np.maximum(codes[rows], 0)], False)
-        rows = rows[success | (rows == row)]
-    return rows
+    rows, success = _stage(cols, int(cols.key("stage_key")[row]))
+    if success is None:
+        return rows
+    return rows[success | (rows == row)]
+
+
+def _stage(cols: Columns, code: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """The rows of the stage of key code ``code`` and which of them succeeded (None: the log
+    has no status), found once per stage (``cols.derived``): every straggler of a stage asks."""
+    found = cols.derived.get(("stage rows", code))
+    if found is None:
+        rows = np.flatnonzero(cols.key("stage_key") == code)
+        success = None
+        if "status" in cols.table.columns:
+            codes, categories = cols.codes("status")
+            ok = np.array([str(c) == "SUCCESS" for c in categories], dtype=bool)
+            success = np.where(codes[rows] >= 0, ok[np.maximum(codes[rows], 0)], False)
+        found = cols.derived[("stage rows", code)] = (rows, success)
+    return found
 
 
 def fit(cols: Columns, row: int) -> tuple[StageModel, np.ndarray] | None:

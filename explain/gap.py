@@ -713,9 +713,14 @@ def _call_site(cols: Columns, row: int) -> str:
     stages = cols.log.table("stage")
     if "stage_key" not in cols.table.columns or "name" not in stages.columns:
         return ""
-    key = cols.table["stage_key"].iat[row]
-    shown = ["name", "details"] if "details" in stages.columns else ["name"]
-    return " ".join(str(v) for v in stages.loc[stages["id"] == key, shown].to_numpy().ravel())
+    found = cols.derived.get("call_sites")
+    if found is None or found[0] is not stages:  # built once per stage table
+        shown = ["name", "details"] if "details" in stages.columns else ["name"]
+        texts: dict = {}
+        for key, values in zip(stages["id"].to_numpy(), stages[shown].to_numpy()):
+            texts.setdefault(key, []).extend(str(v) for v in values)
+        found = cols.derived["call_sites"] = (stages, {k: " ".join(v) for k, v in texts.items()})
+    return found[1].get(cols.table["stage_key"].iat[row], "")
 
 
 def _pair(cols: Columns, column: str, first: int, second: int) -> tuple[float, float]:

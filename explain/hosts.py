@@ -34,7 +34,9 @@ def slow_host(cols: Columns, first: int, second: int, percent: str) -> Diagnosis
     ran on one host (then the host explains no difference)."""
     if "host" not in cols.table.columns or "duration" not in cols.table.columns:
         return None
-    hosts = cols.table["host"].astype(str).to_numpy()
+    hosts = cols.derived.get("hosts")
+    if hosts is None:  # once per table: every straggler of a report asks
+        hosts = cols.derived["hosts"] = cols.table["host"].astype(str).to_numpy()
     host = hosts[first]
     if hosts[second] == host:
         return None

@@ -136,10 +136,9 @@ def _comparable(cols: Columns, first: int, fits: np.ndarray) -> tuple[np.ndarray
     if cols.entity != "task" or len(fits) == 0:
         return fits, ""
     ok = np.ones(len(fits), dtype=bool)
-    if "status" in cols.table.columns:
-        status = cols.table["status"].to_numpy()
-        if (status == "SUCCESS").any():  # Spark's word; other logs keep only finished tasks
-            ok &= status[fits] == "SUCCESS"
+    succeeded = _succeeded(cols)
+    if succeeded is not None:
+        ok &= succeeded[fits]
     for kind in VOLUME_KINDS:
         present = [c for c in kind if c in cols.table.columns]
         if not present:
@@ -153,6 +152,19 @@ def _comparable(cols: Columns, first: int, fits: np.ndarray) -> tuple[np.ndarray
         "; none of them is comparable (successful, with every kind of volume this task has): "
         "the gap may be a difference in kind"
     )
+
+
+def _succeeded(cols: Columns) -> np.ndarray | None:
+    """Which rows succeeded (status ``SUCCESS``, Spark's word), or None where no row says so
+    (other logs keep only finished tasks); found once per table (``Columns.derived``): a
+    report names the cause of every straggler, and each would read the whole column."""
+    if "succeeded" not in cols.derived:
+        found = None
+        if "status" in cols.table.columns:
+            status = cols.table["status"].to_numpy() == "SUCCESS"
+            found = status if status.any() else None
+        cols.derived["succeeded"] = found
+    return cols.derived["succeeded"]
 
 
 STRUCTURE = {"stage": ("task_count",), "job": ("num_stages", "task_count")}

@@ -101,8 +101,14 @@ class FeatureRegistry:
     _specs: dict[str, dict[str, FeatureSpec]] = field(
         default_factory=lambda: {e: {} for e in ENTITIES}
     )
+    _resolved: dict[str, tuple[dict[str, str], dict[str, str | None]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """Per entity: its spellings and the names resolved so far (``resolve`` is asked for the
+    same few names once per task a report names the cause of); emptied by ``register``."""
 
     def register(self, entity: str, spec: FeatureSpec, *, replace: bool = False) -> None:
+        self._resolved.pop(entity, None)
         table = self._specs.setdefault(entity, {})
         if spec.name in table and not replace:
             raise ValueError(f"feature {spec.name!r} is already registered for {entity}")
@@ -168,7 +174,12 @@ class FeatureRegistry:
     def resolve(self, entity: str, name: str) -> FeatureSpec | None:
         """The spec a user-written name refers to (its name or an alias, written loosely as
         grammar.names allows), or None."""
-        found = resolve_name(name, self._spellings(entity))
+        if entity not in self._resolved:
+            self._resolved[entity] = (self._spellings(entity), {})
+        spellings, resolved = self._resolved[entity]
+        if name not in resolved:
+            resolved[name] = resolve_name(name, spellings)
+        found = resolved[name]
         return self._specs[entity][found] if found is not None else None
 
     def suggest(self, entity: str, name: str, n: int = 3) -> list[str]:

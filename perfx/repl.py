@@ -88,12 +88,10 @@ class ReplSession:
 
         with self._busy(f"loading {len(paths)} path(s)"):
             self.session = open_session(list(paths), progress=True, **source)
-            log = self.session.log
-        skipped = len(log.skipped)
-        note = f", {skipped} line(s) skipped" if skipped else ""
-        self.console.print(
-            safe_text(f"loaded {len(log.tasks)} task(s) from {len(paths)} path(s){note}")
-        )
+            self.session.log  # noqa: B018 (loaded here, under the busy indicator)
+            # what perfx logs says of it: one count of applications, jobs, stages and tasks
+            headline = self.session.summary().headline().text
+        self.console.print(safe_text(f"loaded {len(paths)} path(s): {headline}"))
 
     @property
     def log(self) -> Log | None:

@@ -13,7 +13,7 @@ improvement; that error, modelled vs real, is reported beside it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -44,11 +44,15 @@ class UnknownScenario(ValueError):
 class WhatIf:
     """Per job and per app: ``real_ms``, ``modelled_ms`` (replay of the real durations),
     ``whatif_ms``, ``improvement`` (1 - whatif/modelled) and ``model_error``
-    ((modelled - real) / real); ``without`` names what was removed."""
+    ((modelled - real) / real); ``without`` names what was removed; ``slots`` is the factor
+    every executor's slot count was scaled by (1: as it ran)."""
 
     jobs: pd.DataFrame
     apps: pd.DataFrame
     without: tuple[str, ...]
+    slots: float = 1.0
+    app_slots: dict[str, int] | None = None
+    """With ``slots``: each app's task slots in that replay (its executors' summed)."""
 
 
 def without_stragglers(tasks: pd.DataFrame, durations: pd.Series) -> pd.Series:
@@ -94,9 +98,18 @@ def _compare(real: pd.DataFrame, changed: pd.DataFrame, keys: list[str]) -> pd.D
     return out
 
 
-def whatifs(log: Log, scenarios: Sequence[Sequence[str]]) -> list[WhatIf]:
-    """One ``WhatIf`` per scenario (each a list of names removed together); the replay of the
-    real durations is shared."""
+def with_slots(slots: pd.Series, factor: float) -> pd.Series:
+    """Each executor's slot count scaled by ``factor``, rounded, at least one: as many more
+    (or fewer) task slots as that many more (or fewer) executors of the same size give."""
+    return (slots * factor).round().clip(lower=1).astype(int)
+
+
+def whatifs(
+    log: Log, scenarios: Sequence[Sequence[str]], slot_factors: Sequence[float] = ()
+) -> list[WhatIf]:
+    """One ``WhatIf`` per scenario (each a list of names removed together), then one per
+    slot factor (the real durations replayed on every executor's slots scaled by it:
+    ``with_slots``); the replay of the real durations is shared."""
     attempts = replayable(log.tasks)
     if len(log.tasks) and attempts.empty:
         missing = [c for c in REQUIRED if c not in log.tasks.columns]
@@ -120,6 +133,20 @@ def whatifs(log: Log, scenarios: Sequence[Sequence[str]]) -> list[WhatIf]:
                 _compare(base.jobs, alt.jobs, ["app_id", "job_id"]),
                 _compare(base.apps, alt.apps, ["app_id"]),
                 tuple(without),
+            )
+        )
+    real = (attempts["finish_time"] - attempts["launch_time"]).astype(float)
+    for factor in slot_factors:
+        slots = with_slots(planned.slots, factor)
+        alt = replace(planned, slots=slots).replay(real)
+        per_app = slots.groupby(slots.index.str.split("\0").str[0]).sum()
+        results.append(
+            WhatIf(
+                _compare(base.jobs, alt.jobs, ["app_id", "job_id"]),
+                _compare(base.apps, alt.apps, ["app_id"]),
+                (),
+                factor,
+                {str(k): int(v) for k, v in per_app.items()},
             )
         )
     return results

@@ -1,5 +1,6 @@
 """``perfx report``'s page: the overview of each application, its stages, its timeline and
-the questions asked of it (by default, about the stragglers of its slowest stages)."""
+the questions asked of it (by default, one per cause among the stragglers of the stages with
+the most time at stake), applications and stages by impact, every cause in one colour."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from dataclasses import dataclass
 from perfx.explain.options import ExplainOptions
 from perfx.logs.model import skipped_note
 
+from . import colours
 from .overview import applications, overview_section
 from .page import document
-from .questions import default_questions, how_chosen, questions_section
+from .questions import candidate_tasks, default_questions, how_chosen, questions_section
 from .stages import stage_table, stages_section
 from .timeline import timeline_section
 
@@ -35,17 +37,25 @@ def render_report(
     limit: int = 8,
 ) -> Report:
     """The report of a :class:`perfx.session.Session`'s log. ``items`` are
-    answered questions (``perfx.batch.BatchItem``); without them the stragglers of the slowest
-    stages are asked about (at most ``limit``), with ``options`` passed to the explainer and
-    culprit records from the traced ``run``."""
+    answered questions (``perfx.batch.BatchItem``); without them the stragglers of the stages
+    with the most at stake are asked about (one question per cause, at most ``limit``), with
+    ``options`` passed to the explainer and culprit records from the traced ``run``."""
     from perfx.batch import expand, run_batch
+    from perfx.explain.cause import cause_names
 
     log = session.log
-    apps = applications(log)
-    stages = stage_table(log, session.straggler_analysis, session.stragglers().named)
+    result = session.stragglers()
+    stakes = result.at_stake()
+    stages = stage_table(log, session.straggler_analysis, result.named, stakes)
+    apps = applications(log, stakes)
     how = "Questions from the queries file."
+    questions: list = []
     if items is None:
-        queries = default_questions(stages, limit)
+        tasks = candidate_tasks(stages)
+        causes = dict(result.named or {})
+        causes.update(cause_names(log, [t for t in tasks if t not in causes]))
+        questions = default_questions(tasks, causes, limit)
+        queries = [q.query for q in questions]
         items = run_batch(session, expand(queries, []), options, run=run, store=store)
         how = how_chosen(limit, asked=bool(queries))
     report = stages.report
@@ -58,12 +68,13 @@ def render_report(
         overview_section(log, apps),
         stages_section(log, stages),
         timeline_section(apps, stragglers),
-        questions_section(items, run=run, store=store, how=how),
+        questions_section(items, run=run, store=store, how=how, questions=questions),
     ]
+    legend = colours.legend(list(dict.fromkeys(c for s in sections for c in s.causes)))
     title = "perfx report: " + ", ".join(str(a.facts["name"]) for a in apps[:3])
     intro = [
         f"{len(log.tasks):,} task attempts from {', '.join(sources) or ', '.join(log.sources)}."
     ]
     if note := skipped_note(log.skipped):  # a page about part of a log says so
         intro.append(note)
-    return Report(document(title, intro, sections), list(items))
+    return Report(document(title, intro, sections, legend), list(items))

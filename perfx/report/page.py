@@ -31,9 +31,12 @@ def join(parts: Iterable[object]) -> Html:
 
 
 def tag(name: str, *content: object, cls: str = "", **attributes: str) -> Html:
-    """``<name class=... attr=...>content</name>`` with the content and attributes escaped."""
+    """``<name class=... attr=...>content</name>`` with the content and attributes escaped
+    (``data_cause=`` is written ``data-cause=``)."""
     attrs = f' class="{esc(cls)}"' if cls else ""
-    attrs += "".join(f' {k.rstrip("_")}="{esc(v)}"' for k, v in attributes.items())
+    attrs += "".join(
+        f' {k.rstrip("_").replace("_", "-")}="{esc(v)}"' for k, v in attributes.items()
+    )
     return Html(f"<{name}{attrs}>{join(content)}</{name}>")
 
 
@@ -77,6 +80,8 @@ class Section:
     title: str
     summary: str
     body: Html
+    causes: tuple[str, ...] = ()
+    """The causes its charts and tables colour (``colours``), for the page's legend."""
 
     def html(self) -> Html:
         return tag(
@@ -105,6 +110,9 @@ th { background: #f6f6f6; } .num { text-align: right; white-space: nowrap; }
 code { background: #f5f5f5; padding: 0.1em 0.3em; overflow-wrap: anywhere; }
 figure { margin: 0.5em 0; } figcaption { color: #555; font-size: 0.85em; }
 svg { max-width: 100%; height: auto; }
+.swatch { display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.25em;
+          vertical-align: -0.05em; border-radius: 2px; }
+.legend .cause { margin-right: 0.8em; white-space: nowrap; }
 @media print {
   body { margin: 0; max-width: none; } nav { page-break-after: always; }
   section { page-break-before: always; } figure, table, article { page-break-inside: avoid; }
@@ -112,9 +120,12 @@ svg { max-width: 100%; height: auto; }
 """
 
 
-def document(title: str, intro: Sequence[object], sections: Sequence[Section]) -> str:
-    """The whole page: title, intro paragraphs, a table of contents, then the sections. No
-    script, no external resource: the file is all there is."""
+def document(
+    title: str, intro: Sequence[object], sections: Sequence[Section], legend: Html | None = None
+) -> str:
+    """The whole page: title, intro paragraphs, a table of contents, the ``legend`` of the
+    causes' colours, then the sections. No script, no external resource: the file is all
+    there is."""
     contents = tag(
         "nav",
         tag("h2", "Contents"),
@@ -134,6 +145,7 @@ def document(title: str, intro: Sequence[object], sections: Sequence[Section]) -
         tag("h1", title),
         *(tag("p", line) for line in intro),
         contents,
+        legend or "",
         *(s.html() for s in sections),
         "</body></html>",
     ]

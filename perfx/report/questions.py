@@ -8,12 +8,14 @@ the time; with a run, PerfDebug's latency heat map of its output records heads t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from perfx.explain import wording
+from perfx.explain.cause import NO_REFERENCE
 from perfx.explain.explanation import format_atom
 from perfx.explain.pairs import SIMILARITY
 
-from . import plots
+from . import colours, plots
 from .page import Html, Section, join, ms, percent, table, tag
 
 HEAT_ROWS = 25
@@ -26,42 +28,72 @@ MIN_TASKS = 3
 """Stages asked about have at least this many tasks: a slow task needs peers to be compared
 with (perfx picks its reference among them)."""
 SLOWEST_STAGES = 3
-"""The slowest stages (of MIN_TASKS tasks or more) whose tasks a report asks about."""
+"""The first stages (most at stake first, of MIN_TASKS tasks or more) whose tasks a report
+asks about."""
+COVERED_SHOWN = 10
+"""Tasks named under a question that stands for several (the others counted)."""
 
 
-def default_questions(stages, limit: int) -> list[str]:
-    """``WHY TASK '<id>' SLOWER`` for the SLOWEST_STAGES slowest stages of MIN_TASKS tasks or more:
-    each one's slowest task (what its time waited on), then its stragglers, the longest first;
-    at most ``limit``. Only tasks that ran longer than another task of their stage by more than
-    PXQL's similarity margin are asked about: in a stage whose tasks all took about as long,
-    "slower" has no task to be compared with, and perfx would refuse its own question."""
+@dataclass(frozen=True)
+class Question:
+    """``WHY TASK '<task>' SLOWER``, asked once for every candidate task of its ``cause``:
+    ``covers`` holds them all (``task``, the longest, first)."""
+
+    task: str
+    cause: str
+    covers: tuple[str, ...]
+
+    @property
+    def query(self) -> str:
+        return f"WHY TASK '{self.task}' SLOWER"
+
+
+def candidate_tasks(stages) -> list[str]:
+    """The tasks a report would ask about, in order, each once: for the SLOWEST_STAGES first
+    stages of MIN_TASKS tasks or more (the most at stake first), each one's slowest task (what
+    its time waited on), then its stragglers, the longest first. Only tasks that ran longer
+    than another task of their stage by more than PXQL's similarity margin: in a stage whose
+    tasks all took about as long, "slower" has no task to be compared with, and perfx would
+    refuse its own question."""
     tasks = stages.report.tasks
     if "id" not in tasks.columns:
         return []
     sizes = tasks["stage_key"].value_counts()
     chosen: dict[str, None] = {}  # in order, each task once (the slowest is often a straggler)
-    stages_asked = [k for k in stages.slowest(len(sizes)) if sizes.get(k, 0) >= MIN_TASKS]
+    stages_asked = [k for k in stages.first(len(sizes)) if sizes.get(k, 0) >= MIN_TASKS]
     for key in stages_asked[:SLOWEST_STAGES]:
         mine = tasks[tasks["stage_key"] == key].sort_values("duration", ascending=False)
         mine = mine[mine["duration"] * (1 - SIMILARITY) > mine["duration"].min()]
         picks = [*mine["id"].iloc[:1], *mine.loc[mine["straggler"], "id"]]
         chosen.update(dict.fromkeys(map(str, picks)))
-    return [f"WHY TASK '{task}' SLOWER" for task in list(chosen)[:limit]]
+    return list(chosen)
+
+
+def default_questions(tasks: Sequence[str], causes: dict[str, str], limit: int) -> list[Question]:
+    """One question per cause (``causes``: each task's, as ``perfx explain`` names it) among
+    ``tasks`` (``candidate_tasks``, in order): about the first task of that cause, standing for
+    every task of it; at most ``limit``. Eight cold starts are one question, not eight."""
+    grouped: dict[str, list[str]] = {}
+    for task in tasks:
+        grouped.setdefault(causes.get(task, NO_REFERENCE), []).append(task)
+    return [Question(ids[0], cause, tuple(ids)) for cause, ids in grouped.items()][:limit]
 
 
 def how_chosen(limit: int, asked: bool) -> str:
     """The page's words for how ``default_questions`` chose its questions (or found none)."""
     if not asked:
         return (
-            f"No task to ask about: in none of the {SLOWEST_STAGES} slowest stages of "
+            f"No task to ask about: in none of the {SLOWEST_STAGES} first stages of "
             f"{MIN_TASKS} tasks or more did a task run more than {SIMILARITY:.0%} longer than "
             "another."
         )
     return (
-        f"Why was each of these tasks slower? The slowest task of each of the {SLOWEST_STAGES} "
-        f"slowest stages of {MIN_TASKS} tasks or more, then their stragglers, the longest first "
-        f"(at most {limit}); each ran more than {SIMILARITY:.0%} longer than another task of "
-        "its stage, so that it has one to be compared with."
+        f"Why was each of these tasks slower? Among the slowest task of each of the "
+        f"{SLOWEST_STAGES} stages with the most time at stake (of {MIN_TASKS} tasks or more) "
+        "and their stragglers, the longest first, one question per cause (as perfx explain "
+        f"names it), about its longest task, standing for the others (at most {limit}); each "
+        f"ran more than {SIMILARITY:.0%} longer than another task of its stage, so that it has "
+        "one to be compared with."
     )
 
 
@@ -183,15 +215,55 @@ def _culprits(explanation) -> Html:
     return join(parts)
 
 
-def answer(number: int, item) -> Html:
-    """One question (a ``perfx.batch.BatchItem``) and its answer, as an article."""
+def diagnosis_name(item) -> str | None:
+    """The cause an answered question's gap names, if any."""
+    if not item.ok or item.explanation.gap is None or item.explanation.gap.diagnosis is None:
+        return None
+    return item.explanation.gap.diagnosis.name
+
+
+def _covers(question: Question | None, cause: str | None) -> Html:
+    """What a question stands for: its cause in its colour, and the other tasks of that cause."""
+    if cause is None:
+        return Html("")
+    if question is None or len(question.covers) < 2:
+        return tag("p", "Cause: ", colours.swatch(cause), cls="note")
+    others = question.covers[1:]
+    named = ", ".join(others[:COVERED_SHOWN]) + (
+        f" and {len(others) - COVERED_SHOWN:,} more" if len(others) > COVERED_SHOWN else ""
+    )
+    return tag(
+        "p",
+        "Cause: ",
+        colours.swatch(cause),
+        f" — this question stands for {len(question.covers):,} tasks of that cause; the others: "
+        f"{named}.",
+        cls="note covers",
+        data_covers=str(len(question.covers)),
+    )
+
+
+def answer(number: int, item, question: Question | None = None) -> Html:
+    """One question (a ``perfx.batch.BatchItem``) and its answer, as an article; ``question``
+    says which tasks of the same cause it stands for."""
     binding = f" with {', '.join(item.binding)}" if item.binding else ""
     head = tag("h3", f"{number}. ", tag("code", item.query), binding)
+    cause = diagnosis_name(item) or (question.cause if question is not None else None)
     if not item.ok:
         return tag(
-            "article", head, tag("p", f"Not answered: {item.error}", cls="failed"), id=f"q{number}"
+            "article",
+            head,
+            _covers(question, cause),
+            tag("p", f"Not answered: {item.error}", cls="failed"),
+            id=f"q{number}",
         )
-    return tag("article", head, explanation_body(item.explanation, str(number)), id=f"q{number}")
+    return tag(
+        "article",
+        head,
+        _covers(question, cause),
+        explanation_body(item.explanation, str(number)),
+        id=f"q{number}",
+    )
 
 
 def explanation_body(e, key: str) -> Html:
@@ -243,10 +315,16 @@ def _short(text: str) -> str:
 
 
 def questions_section(
-    items: Sequence, *, run: str | None = None, store=None, how: str = ""
+    items: Sequence,
+    *,
+    run: str | None = None,
+    store=None,
+    how: str = "",
+    questions: Sequence[Question] = (),
 ) -> Section:
     """The questions asked (``BatchItem``s) and their answers; with a traced ``run``, its heat
-    map first."""
+    map first. ``questions`` (the report's own, in the order asked) say which tasks each
+    answer stands for."""
     answered = sum(item.ok for item in items)
     status = "all answered" if answered == len(items) else f"{len(items) - answered} NOT answered"
     with_culprits = sum(1 for i in items if i.ok and i.explanation.culprits is not None)
@@ -256,5 +334,20 @@ def questions_section(
     parts = [tag("p", how, cls="note")] if how else []
     if run is not None:
         parts += [tag("h3", f"Traced run {run}"), heat_map(run, store)]
-    parts += [answer(n, item) for n, item in enumerate(items, 1)]
-    return Section("questions", "Questions", summary, join(parts))
+    by_query = {q.query: q for q in questions}
+    parts += [answer(n, item, by_query.get(item.query)) for n, item in enumerate(items, 1)]
+    covered = sum(len(q.covers) for q in questions)
+    if covered > len(questions):
+        summary += f"; they stand for {covered:,} tasks, one question per cause"
+    causes = [diagnosis_name(item) or "" for item in items]
+    causes += [q.cause for q in questions]
+    causes += [
+        p.label
+        for item in items
+        if item.ok and item.explanation.gap is not None
+        for p in item.explanation.gap.parts
+        if p.first > 0 or p.second > 0
+    ]
+    return Section(
+        "questions", "Questions", summary, join(parts), tuple(dict.fromkeys(c for c in causes if c))
+    )

@@ -19,17 +19,32 @@ SKIPPED_SHOWN = 20
 """Skipped lines listed one by one in text; the rest are only counted (JSON lists them all)."""
 
 
-def stage_count(log: Any) -> int:
-    """The stages of the log: the rows of its stage table, and the stages of the tasks no
-    stage table lists — MapReduce's, whose job's map tasks and reduce tasks are its two
-    stages — as ``perfx stragglers`` groups them."""
+def stage_keys(stages: Any, tasks: Any) -> set:
+    """The stages of a log (or of one application's part of it): the rows of its stage table,
+    and the stages of the tasks no stage table lists — MapReduce's, whose job's map tasks and
+    reduce tasks are its two stages — as ``perfx stragglers`` groups them. The one count of
+    stages: ``perfx logs``, the report and the REPL say it."""
     from perfx.explain.blocked.stragglers import with_stages
 
-    stages = set(log.stages["id"]) if "id" in log.stages else set()
-    tasks = with_stages(log.tasks)
+    keys = set(stages["id"]) if "id" in stages else set()
+    tasks = with_stages(tasks)
     if "stage_key" in tasks:
-        stages.update(tasks["stage_key"].dropna())
-    return len(stages)
+        keys.update(tasks["stage_key"].dropna())
+    return keys
+
+
+def app_count(log: Any) -> int:
+    """How many applications the log has: the rows of its application table; a log without
+    one (MapReduce job histories, a log cut before its application started, tabular logs)
+    that has jobs or tasks is one application, as the report shows it."""
+    if len(log.apps):
+        return len(log.apps)
+    return int(bool(len(log.jobs) or len(log.tasks)))
+
+
+def stage_count(log: Any) -> int:
+    """How many stages the log has (``stage_keys``)."""
+    return len(stage_keys(log.stages, log.tasks))
 
 
 @dataclass(frozen=True)
@@ -45,7 +60,7 @@ class LogSummary:
         return cls(
             {
                 "sources": list(log.sources),
-                "apps": len(log.apps),
+                "apps": app_count(log),
                 "jobs": len(log.jobs),
                 "stages": stage_count(log),
                 "tasks": len(log.tasks),

@@ -1,5 +1,6 @@
-"""``perfx report`` on an application of 10^5 tasks: wall time and page size, against
-``perfx logs`` (reading the same log and summarising it) measured in the same run.
+"""``perfx report`` on an application of 10^5 tasks and on the whole ``tests/data/public``
+folder: wall and CPU time (and page size), beside ``perfx logs`` (reading the same log and
+summarising it: the log's load time) measured in the same run.
 
 The log is made of the real events of ``local-1430917381534`` (one job: a map stage of 100
 tasks, 27 of them stragglers, and a reduce stage of 10): its job is repeated JOBS times, and
@@ -7,7 +8,8 @@ within each copy every stage's tasks WAVES times, one wave after the other on th
 executor, under new job, stage and task ids, with times shifted so that the stages, jobs and
 the application stay consistent (each stage after its parent, each job after the last). Both
 commands run as fresh subprocesses, REPEATS times each, interleaved; the fastest counts (the
-machine is shared). Targets (issue 16): under 10 s and under 10 MB.
+machine is shared). Targets (issue 24): under 8 s for 10^5 tasks (page under 10 MB, issue 16)
+and under 30 s for the public folder.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ TEMPLATE = DATA / "spark-events" / "local-1430917381534"
 JOBS, WAVES = 10, 91
 """10 jobs x 91 waves x 110 tasks = 100,100 tasks."""
 REPEATS = 2
-TARGET_SECONDS, TARGET_MB = 10.0, 10.0
+TARGET_SECONDS, TARGET_MB = 8.0, 10.0
+PUBLIC = DATA / "public"
+TARGET_PUBLIC_SECONDS = 30.0
 
 
 def _events() -> list[dict]:
@@ -134,34 +138,54 @@ def _seconds(command: list[str]) -> tuple[float, float]:
     time shows what the wall time owes to the neighbours."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, text=True)
+    done = subprocess.run(command, capture_output=True, text=True)
     wall = time.perf_counter() - start
+    if done.returncode not in (0, 1):  # 1: the page is written, some question unanswered
+        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def main() -> None:
+def _best(logs: list[Path], page: Path) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The fastest (wall, CPU) of ``perfx report`` and of ``perfx logs`` on ``logs``."""
     perfx = [sys.executable, "-m", "perfx.cli"]
+    given = [a for log in logs for a in ("--log", str(log))]
+    report_runs, logs_runs = [], []
+    for _ in range(REPEATS):
+        report_runs.append(_seconds([*perfx, "report", *given, "--out", str(page)]))
+        logs_runs.append(_seconds([*perfx, "logs", *map(str, logs)]))
+    return min(report_runs), min(logs_runs)
+
+
+def public_logs() -> list[Path]:
+    """Every log of the public corpus (its manifest lists them: the folder itself, holding a
+    manifest, would be read as a feature store)."""
+    return [PUBLIC / e["path"] for e in json.loads((PUBLIC / "manifest.json").read_text())]
+
+
+def main() -> None:
     with tempfile.TemporaryDirectory(prefix="perfx-bench-report-") as tmp:
         log, page = Path(tmp) / "big-app", Path(tmp) / "report.html"
         tasks = synthesise(log)
-        report_runs, logs_runs = [], []
-        for _ in range(REPEATS):
-            report_runs.append(_seconds([*perfx, "report", "--log", str(log), "--out", str(page)]))
-            logs_runs.append(_seconds([*perfx, "logs", str(log)]))
+        (report_s, report_cpu), (logs_s, logs_cpu) = _best([log], page)
         size_mb = page.stat().st_size / 1e6
         log_mb = log.stat().st_size / 1e6
-    (report_s, report_cpu), (logs_s, logs_cpu) = min(report_runs), min(logs_runs)
-    print(
-        f"perfx report vs perfx logs on one synthetic application ({tasks:,} tasks, {log_mb:.0f} MB log), best of {REPEATS}, same run:"
-    )
+        public = public_logs()
+        (public_s, public_cpu), (public_logs_s, public_logs_cpu) = _best(public, page)
+    print(f"perfx report vs perfx logs (the log's load time), best of {REPEATS}, same run:")
+    print(f"one synthetic application ({tasks:,} tasks, {log_mb:.0f} MB log):")
     print(
         f"  perfx report: {report_s:6.2f} s wall, {report_cpu:6.2f} s CPU  (target < {TARGET_SECONDS:.0f} s)  page {size_mb:.2f} MB (target < {TARGET_MB:.0f} MB)"
     )
     print(
-        f"  perfx logs:   {logs_s:6.2f} s wall, {logs_cpu:6.2f} s CPU  (baseline: reading and summarising the same log)"
+        f"  perfx logs:   {logs_s:6.2f} s wall, {logs_cpu:6.2f} s CPU  (load: reading and summarising the same log)"
     )
     print(f"  report / logs: {report_s / logs_s:.2f}x")
+    print(f"the whole {PUBLIC.relative_to(DATA.parent.parent)} folder ({len(public)} logs):")
+    print(
+        f"  perfx report: {public_s:6.2f} s wall, {public_cpu:6.2f} s CPU  (target < {TARGET_PUBLIC_SECONDS:.0f} s)"
+    )
+    print(f"  perfx logs:   {public_logs_s:6.2f} s wall, {public_logs_cpu:6.2f} s CPU  (load)")
     print(
         json.dumps(
             {
@@ -172,8 +196,18 @@ def main() -> None:
                 "logs_cpu_s": round(logs_cpu, 3),
                 "ratio": round(report_s / logs_s, 3),
                 "page_mb": round(size_mb, 3),
-                "targets": {"seconds": TARGET_SECONDS, "mb": TARGET_MB},
-                "met": report_s < TARGET_SECONDS and size_mb < TARGET_MB,
+                "public_report_s": round(public_s, 3),
+                "public_report_cpu_s": round(public_cpu, 3),
+                "public_logs_s": round(public_logs_s, 3),
+                "public_logs_cpu_s": round(public_logs_cpu, 3),
+                "targets": {
+                    "seconds": TARGET_SECONDS,
+                    "mb": TARGET_MB,
+                    "public_seconds": TARGET_PUBLIC_SECONDS,
+                },
+                "met": report_s < TARGET_SECONDS
+                and size_mb < TARGET_MB
+                and public_s < TARGET_PUBLIC_SECONDS,
             }
         )
     )

@@ -86,7 +86,12 @@ def test_report_of_a_spark_shell_log(browser, tmp_path):
     # one task-time distribution per stage (2), a gap chart and a figures chart per answer
     assert page.evaluate("document.querySelectorAll('#stages figure svg').length") == 2
     answers = page.evaluate("document.querySelectorAll('#questions article').length")
-    assert answers == 8 and html.count("gap: ") == answers
+    # one question per cause: the 27 stragglers of stage 0 and its slowest task have 4
+    causes = page.evaluate(
+        "[...document.querySelectorAll('#questions article p.note .cause')]"
+        ".map(c => c.dataset.cause)"
+    )
+    assert answers == len(causes) == len(set(causes)) == 4 and html.count("gap: ") == answers
 
 
 @pytest.fixture(scope="module")
@@ -200,15 +205,31 @@ def test_markup_in_a_log_is_escaped_in_the_file(tmp_path):
 def test_the_default_questions_ask_each_task_once():
     """The slowest task of a stage is often one of its stragglers too: it is asked about once."""
     import perfx
-    from perfx.report.questions import default_questions
+    from perfx.report.questions import candidate_tasks
     from perfx.report.stages import stage_table
 
     session = perfx.open([DATA / "public" / "NVIDIA__spark-rapids-tools" / "rp_nosql_eventlog"])
     analysis = session.straggler_analysis
     slowest = analysis.tasks.sort_values("duration").iloc[-1]
     assert slowest["straggler"]
-    questions = default_questions(stage_table(session.log, analysis), limit=8)
-    assert questions == [f"WHY TASK '{slowest['id']}' SLOWER"]
+    assert candidate_tasks(stage_table(session.log, analysis)) == [str(slowest["id"])]
+
+
+def test_one_question_per_cause_stands_for_every_task_of_it():
+    """Tasks of one cause are asked about once, about the first of them (the longest), and
+    the question says how many it stands for; the limit counts questions, not tasks."""
+    from perfx.report.questions import default_questions
+
+    causes = {"a": "cold start", "b": "data skew", "c": "cold start", "d": "cold start"}
+    questions = default_questions(["a", "b", "c", "d", "e"], causes, limit=8)
+    assert [(q.task, q.cause, q.covers) for q in questions] == [
+        ("a", "cold start", ("a", "c", "d")),
+        ("b", "data skew", ("b",)),
+        ("e", "no reference", ("e",)),
+    ]
+    assert [q.query for q in default_questions(["a", "b", "c"], causes, limit=1)] == [
+        "WHY TASK 'a' SLOWER"
+    ]
 
 
 def test_a_log_whose_stages_ran_evenly_has_no_question_to_ask(tmp_path):

@@ -31,7 +31,9 @@ def test_a_query_before_a_log_is_loaded_says_how_to_load_one(session):
 def test_log_features_query_and_quit(session, data_dir):
     log = data_dir / "spark-events" / "local-1430917381534"
     assert session.execute(f"\\log {log}")
-    assert "loaded 110 task(s)" in output(session)
+    assert "loaded 1 path(s): 1 application (Spark 1.4.0-SNAPSHOT): 1 job, 2 stages, 110 tasks" in (
+        output(session)
+    )
     session.execute("\\features")
     assert "time_per_record" in output(session)
     session.execute("\\set width 1")
