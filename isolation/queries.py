@@ -190,45 +190,42 @@ def removed_costs(run: StoredRun, sources: list[int]) -> pd.DataFrame:
     costs kept beside the stage ends that read them (costs.py): where each one's time was
     spent. A record kept by two stage ends is taken where it cost the most; records without
     a kept cost are left out."""
-    stages = run.meta.get("stages", {})
-    found = [int(s) for s, info in stages.items() if info.get("kind") == "costs"]
-    if not found or not sources:
-        return pd.DataFrame(columns=["source", "stage", "partition", "spark_stage", "cost_ms"])
+    columns = ["source", "stage", "partition", "spark_stage", "cost_ms"]
     ids = pa.table({"id": pa.array([int(s) for s in sources], pa.int64())})
-    written = run.store.partitions(run.run)[["stage", "partition", "spark_stage"]]
-    frames = [
-        run.query(
-            "SELECT most_impactful_source AS source, stage, partition, "
-            "total_latency_ms AS cost_ms FROM t WHERE most_impactful_source IN (SELECT id FROM ids)",
-            t=run.table(costs),
-            ids=ids,
-        )
-        for costs in found
-    ]
-    kept = pd.concat(frames, ignore_index=True).merge(written, on=["stage", "partition"])
+    kept = _over_costs(
+        run,
+        "SELECT most_impactful_source AS source, stage, partition, "
+        "total_latency_ms AS cost_ms FROM t WHERE most_impactful_source IN (SELECT id FROM ids)",
+        columns,
+        ids=ids,
+    )
     kept = kept.sort_values("cost_ms", ascending=False).drop_duplicates("source")
-    return kept[["source", "stage", "partition", "spark_stage", "cost_ms"]].reset_index(drop=True)
+    return kept.reset_index(drop=True)
 
 
 def partition_times(run: StoredRun) -> pd.DataFrame:
     """``stage, partition, spark_stage, traced_ms``: the traced time of every partition of
     every stage end that kept record costs (its rows add up to it, costs.py), with the Spark
     stage that ran it."""
+    return _over_costs(
+        run,
+        "SELECT stage, partition, sum(total_latency_ms) AS traced_ms FROM t "
+        "GROUP BY stage, partition",
+        ["stage", "partition", "spark_stage", "traced_ms"],
+    )
+
+
+def _over_costs(run: StoredRun, sql: str, columns: list[str], **relations) -> pd.DataFrame:
+    """``sql`` over each costs table of the run (as ``t``), the results together with the
+    Spark stage that wrote each partition: ``columns``."""
     stages = run.meta.get("stages", {})
     found = [int(s) for s, info in stages.items() if info.get("kind") == "costs"]
     if not found:
-        return pd.DataFrame(columns=["stage", "partition", "spark_stage", "traced_ms"])
+        return pd.DataFrame(columns=columns)
     written = run.store.partitions(run.run)[["stage", "partition", "spark_stage"]]
-    frames = [
-        run.query(
-            "SELECT stage, partition, sum(total_latency_ms) AS traced_ms FROM t "
-            "GROUP BY stage, partition",
-            t=run.table(costs),
-        )
-        for costs in found
-    ]
-    times = pd.concat(frames, ignore_index=True).merge(written, on=["stage", "partition"])
-    return times[["stage", "partition", "spark_stage", "traced_ms"]]
+    frames = [run.query(sql, t=run.table(costs), **relations) for costs in found]
+    joined = pd.concat(frames, ignore_index=True).merge(written, on=["stage", "partition"])
+    return joined[columns]
 
 
 def heavy_keys(run: StoredRun, stage: int, partition: int, top: int = 5) -> pd.DataFrame:
