@@ -88,8 +88,13 @@ def _same(left: pd.Series, right: pd.Series) -> np.ndarray:
     return equal | both_missing
 
 
-NOT_CARRIED = {"app": ("source",), "stage": ("parent_ids",)}
-"""Columns compared elsewhere: where the app was read from; what REST does not carry."""
+NOT_CARRIED = {
+    "app": ("source",),
+    "stage": ("parent_ids",),
+    "job": ("plan_engine", "plan_input"),
+}
+"""Columns compared elsewhere: where the app was read from; what REST does not carry (the
+REST reader does not read a SQL execution's plan: its jobs have none, as RDD jobs)."""
 
 
 @pytest.mark.parametrize("entity", ["task", "stage", "job", "app"])
