@@ -150,10 +150,10 @@ def top_culprits(
         ranked["impact_ms"] = ranked[["impact_ms", "cost_ms"]].max(axis=1)
         ranked = ranked.sort_values(["impact_ms", "source"], ascending=[False, True])
         ranked = ranked.head(top).reset_index(drop=True).astype({"outputs": int})
-    else:
-        ranked["cost_ms"] = float("nan")
     # a record without a kept cost has none (None, not NaN: answers compare equal)
-    ranked["cost_ms"] = ranked.cost_ms.astype(object).where(ranked.cost_ms.notna(), None)
+    ranked["cost_ms"] = (
+        ranked.cost_ms.astype(object).where(ranked.cost_ms.notna(), None) if len(costs) else None
+    )
     return run._with_sources(ranked, "source")
 
 

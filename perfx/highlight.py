@@ -57,8 +57,8 @@ _ID_BEFORE = {"why", "than", "as"}
 def styled(text: str) -> list[tuple[str, str]]:
     """``(kind, text)`` pieces that together are ``text``; kinds are the keys of STYLES."""
     if text.lstrip().startswith("\\"):
-        command, _, rest = text.partition(" ")
-        return [("special", command)] + ([("text", " " + rest)] if _ or rest else [])
+        command, space, rest = text.partition(" ")
+        return [("special", command)] + ([("text", space + rest)] if space else [])
     pieces: list[tuple[str, str]] = []
     words: list[str] = []  # the tokens so far (spaces and comments aside), lower case
     at = 0

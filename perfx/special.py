@@ -160,7 +160,7 @@ def _whatif(session: ReplSession, arg: str) -> None:
 def _skew(session: ReplSession, arg: str) -> None:
     every = _all_rows(arg, "\\skew")
     loaded = session.require_session()
-    session.console.print(loaded.skew(top=None) if every else loaded.skew())
+    page(loaded.skew(top=None) if every else loaded.skew(), session.console)
 
 
 @special(
