@@ -51,7 +51,7 @@ def why(
     # the session is stopped: its event log is complete
     event_log, run_id, lineage_store = run.event_log, run.run_id, run.store
     stored = open_run(run_id, lineage_store)
-    task = skewed_task(traced_tasks(stored))
+    task = skewed_task(traced_tasks(stored), stored)
     return open_session([event_log]).explain(
         f"WHY TASK '{task}' SLOWER", options, run=run_id, store=lineage_store, top=top
     )
@@ -143,7 +143,7 @@ def why_script(
         return answer
     if ctx.meta.get("outputs"):
         stored = open_run(tracer.run_id, tracer.store)
-        task_id = skewed_task(traced_tasks(stored))
+        task_id = skewed_task(traced_tasks(stored), stored)
         return session.explain(
             f"WHY TASK '{task_id}' SLOWER", options, run=tracer.run_id, store=tracer.store, top=top
         )

@@ -48,6 +48,29 @@ def test_isolate_gives_the_plain_output_and_names_the_expensive_order_first(
     assert first["location"].startswith(os.path.join(folder, "orders-1.csv") + "@")
 
 
+def test_the_skewed_task_is_the_one_its_records_slowed_not_one_that_only_waited(isolated):
+    """On a busy machine a task can lose more time to scheduling than the hot record costs
+    its own task: ``perfx why`` explains the task whose records cost it the time (and,
+    without a traced run to weigh, the one that lost the most)."""
+    from perfx.chain import open_run, skewed_task, task_partitions, traced_tasks
+    from perfx.isolation.queries import removed_costs
+
+    store, report = isolated
+    stored = open_run(report["run"], store)
+    spent = removed_costs(stored, [report["culprits"][0]["id"]]).iloc[0]
+    tasks = traced_tasks(stored).copy()
+    in_hot_stage = tasks["stage_id"] == spent["spark_stage"]
+    hot = in_hot_stage & (task_partitions(tasks) == spent["partition"])
+    tasks["duration"] = 100.0  # every task as long as its peers but two:
+    tasks.loc[hot, "duration"] = 120.0
+    waited = tasks.index[~in_hot_stage & (tasks.groupby("stage_key")["id"].transform("size") >= 3)][
+        0
+    ]
+    tasks.loc[waited, "duration"] = 600.0
+    assert skewed_task(tasks) == str(tasks.loc[waited, "id"])
+    assert skewed_task(tasks, stored) == str(tasks.loc[hot, "id"].iloc[0])
+
+
 def _fails_in_one_line(args, capsys) -> str:
     """perfx ARGS exits 1 with one line on standard error (returned)."""
     with pytest.raises(SystemExit) as caught:
