@@ -10,14 +10,13 @@ the gap's split (``explain.gap``: measured parts, and compute split per volume b
 stage's cost model) is exact, and the asked task's place among its stage's peers
 (``costmodel.standing``) is measured, not learned.
 
-So when the stage-wide view names a cause at all (a task of a stage, whose duration or
-largest part stands out: its diagnosis is a mechanism, not "no cause stands out"), the lead
-must agree with it:
+So when the stage-wide view names a cause at all (its diagnosis is a mechanism, not "no
+cause stands out"), the lead must agree with it:
 
 * **the gap's largest share**: the lead accounts for at least ``LEAD_SHARE`` of what the
   best-accounting feature of the pair does (an atom explaining a tiny share of the gap
   cannot lead when a volume explains most of it);
-* **the stage**: on a numeric feature, the asked task lies beyond its stage's normal spread
+* **the stage** (a task of a stage that has a spread): on a numeric feature, the asked task lies beyond its stage's normal spread
   (``costmodel.standing``: 3.5 robust deviations and 1.5x the median): a feature that only
   the reference happens to have less of (a host's load of 1.12 tasks against 1) is the
   pairwise view's artefact, not a cause the stage shows.
@@ -46,16 +45,15 @@ bytes of one volume, compute time counted at ``WHERE_CREDIT``)."""
 def may_lead(
     request: Request, cols: Columns, columns: list[PairColumn], credit: np.ndarray
 ) -> np.ndarray | None:
-    """Per pair column, may its atom lead the BECAUSE clause? None where the stage-wide
-    view names no cause (not a task of a stage, a gap within the stage's spread, nothing
-    accounting for the gap) or the gap is not to weigh (``gap_weight`` 0: the paper's
+    """Per pair column, may its atom lead the BECAUSE clause? A job's or a stage's lead
+    carries the gap's largest share as a task's does (its parts are the tasks' parts
+    summed); only a task is also held to its stage's spread. None where the gap names no
+    cause (a gap within the stage's spread, nothing accounting for the gap) or the gap is not to weigh (``gap_weight`` 0: the paper's
     ranking alone): the search alone picks the lead then."""
     gap = request.gap
     if (
-        request.entity != "task"
-        or request.options.gap_weight <= 0  # the paper's ranking alone, as asked
+        request.options.gap_weight <= 0  # the paper's ranking alone, as asked
         or gap is None
-        or gap.standing is None
         or gap.diagnosis is None
         or gap.diagnosis.name == NOTHING_STANDS_OUT
         or not len(credit)
@@ -65,8 +63,9 @@ def may_lead(
     if best <= 0:
         return None
     allowed = credit >= LEAD_SHARE * best
-    for k in np.flatnonzero(allowed):
-        allowed[k] = _stands_out(cols, request.first, columns[k])
+    if request.entity == "task" and gap.standing is not None:
+        for k in np.flatnonzero(allowed):
+            allowed[k] = _stands_out(cols, request.first, columns[k])
     return allowed if allowed.any() else None
 
 
