@@ -11,3 +11,9 @@ class ExplainError(Exception):
     does not satisfy its own clauses, too few related pairs, contradictory clauses)."""
 
     exit_code = 1
+
+
+class TooFewPairs(ExplainError):
+    """The log holds too few related pairs for PerfXplain to learn from: the question is
+    sound, the history is short (a front that asked the question itself may answer it from
+    the stage's peers instead, saying so)."""

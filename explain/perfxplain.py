@@ -17,7 +17,7 @@ from perfx.grammar.ast import Atom, Bool
 from perfx.grammar.printer import to_pxql
 
 from .columns import Columns, columns_for
-from .errors import ExplainError
+from .errors import ExplainError, TooFewPairs
 from .explanation import Explanation, Step, format_conjunction
 from .lead import may_lead
 from .metrics import metrics_on, ordered_steps, share
@@ -311,7 +311,7 @@ def _training(
             f"the pair ({ids[a]}, {ids[b]}): they must exclude each other"
         )
     if ts.n_observed < MIN_PER_LABEL or ts.n_expected < MIN_PER_LABEL:
-        raise ExplainError(_too_few(ts, cols.n, cols.entity, despite, observed, expected))
+        raise TooFewPairs(_too_few(ts, cols.n, cols.entity, despite, observed, expected))
     return ts
 
 

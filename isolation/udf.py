@@ -27,13 +27,16 @@ import hashlib
 import heapq
 import inspect
 import json
+import mmap
 import os
 import pickle
+import struct
 import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .errors import IsolationError
@@ -132,26 +135,126 @@ def _write_line(folder: str, line: str) -> None:
     os.write(fd, line.encode("utf-8"))
 
 
-def timed_row(function, name: str, folder: str):
-    """A row UDF's function timed per call."""
+class CheapTally:
+    """One worker's tally of one row UDF's cheap calls, per task: the calls' count and their
+    nanoseconds, kept in place in a memory-mapped file (``cheap-PID-K.bin``, its UDF's name in
+    ``cheap-PID-K.name``).
 
-    seen: dict[tuple[int, int, int], int] = {}
-    quoted = json.dumps(name)
+    A cheap call cannot be a culprit, but its time is its task's: every task's UDF time must
+    add up. Writing a line per call cost more than the UDFs it timed (a regex on a short line:
+    tracing ran 4x the plain script); buffering would lose the calls of a worker that stays
+    idle or is killed after its last task. A store into a shared file mapping costs a memory
+    write, and the page it lands in is the file's at once (readers see it while the worker
+    lives, and after it is killed)."""
+
+    SLOT = struct.Struct("<qqqqq")
+    """stage, partition, attempt, calls, nanoseconds"""
+
+    SLOTS = 256
+    """Slots the file starts with (a worker runs a few tasks; it doubles when full)."""
+
+    def __init__(self, folder: str, name: str):
+        index = sum(1 for key in _TALLIES if key[:2] == (os.getpid(), folder))
+        base = os.path.join(folder, f"cheap-{os.getpid()}-{index}")
+        with open(base + ".name", "w", encoding="utf-8") as out:
+            out.write(name)
+        self._fd = os.open(base + ".bin", os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+        self.map = mmap.mmap(self._fd, self._resized(self.SLOTS))
+        self._slots: dict[tuple[int, int, int], TallySlot] = {}
+
+    def _resized(self, slots: int) -> int:
+        os.ftruncate(self._fd, slots * self.SLOT.size)
+        return slots * self.SLOT.size
+
+    def slot(self, task: tuple[int, int, int]) -> TallySlot:
+        """The task's slot (two uses of one UDF in a task share it)."""
+        found = self._slots.get(task)
+        if found is None:
+            if (len(self._slots) + 1) * self.SLOT.size > len(self.map):
+                self.map.close()
+                self.map = mmap.mmap(self._fd, self._resized(2 * len(self._slots)))
+            found = self._slots[task] = TallySlot(self, len(self._slots), task)
+        return found
+
+    def add(self, task: tuple[int, int, int], ns: int) -> None:
+        self.slot(task).add(ns)
+
+    @staticmethod
+    def read(folder: Path) -> list[list]:
+        """The tallies of every worker, as call records (``COLUMNS``): one per UDF and task,
+        its rows the calls it counts (no digest, no excerpt: none is a culprit)."""
+        rows: list[list] = []
+        for names in sorted(folder.glob("cheap-*.name")):
+            name = names.read_text(encoding="utf-8")
+            data = names.with_suffix(".bin").read_bytes()
+            for stage, partition, attempt, calls, ns in CheapTally.SLOT.iter_unpack(data):
+                if calls:
+                    rows.append([name, stage, partition, attempt, ns, calls, "", None, None])
+        return rows
+
+
+class TallySlot:
+    """One task's calls in a ``CheapTally``: counted here, stored in the mapping at once
+    (the task when the slot is made, then the two counts at ``offset``)."""
+
+    __slots__ = ("calls", "ns", "offset", "pack", "tally")
+
+    COUNTS = struct.Struct("<qq")
+
+    def __init__(self, tally: CheapTally, index: int, task: tuple[int, int, int]):
+        at = index * CheapTally.SLOT.size
+        CheapTally.SLOT.pack_into(tally.map, at, *task, 0, 0)
+        self.tally, self.offset, self.pack = tally, at + 24, self.COUNTS.pack_into
+        self.calls = self.ns = 0
+
+    def add(self, ns: int) -> None:
+        self.calls += 1
+        self.ns += ns
+        self.pack(self.tally.map, self.offset, self.calls, self.ns)
+
+
+_TALLIES: dict[tuple[int, str, str], CheapTally] = {}
+"""By worker (a forked worker makes its own), folder and UDF."""
+
+
+def _tally(folder: str, name: str) -> CheapTally:
+    key = (os.getpid(), folder, name)
+    found = _TALLIES.get(key)
+    if found is None:
+        found = _TALLIES[key] = CheapTally(folder, name)
+    return found
+
+
+def timed_row(function, name: str, folder: str):
+    """A row UDF's function timed per call: a task's first ``WITNESSES`` calls and every call
+    of at least ``NOTED_NS`` recorded with its row; the others tallied (``CheapTally``). The
+    task is looked up again only when the task attempt changes (the per-call cost is what a
+    cheap UDF's tracing costs)."""
+    from pyspark import TaskContext
+
+    clock, current = time.perf_counter_ns, TaskContext.get
+    state: list[Any] = [None, (-1, -1, -1), 0, None]  # attempt id, task, calls, tally slot
 
     @functools.wraps(function)
     def call(*args):
-        started = time.perf_counter_ns()
+        started = clock()
         result = function(*args)
-        spent = time.perf_counter_ns() - started
-        task = _task()
-        number = seen[task] = seen.get(task, 0) + 1
-        if spent < NOTED_NS and number > WITNESSES:  # a cheap call: its time only
-            _write_line(
-                folder, f'[{quoted},{task[0]},{task[1]},{task[2]},{spent},1,"",null,null]\n'
-            )
+        spent = clock() - started
+        context = current()
+        attempt = context.taskAttemptId() if context is not None else -1
+        if attempt != state[0]:
+            state[:] = [attempt, _task(), 0, None]
+        state[2] += 1
+        if spent < NOTED_NS and state[2] > WITNESSES:  # a cheap call: its time only
+            slot = state[3]
+            if slot is None:
+                slot = state[3] = _tally(folder, name).slot(state[1])
+            slot.calls += 1  # TallySlot.add, inlined: this runs once per row
+            slot.ns += spent
+            slot.pack(slot.tally.map, slot.offset, slot.calls, slot.ns)
             return result
         first = next((a for a in args if isinstance(a, (str, bytes))), None)
-        _write(folder, [name, *task, spent, 1, "", digest(first), _excerpt(args)])
+        _write(folder, [name, *state[1], spent, 1, "", digest(first), _excerpt(args)])
         return result
 
     return call
@@ -302,6 +405,7 @@ class UdfRecorder:
             text = part.read_text(encoding="utf-8")
             whole = text[: text.rfind("\n") + 1]  # a line cut short by a killed worker: out
             rows.extend(json.loads("[" + whole.replace("\n", ",").rstrip(",") + "]"))
+        rows.extend(CheapTally.read(self.folder))  # after every recorded call: see finish
         return pd.DataFrame(rows, columns=COLUMNS)
 
     def finish(self, inputs: list[str] | None = None) -> int:
@@ -316,11 +420,12 @@ class UdfRecorder:
         calls["occurrence"] = calls.groupby([*task, "digest"], dropna=True).cumcount()
         calls["position"] = calls.groupby(task).cumcount()
         costly = calls.groupby(task)["ns"].rank(method="first", ascending=False)
-        chosen = calls[costly <= CANDIDATES]
+        # the witnesses place a repeated line (_placed); one pass over the input finds both
+        chosen = calls[(costly <= CANDIDATES) | (calls["position"] < WITNESSES)]
         located = locate_lines(inputs or [], set(chosen["digest"].dropna()))
-        if any(len(places) > 1 for places in located.values()):  # the tasks' files decide
-            chosen = calls[(costly <= CANDIDATES) | (calls["position"] < WITNESSES)]
-            located = locate_lines(inputs or [], set(chosen["digest"].dropna()))
+        costliest = calls[costly <= CANDIDATES]
+        if not any(len(located.get(d, ())) > 1 for d in costliest["digest"].dropna()):
+            chosen = costliest  # no repeated line to place: the witnesses are not needed
         calls["location"], calls["line"] = None, float("nan")
         where, lines = _placed(chosen, located)
         calls.loc[chosen.index, "location"] = where
@@ -424,27 +529,67 @@ def input_files(path: str) -> list[Path]:
     return found
 
 
+BLOCK = 1 << 26
+"""Bytes of an input file read at a time while locating lines (64 MiB)."""
+
+
 def locate_lines(inputs: list[str], wanted: set[str]) -> dict[str, list[tuple[str, int]]]:
     """Digest -> every (``path@offset``, line number from 1) of an input line with it, in
-    file order."""
+    file order. One pass over the input, a block at a time: the lines' lengths are found at
+    once (numpy), and only a line of a wanted length is hashed and its raw hash matched."""
     located: dict[str, list[tuple[str, int]]] = {}
     if not wanted:
         return located
-    lengths = {int(key.split("-", 1)[0]) for key in wanted}
+    by_length: dict[int, dict[bytes, str]] = {}
+    for key in wanted:
+        length, hexdigest = key.split("-", 1)
+        by_length.setdefault(int(length), {})[bytes.fromhex(hexdigest)] = key
+    lengths = np.fromiter(by_length, np.int64)
+    seen: set[Path] = set()
     for path in inputs:
         for file in input_files(path):
-            name, offset = str(file.resolve()), 0
-            with file.open("rb") as handle:
-                for number, raw in enumerate(handle, 1):
-                    line = raw.rstrip(b"\n").rstrip(b"\r")
-                    if len(line) not in lengths:
-                        offset += len(raw)
-                        continue
-                    key = _digest_bytes(line)
-                    if key in wanted:
-                        located.setdefault(key, []).append((f"{name}@{offset}", number))
-                    offset += len(raw)
+            if file.resolve() in seen:
+                continue
+            seen.add(file.resolve())
+            name = str(file.resolve())
+            for offset, number, line in _lines_of_lengths(file, lengths):
+                key = by_length[len(line)].get(hashlib.blake2b(line, digest_size=8).digest())
+                if key is not None:
+                    located.setdefault(key, []).append((f"{name}@{offset}", number))
     return located
+
+
+def _lines_of_lengths(file: Path, lengths: np.ndarray):
+    """(byte offset, line number from 1, text without its end of line) of each line of
+    ``file`` whose text is one of ``lengths`` long, in file order."""
+    base = number = 0
+    rest = b""
+    with file.open("rb") as handle:
+        while True:
+            block = handle.read(BLOCK)
+            data = rest + block
+            if not data:
+                return
+            if block:  # the last line of a block may go on in the next one
+                cut = data.rfind(b"\n") + 1
+                data, rest = data[:cut], data[cut:]
+            else:
+                rest = b""
+            if data:
+                raw = np.frombuffer(data, np.uint8)
+                ends = np.flatnonzero(raw == 10)
+                if not len(ends) or ends[-1] != len(data) - 1:  # a last line without \n
+                    ends = np.append(ends, len(data))
+                starts = np.concatenate(([0], ends[:-1] + 1))
+                stops = ends.copy()
+                crlf = (stops > starts) & (raw[np.minimum(stops, len(data)) - 1] == 13)
+                stops[crlf] -= 1
+                for k in np.flatnonzero(np.isin(stops - starts, lengths)):
+                    yield base + int(starts[k]), number + int(k) + 1, data[starts[k] : stops[k]]
+                base += len(data)
+                number += len(ends)
+            if not block:
+                return
 
 
 def _placed(calls: pd.DataFrame, located: dict[str, list[tuple[str, int]]]):
@@ -501,8 +646,9 @@ def udf_culprits(
     mine = calls[
         (calls.spark_stage == stage) & (calls.partition == partition) & (calls.attempt == attempt)
     ]
-    mine = mine[mine["rows"] > 0]
-    total_ms = task_ms if task_ms else mine["ns"].sum() / 1e6
+    total_ms_of_udfs = mine["ns"].sum() / 1e6
+    mine = mine[(mine["rows"] > 0) & mine["excerpt"].notna()]  # not the cheap calls' tallies
+    total_ms = task_ms if task_ms else total_ms_of_udfs
     ranked = mine.sort_values("ns", ascending=False).head(top).copy()
     ranked["ms"] = ranked["ns"] / 1e6
     ranked["share"] = ranked["ms"] / total_ms if total_ms else float("nan")

@@ -307,16 +307,48 @@ def _verify_script(stored, without: int, master: str, repeats: int, spark) -> Ve
                 session.stop()
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    predicted_before, predicted_after = stage_prediction(calls, ranked)
-    return Verification(
-        stored.run,
-        locations,
-        before,
-        after,
-        predicted_before,
-        predicted_after,
-        repeats,
-        "the UDF calls predicted the stage's slowest task",
+    predicted = _script_prediction(stored, ranked)
+    if predicted is None:  # no event log of the traced run: its slowest task alone
+        predicted = (
+            *stage_prediction(calls, ranked),
+            "the UDF calls predicted the stage's slowest task",
+        )
+    return Verification(stored.run, locations, before, after, *predicted[:2], repeats, predicted[2])
+
+
+def _script_prediction(stored, ranked) -> tuple[float, float, str] | None:
+    """(before ms, after ms, what) for removing the ``ranked`` rows (``udf_culprits``, all of
+    one task): the traced run's tasks of their Spark stage, from its event log, run on its
+    task slots with and without the rows' UDF time (as ``predict`` does for a program's
+    records); None without the traced run's event log."""
+    from perfx.chain import task_partitions
+    from perfx.logs.loader import load_log
+
+    where = stored.meta.get("event_log")
+    if not where or not Path(where).exists():
+        return None
+    tasks = load_log([where]).tasks
+    tasks = tasks[tasks["app_id"].astype(str) == str(stored.meta.get("app_id"))]
+    if "status" in tasks.columns:
+        tasks = tasks[tasks["status"] == "SUCCESS"]
+    stage, partition = int(ranked.spark_stage.iloc[0]), int(ranked.partition.iloc[0])
+    mine = tasks[tasks["stage_id"].astype(int) == stage]
+    if mine.empty:
+        return None
+    durations = (
+        mine.assign(partition=task_partitions(mine))
+        .groupby("partition")["duration"]
+        .max()
+        .sort_index()
+    )
+    lighter = durations.copy()
+    if partition in lighter.index:
+        lighter[partition] = max(lighter[partition] - float(ranked["ms"].sum()), 0.0)
+    slots = concurrent_slots(tasks)
+    return (
+        makespan(durations.tolist(), slots),
+        makespan(lighter.tolist(), slots),
+        f"the traced run's tasks predicted Spark stage {stage}",
     )
 
 

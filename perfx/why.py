@@ -52,9 +52,28 @@ def why(
     event_log, run_id, lineage_store = run.event_log, run.run_id, run.store
     stored = open_run(run_id, lineage_store)
     task = skewed_task(traced_tasks(stored), stored)
-    return open_session([event_log]).explain(
-        f"WHY TASK '{task}' SLOWER", options, run=run_id, store=lineage_store, top=top
+    return _explained(
+        open_session([event_log]), task, options, run=run_id, store=lineage_store, top=top
     )
+
+
+def _explained(session, task: str, options: ExplainOptions | None, **traced):
+    """``WHY TASK 'task' SLOWER`` on the traced run's own log. perfx asked the question
+    itself, so a log too short for PerfXplain to learn from (one run of a small program) is
+    no reason to withhold the records found: the task is then explained against its stage's
+    peers (``--method peers``), and the answer says so."""
+    from perfx.explain.errors import TooFewPairs
+    from perfx.explain.options import ExplainOptions
+
+    question = f"WHY TASK '{task}' SLOWER"
+    try:
+        return session.explain(question, options, **traced)
+    except TooFewPairs as err:
+        if (options or ExplainOptions()).method != "perfxplain":
+            raise
+        answer = session.explain(question, ExplainOptions.of(options, method="peers"), **traced)
+        answer.notes.append(f"ranked against the task's stage (method peers): PerfXplain had {err}")
+        return answer
 
 
 def _warm_up(session, program: str, input_path: str, module) -> None:
@@ -138,17 +157,15 @@ def why_script(
 
         stage, partition, attempt = slowest_task(calls)
         task = _log_task(app_tasks, stage, partition, attempt)
-        answer = session.explain(f"WHY TASK '{task['id']}' SLOWER", options)
+        answer = _explained(session, str(task["id"]), options)
         answer.culprits = udf_culprits_of(calls, tracer.run_id, task, top)
         return answer
     if ctx.meta.get("outputs"):
         stored = open_run(tracer.run_id, tracer.store)
         task_id = skewed_task(traced_tasks(stored), stored)
-        return session.explain(
-            f"WHY TASK '{task_id}' SLOWER", options, run=tracer.run_id, store=tracer.store, top=top
-        )
+        return _explained(session, task_id, options, run=tracer.run_id, store=tracer.store, top=top)
     task_id = skewed_task(app_tasks)
-    answer = session.explain(f"WHY TASK '{task_id}' SLOWER", options)
+    answer = _explained(session, task_id, options)
     answer.notes.append(NO_RECORD_TRACING.format(task=task_id))
     return answer
 

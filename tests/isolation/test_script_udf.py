@@ -63,7 +63,23 @@ def test_verify_reruns_the_script_without_the_named_lines(spark, lines_input, st
     assert len(result.removed) == 3
     assert result.predicted_before_ms > result.predicted_after_ms
     assert result.before_ms > 0 and result.after_ms > 0
-    assert "the UDF calls predicted" in result.lines()[2]
+    assert "the traced run's tasks predicted Spark stage" in result.lines()[2]
+
+
+@pytest.mark.spark
+def test_every_row_the_udf_read_is_counted_once_in_its_task(spark, lines_input, store):
+    """The calls noted with their rows and the tallies of cheap calls (``CheapTally``)
+    together count each input line once, in the task that read it."""
+    from perfx.isolation.udf import stored_calls
+
+    folder, _ = lines_input
+    tracer = trace_script(SCRIPTS / "regex_udf.py", [str(folder)], spark=spark, store=store)
+    calls = stored_calls(tracer.store.local_dir(tracer.run_id))
+    lines = sum(len(f.read_bytes().splitlines()) for f in Path(folder).iterdir())
+    assert int(calls["rows"].sum()) == lines
+    tallied = calls[calls["excerpt"].isna()]
+    assert len(tallied) and (tallied["rows"] > 1).all()  # the cheap calls, one row a task
+    assert not tallied.duplicated(["udf", "spark_stage", "partition", "attempt"]).any()
 
 
 @pytest.mark.spark
