@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import glob
-import hashlib
 import heapq
 import inspect
 import json
@@ -39,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import linehash
 from .errors import IsolationError
 
 CALLS = "udf_calls.feather"
@@ -89,13 +89,7 @@ def digest(value: Any) -> str | None:
         value = value.decode("utf-8", "replace")
     if not isinstance(value, str):
         return None
-    return _digest_bytes(value.encode("utf-8"))
-
-
-def _digest_bytes(text: bytes) -> str:
-    """``LENGTH-HASH``: the length first, so that finding a row among the input's lines
-    hashes only the lines of a wanted length."""
-    return f"{len(text)}-{hashlib.blake2b(text, digest_size=8).hexdigest()}"
+    return linehash.digest(value.encode("utf-8"))
 
 
 def _excerpt(values) -> str:
@@ -529,22 +523,21 @@ def input_files(path: str) -> list[Path]:
     return found
 
 
-BLOCK = 1 << 26
-"""Bytes of an input file read at a time while locating lines (64 MiB)."""
+BLOCK = 1 << 22
+"""Bytes of an input file hashed at a time while locating lines (4 MiB: the hashing's
+arrays take about 40 bytes per byte of the block)."""
 
 
 def locate_lines(inputs: list[str], wanted: set[str]) -> dict[str, list[tuple[str, int]]]:
     """Digest -> every (``path@offset``, line number from 1) of an input line with it, in
-    file order. One pass over the input, a block at a time: the lines' lengths are found at
-    once (numpy), and only a line of a wanted length is hashed and its raw hash matched."""
+    file order: one pass over the input, a block at a time, every line of a block hashed at
+    once (``linehash``) and the lines of a wanted length and hash picked out."""
     located: dict[str, list[tuple[str, int]]] = {}
     if not wanted:
         return located
-    by_length: dict[int, dict[bytes, str]] = {}
-    for key in wanted:
-        length, hexdigest = key.split("-", 1)
-        by_length.setdefault(int(length), {})[bytes.fromhex(hexdigest)] = key
-    lengths = np.fromiter(by_length, np.int64)
+    pairs = [linehash.parse(d) for d in wanted]
+    lengths = np.array([n for n, _ in pairs], np.int64)
+    hashed = np.array([h for _, h in pairs], np.uint64)
     seen: set[Path] = set()
     for path in inputs:
         for file in input_files(path):
@@ -552,42 +545,37 @@ def locate_lines(inputs: list[str], wanted: set[str]) -> dict[str, list[tuple[st
                 continue
             seen.add(file.resolve())
             name = str(file.resolve())
-            for offset, number, line in _lines_of_lengths(file, lengths):
-                key = by_length[len(line)].get(hashlib.blake2b(line, digest_size=8).digest())
-                if key is not None:
-                    located.setdefault(key, []).append((f"{name}@{offset}", number))
+            for base, number, data in _blocks(file):
+                starts, stops = linehash.lines(data)
+                sizes = stops - starts
+                found = linehash.hashes(data, starts, stops)
+                hits = np.isin(sizes, lengths) & np.isin(found, hashed)
+                for k in np.flatnonzero(hits):
+                    digest = linehash.key(int(sizes[k]), int(found[k]))
+                    if digest in wanted:
+                        located.setdefault(digest, []).append(
+                            (f"{name}@{base + int(starts[k])}", number + int(k) + 1)
+                        )
     return located
 
 
-def _lines_of_lengths(file: Path, lengths: np.ndarray):
-    """(byte offset, line number from 1, text without its end of line) of each line of
-    ``file`` whose text is one of ``lengths`` long, in file order."""
+def _blocks(file: Path):
+    """(byte offset, lines before it, data) of ``file``'s blocks of whole lines."""
     base = number = 0
     rest = b""
     with file.open("rb") as handle:
         while True:
             block = handle.read(BLOCK)
             data = rest + block
-            if not data:
-                return
             if block:  # the last line of a block may go on in the next one
                 cut = data.rfind(b"\n") + 1
                 data, rest = data[:cut], data[cut:]
             else:
                 rest = b""
             if data:
-                raw = np.frombuffer(data, np.uint8)
-                ends = np.flatnonzero(raw == 10)
-                if not len(ends) or ends[-1] != len(data) - 1:  # a last line without \n
-                    ends = np.append(ends, len(data))
-                starts = np.concatenate(([0], ends[:-1] + 1))
-                stops = ends.copy()
-                crlf = (stops > starts) & (raw[np.minimum(stops, len(data)) - 1] == 13)
-                stops[crlf] -= 1
-                for k in np.flatnonzero(np.isin(stops - starts, lengths)):
-                    yield base + int(starts[k]), number + int(k) + 1, data[starts[k] : stops[k]]
+                yield base, number, data
                 base += len(data)
-                number += len(ends)
+                number += data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
             if not block:
                 return
 
