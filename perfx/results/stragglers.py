@@ -69,6 +69,15 @@ def apps_of(stages: Any) -> int:
     return int(stages[column].nunique()) if column else 1
 
 
+BASIS_WORDS = {"bytes": "time per byte", "records": "time per record", "duration": "duration"}
+"""How the headline says a stage's basis (``find_stragglers``: time per byte read, per
+record where no bytes are logged, the duration where tasks read nothing)."""
+
+
+def _basis_order(basis: str) -> int:
+    return list(BASIS_WORDS).index(basis) if basis in BASIS_WORDS else len(BASIS_WORDS)
+
+
 @dataclass(frozen=True)
 class StragglerReport:
     """The blocked-time analysis's straggler report (explain.blocked.stragglers) as a result."""
@@ -156,9 +165,13 @@ class StragglerReport:
             "top_causes": dict(top[:3]),
         }
         if not report.stragglers:
+            bases = " or ".join(
+                BASIS_WORDS.get(str(b), f"time per {b}")
+                for b in sorted(set(report.stages["basis"].dropna().astype(str)), key=_basis_order)
+            )
             return Headline(
-                f"No stragglers in {len(report.stages):,} stages: every task's time per byte "
-                "is within 1.5x its stage's median.",
+                f"No stragglers in {count(len(report.stages), 'stage')}: every task's "
+                f"{bases or 'duration'} is within 1.5x its stage's median.",
                 values,
             )
         worst = max(stakes, key=lambda key: stakes[key])
@@ -212,6 +225,8 @@ class StragglerReport:
         )
         if self.limit is not None:  # stages without stragglers have nothing at stake
             order = [i for i in order if stages["stragglers"].iloc[i] > 0]
+            if not order:  # the headline said it all: no table of nothing
+                return
         shown, hidden = limited(order, self.limit)
         hidden = len(stages) - len(shown)
         apps = apps_of(stages)
