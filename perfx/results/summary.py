@@ -83,14 +83,14 @@ class LogSummary:
         apps = data["apps"]
         versions = ", ".join(data["spark_versions"])
         skipped = data["skipped"]
-        reasons = listing(list(skipped["by_reason"].items()))
+        reasons = listing([(f"{reason}:", n) for reason, n in skipped["by_reason"].items()])
         text = (
             f"{apps:,} {'application' if apps == 1 else 'applications'}"
             + (f" (Spark {versions})" if versions else "")
             + f": {count(data['jobs'], 'job')}, {count(data['stages'], 'stage')}, "
             + f"{count(data['tasks'], 'task')}; "
             + (
-                f"{skipped['count']:,} lines skipped ({reasons})."
+                f"{count(skipped['count'], 'line')} skipped ({reasons})."
                 if skipped["count"]
                 else "no line skipped."
             )
