@@ -35,7 +35,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from . import linehash
@@ -523,21 +522,16 @@ def input_files(path: str) -> list[Path]:
     return found
 
 
-BLOCK = 1 << 22
-"""Bytes of an input file hashed at a time while locating lines (4 MiB: the hashing's
-arrays take about 40 bytes per byte of the block)."""
+BLOCK = 1 << 24
+"""Bytes of an input file searched at a time while locating lines (16 MiB)."""
 
 
 def locate_lines(inputs: list[str], wanted: set[str]) -> dict[str, list[tuple[str, int]]]:
     """Digest -> every (``path@offset``, line number from 1) of an input line with it, in
-    file order: one pass over the input, a block at a time, every line of a block hashed at
-    once (``linehash``) and the lines of a wanted length and hash picked out."""
+    file order: one pass over the input, a block at a time (``linehash.find``)."""
     located: dict[str, list[tuple[str, int]]] = {}
     if not wanted:
         return located
-    pairs = [linehash.parse(d) for d in wanted]
-    lengths = np.array([n for n, _ in pairs], np.int64)
-    hashed = np.array([h for _, h in pairs], np.uint64)
     seen: set[Path] = set()
     for path in inputs:
         for file in input_files(path):
@@ -546,16 +540,10 @@ def locate_lines(inputs: list[str], wanted: set[str]) -> dict[str, list[tuple[st
             seen.add(file.resolve())
             name = str(file.resolve())
             for base, number, data in _blocks(file):
-                starts, stops = linehash.lines(data)
-                sizes = stops - starts
-                found = linehash.hashes(data, starts, stops)
-                hits = np.isin(sizes, lengths) & np.isin(found, hashed)
-                for k in np.flatnonzero(hits):
-                    digest = linehash.key(int(sizes[k]), int(found[k]))
-                    if digest in wanted:
-                        located.setdefault(digest, []).append(
-                            (f"{name}@{base + int(starts[k])}", number + int(k) + 1)
-                        )
+                for offset, index, found in linehash.find(data, wanted):
+                    located.setdefault(found, []).append(
+                        (f"{name}@{base + offset}", number + index + 1)
+                    )
     return located
 
 

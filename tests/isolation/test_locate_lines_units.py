@@ -54,15 +54,3 @@ def test_the_block_wise_pass_finds_what_reading_line_by_line_finds(
             udf.BLOCK = saved
         assert found == line_by_line(sorted(paths), wanted)
 
-
-@settings(max_examples=200, deadline=None)
-@given(data=st.binary(max_size=200))
-def test_a_block_hashes_each_line_as_the_line_alone_hashes(data):
-    from perfx.isolation import linehash
-
-    starts, stops = linehash.lines(data)
-    together = linehash.hashes(data, starts, stops)
-    for start, stop, hashed in zip(starts, stops, together):
-        line = data[start:stop]
-        assert linehash.key(len(line), int(hashed)) == linehash.digest(line)
-        assert b"\n" not in line
