@@ -13,11 +13,11 @@ from click.testing import CliRunner
 
 import perfx
 from perfx.cli import cli
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 from tests.report.browser import Browser, chromium
 
 LOGS = [
-    DATA / "spark-events" / name
+    fixture_log("spark-events") / name
     for name in (  # not in the order of their time at stake: the page must reorder them
         "local-1642039451826",
         "local-1430917381534",
@@ -53,6 +53,7 @@ def stragglers():
     return perfx.open(LOGS).stragglers()
 
 
+@pytest.mark.slow
 def test_applications_are_ordered_by_time_at_stake(page, stragglers):
     per_app: dict[str, float] = {}
     for stage, stake in stragglers.at_stake().items():

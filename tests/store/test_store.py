@@ -22,10 +22,10 @@ from perfx.logs.store.read import RECURRING_JOB, open_store, read_store
 from perfx.logs.store.sources import find_sources
 from perfx.logs.store.worker import Job, run
 from perfx.session import open as open_session
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 from tests.store.helpers import assert_same_log
 
-EVENTS = DATA / "spark-events"
+EVENTS = fixture_log("spark-events")
 BIG = "app-20200706201101-0003"
 
 
@@ -37,6 +37,7 @@ def store(tmp_path_factory) -> Path:
     return where
 
 
+@pytest.mark.slow
 def test_a_store_reads_back_as_the_logs_it_holds(store):
     assert_same_log(load_log([EVENTS]), load_log([store]))
 
@@ -47,12 +48,13 @@ def test_the_store_names_each_log_by_its_absolute_path(store):
 
 
 def test_job_histories_read_back_alike(tmp_path):
-    histories = DATA / "hadoop-jhist"
+    histories = fixture_log("hadoop-jhist")
     ingest([str(histories)], tmp_path / "s", workers=1)
     # one file at a time, a job history's counters come in another column order
     assert_same_log(load_log([histories]), load_log([tmp_path / "s"]), column_order=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("query", "bind"),
     [
@@ -98,6 +100,7 @@ def test_a_bounded_read_holds_the_question_stages_and_a_sample(store):
     )
 
 
+@pytest.mark.slow
 def test_a_small_budget_samples_whole_applications(store):
     part = read_store(store, budget=500, seed=3)
     apps = set(part.tasks["app_key"])
