@@ -182,7 +182,6 @@ def test_markup_in_a_log_and_a_record_is_shown_as_text(browser, spark, tmp_path)
         assert literal in text, where
 
 
-@pytest.mark.slow
 def test_markup_in_a_log_is_escaped_in_the_file(tmp_path):
     """Without a browser too: the file holds the planted markup only as escaped text."""
     from html.parser import HTMLParser

@@ -16,6 +16,8 @@ from perfx.cli import cli
 from tests.data_files import fixture_log
 from tests.report.browser import Browser, chromium
 
+pytestmark = pytest.mark.slow  # four logs' report, rendered in headless Chromium
+
 LOGS = [
     fixture_log("spark-events") / name
     for name in (  # not in the order of their time at stake: the page must reorder them
@@ -53,7 +55,6 @@ def stragglers():
     return perfx.open(LOGS).stragglers()
 
 
-@pytest.mark.slow
 def test_applications_are_ordered_by_time_at_stake(page, stragglers):
     per_app: dict[str, float] = {}
     for stage, stake in stragglers.at_stake().items():
