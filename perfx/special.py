@@ -126,41 +126,37 @@ def _all_rows(arg: str, command: str) -> bool:
     return arg == "all"
 
 
-def _answer_first(session: ReplSession, result: Any, every: bool) -> None:
-    """A result as the CLI prints it: its summary first, then the rows with the most at stake
-    (every row with ``all``), through the pager when taller than the terminal."""
-    page(dataclasses.replace(result, limit=None) if every else result, session.console)
+def _answer_first(name: str, description: str, answer: Callable[[Session, bool], Any]) -> None:
+    """Register ``NAME [all]``: the loaded log's ``answer`` as the CLI prints it, its summary
+    first, then the rows with the most at stake (every row with ``all``, the CLI's --all),
+    through the pager when taller than the terminal."""
+
+    def show(session: ReplSession, arg: str) -> None:
+        every = _all_rows(arg, name)
+        page(answer(session.require_session(), every), session.console)
+
+    special(name, f"{name} [all]", description)(show)
 
 
-@special(
+def _every_row(result: Any, every: bool) -> Any:
+    return dataclasses.replace(result, limit=None) if every else result
+
+
+_answer_first(
     "\\stragglers",
-    "\\stragglers [all]",
     "The loaded log's stragglers per stage and their causes, as perfx stragglers prints them.",
+    lambda loaded, every: _every_row(loaded.stragglers(), every),
 )
-def _stragglers(session: ReplSession, arg: str) -> None:
-    every = _all_rows(arg, "\\stragglers")
-    _answer_first(session, session.require_session().stragglers(), every)
-
-
-@special(
+_answer_first(
     "\\whatif",
-    "\\whatif [all]",
     "Job and application times without GC, network, disk, ... or stragglers (perfx whatif).",
+    lambda loaded, every: _every_row(loaded.whatif(), every),
 )
-def _whatif(session: ReplSession, arg: str) -> None:
-    every = _all_rows(arg, "\\whatif")
-    _answer_first(session, session.require_session().whatif(), every)
-
-
-@special(
+_answer_first(
     "\\skew",
-    "\\skew [all]",
     "Tasks with computation skew and the traced re-run that names their records (perfx skew).",
+    lambda loaded, every: loaded.skew(top=None) if every else loaded.skew(),
 )
-def _skew(session: ReplSession, arg: str) -> None:
-    every = _all_rows(arg, "\\skew")
-    loaded = session.require_session()
-    page(loaded.skew(top=None) if every else loaded.skew(), session.console)
 
 
 @special(

@@ -1,5 +1,4 @@
-"""Shared fixtures: the real logs in tests/data (each folder says where it comes from and under
-which licence), one SparkSession per test session (a JVM start costs seconds; every PySpark
+"""Shared fixtures: one SparkSession per test session (a JVM start costs seconds; every PySpark
 test shares it) and one Apache Ignite node per test session, started by the first test that
 needs it."""
 
@@ -10,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-DATA = REPO / "tests" / "data"
-"""The logs the tests read, inside the repository (each folder says where it comes from and
-under which licence): a clone runs its tests alone."""
+from tests.data_files import DATA
+
+__all__ = ["DATA", "ignite_node"]
+"""DATA stays importable from here for the benchmarks that still do (tests/bench); tests
+name their data through tests.data_files."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -41,12 +41,6 @@ def perfx_home(tmp_path_factory):
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-
-
-@pytest.fixture(scope="session")
-def data_dir() -> Path:
-    """tests/data: real Spark and Hadoop logs with Spark's own expected answers."""
-    return DATA
 
 
 @pytest.fixture(scope="session")

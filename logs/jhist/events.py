@@ -284,26 +284,29 @@ def _task_started(history: JobHistory, body: dict) -> None:
 
 
 def _task_finished(history: JobHistory, body: dict) -> None:
-    ref = _task_ref(body)
-    values = dict(
+    _task_ended(
+        history,
+        body,
         status="SUCCEEDED",
-        finish_time=float(body["finishTime"]),
         successful_attempt=plain(body.get("successfulAttemptId")) or None,
     )
-    counters = read_counters(body.get("counters"))
-    _update(history.task(*ref), values | {"counters": history.keep_counters(counters)})
 
 
 def _task_failed(history: JobHistory, body: dict) -> None:
-    ref = _task_ref(body)
-    values = dict(
+    _task_ended(
+        history,
+        body,
         status=body.get("status") or "FAILED",
-        finish_time=float(body["finishTime"]),
         error=body.get("error") or "",
         failed_due_to=plain(body.get("failedDueToAttempt")) or None,
     )
-    counters = read_counters(body.get("counters"))
-    _update(history.task(*ref), values | {"counters": history.keep_counters(counters)})
+
+
+def _task_ended(history: JobHistory, body: dict, **values: Any) -> None:
+    """Record a task's end; ``values`` holds the fields of its kind of end, already read."""
+    ref = _task_ref(body)
+    values["finish_time"] = float(body["finishTime"])
+    _update(history.task(*ref), values | _counters(history, body))
 
 
 def _attempt_started(history: JobHistory, body: dict) -> None:
@@ -326,8 +329,12 @@ def _attempt_ended(history: JobHistory, body: dict, status: str, **more: Any) ->
         host=body.get("hostname") or "",
         rack=plain(body.get("rackname")) or "",
     )
-    counters = read_counters(body.get("counters"))
-    _update(history.attempt(*ref), values | more | {"counters": history.keep_counters(counters)})
+    _update(history.attempt(*ref), values | more | _counters(history, body))
+
+
+def _counters(history: JobHistory, body: dict) -> dict[str, Counters]:
+    """An end event's counters, as the ``counters`` field of the task or attempt it ends."""
+    return {"counters": history.keep_counters(read_counters(body.get("counters")))}
 
 
 def _attempt_finished(history: JobHistory, body: dict) -> None:

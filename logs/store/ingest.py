@@ -111,7 +111,9 @@ def _record(manifest: Manifest, job: Job, result: Result, report: IngestReport) 
     parts = [list(p) for p in source.fingerprint]
     if result.status == "not a log":
         report.not_logs.append((source.key, result.reason))
-        manifest.entries[source.key] = Entry(source.key, parts, "not a log", result.reason)
+        manifest.entries[source.key] = Entry(
+            source=source.key, parts=parts, status="not a log", reason=result.reason
+        )
         return
     partition = partition_name(result.app_id, result.attempt_id)
     owner = manifest.owner(partition)
@@ -120,7 +122,9 @@ def _record(manifest: Manifest, job: Job, result: Result, report: IngestReport) 
             discard(manifest.location, result.temporary)
             reason = f"duplicate of {partition} already read from {owner.source}"
             report.duplicates.append((source.key, reason))
-            manifest.entries[source.key] = Entry(source.key, parts, "duplicate", reason)
+            manifest.entries[source.key] = Entry(
+                source=source.key, parts=parts, status="duplicate", reason=reason
+            )
             return
         owner.status, owner.partition = "duplicate", ""
         owner.reason = f"duplicate of {partition} read from {source.key}"
@@ -131,20 +135,11 @@ def _record(manifest: Manifest, job: Job, result: Result, report: IngestReport) 
         discard(manifest.location, f"app={previous.partition}")
     publish(manifest.location, result.temporary, partition)
     manifest.entries[source.key] = Entry(
-        source.key,
-        parts,
+        **result.read_facts(),
+        parts=parts,
         partition=partition,
-        kind=result.kind,
-        app_id=result.app_id,
-        attempt_id=result.attempt_id,
-        app_name=result.app_name,
-        start_time=result.start_time,
-        tasks=result.tasks,
-        bytes_read=result.bytes_read,
         registry=manifest.blob("registries", result.registry),
         schemas={t: manifest.blob("schemas", s) for t, s in result.schemas.items()},
-        properties=result.properties,
-        skipped=result.skipped,
     )
     report.read += 1
     report.resumed += bool(job.resume_bytes)

@@ -10,7 +10,7 @@ same for most applications, are kept once each under their hash (``registries/``
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 import orjson
 
@@ -24,19 +24,17 @@ DATA = "data"
 TABLES = ("tasks", "stages", "jobs", "apps")
 
 
-@dataclass
-class Entry:
-    """One source (an event log, a rolling log's parts, a job history) and what it gave.
-
-    ``parts`` holds ``[path, size, mtime_ns]`` of each file; ``status`` is ``ok`` (read into
-    ``partition``) or ``not a log`` (recorded so that an unchanged one is not read again);
-    ``bytes_read`` is how far an in-progress plain log was read (it resumes there)."""
+@dataclass(kw_only=True)
+class SourceRead:
+    """What reading one source gave, as both a worker's summary (worker.Result) and the
+    manifest's entry record it: ``status`` is ``ok`` or why the source gave no partition,
+    then the application read from it (id, name, start), its task count, how many bytes were
+    read (an in-progress plain log resumes there), its properties and the first lines skipped
+    in it (``[path, line, reason]``)."""
 
     source: str
-    parts: list[list]
     status: str = "ok"
     reason: str = ""
-    partition: str = ""
     kind: str = ""
     app_id: str = ""
     attempt_id: str = ""
@@ -44,11 +42,26 @@ class Entry:
     start_time: float | None = None
     tasks: int = 0
     bytes_read: int = 0
-    registry: str = ""
-    schemas: dict[str, str] = field(default_factory=dict)
     properties: dict[str, str] = field(default_factory=dict)
     skipped: list[list] = field(default_factory=list)
-    """The first lines skipped in it: ``[path, line, reason]``."""
+
+    def read_facts(self) -> dict:
+        """This record's fields as keywords, to make the other record of the same read."""
+        return {f.name: getattr(self, f.name) for f in fields(SourceRead)}
+
+
+@dataclass(kw_only=True)
+class Entry(SourceRead):
+    """One source (an event log, a rolling log's parts, a job history) and what it gave.
+
+    ``parts`` holds ``[path, size, mtime_ns]`` of each file; ``status`` is ``ok`` (read into
+    ``partition``), ``not a log`` (recorded so that an unchanged one is not read again) or
+    ``duplicate``; ``registry`` and ``schemas`` name the blobs kept under their hash."""
+
+    parts: list[list]
+    partition: str = ""
+    registry: str = ""
+    schemas: dict[str, str] = field(default_factory=dict)
 
     @property
     def readable(self) -> bool:

@@ -28,6 +28,7 @@ from ..formats import SPARK, FoundLog, ReadOptions, find_logs, format_named, lab
 from ..model import Log, SkippedLine
 from ..registry_json import registry_bytes
 from .fs import Location
+from .manifest import SourceRead
 from .partition import state_bytes, write_tables
 from .sources import Source
 
@@ -36,26 +37,15 @@ SKIPPED_KEPT = 100
 CHUNK = 8 << 20
 
 
-@dataclass
-class Result:
+@dataclass(kw_only=True)
+class Result(SourceRead):
     """What a worker did with one source: ``temporary`` is the written partition folder
-    ('' when nothing was written); ``error`` says why a source failed or is no log."""
+    ('' when nothing was written); ``reason`` says why a source failed or is no log; the
+    registry and schemas are the bytes the manifest keeps once under their hash."""
 
-    source: str
-    status: str = "ok"
-    reason: str = ""
     temporary: str = ""
-    kind: str = ""
-    app_id: str = ""
-    attempt_id: str = ""
-    app_name: str = ""
-    start_time: float | None = None
-    tasks: int = 0
-    bytes_read: int = 0
     registry: bytes = b""
     schemas: dict[str, bytes] = field(default_factory=dict)
-    properties: dict[str, str] = field(default_factory=dict)
-    skipped: list[list] = field(default_factory=list)
     skipped_count: int = 0
 
 
@@ -75,13 +65,15 @@ def run(job: Job) -> Result:
     try:
         return _run(job)
     except NotALog as err:
-        return Result(job.source.key, status="not a log", reason=str(err))
+        return Result(source=job.source.key, status="not a log", reason=str(err))
     except LogError as err:
-        return Result(job.source.key, status="failed", reason=str(err))
+        return Result(source=job.source.key, status="failed", reason=str(err))
     except Exception as err:  # a log perfx cannot read must not stop the others
         last = traceback.extract_tb(err.__traceback__)[-1]
         where = f" ({Path(last.filename).name}:{last.lineno})"
-        return Result(job.source.key, status="failed", reason=f"{type(err).__name__}: {err}{where}")
+        return Result(
+            source=job.source.key, status="failed", reason=f"{type(err).__name__}: {err}{where}"
+        )
 
 
 def run_all(jobs) -> list[Result]:
@@ -191,7 +183,7 @@ def _written(
         start = first.get("submit_time") if first is not None else None
     temporary, schemas = write_tables(job.store, log, state)
     return Result(
-        job.source.key,
+        source=job.source.key,
         temporary=temporary,
         kind=kind,
         app_id=app_id,

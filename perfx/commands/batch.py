@@ -14,22 +14,15 @@ from .options import (
     format_option,
     log_option,
     open_session,
+    queries_options,
+    query_file,
     run_options,
 )
 
 
 @click.command()
 @log_option()
-@click.option(
-    "--queries",
-    type=click.Path(exists=True, dir_okay=False),
-    help="A .pxql file of queries separated by ';'.",
-)
-@click.option(
-    "--pairs",
-    type=click.Path(exists=True, dir_okay=False),
-    help="CSV of ids bound to '?' placeholders, one row per pair.",
-)
+@queries_options("A .pxql file of queries separated by ';'.")
 @click.option(
     "--stragglers",
     is_flag=True,
@@ -53,18 +46,14 @@ def batch(logs, queries, pairs, stragglers, top, out, fmt, run, store, options) 
     and column in the file and the others still run. Exits 1 when any question could not be
     answered (the report marks which).
     """
-    from perfx.batch import expand, read_pairs, read_queries, run_batch, straggler_questions
+    from perfx.batch import expand, run_batch, straggler_questions
     from perfx.report import render_html
 
     if bool(queries) == bool(stragglers):
         raise click.UsageError("give exactly one of --queries FILE or --stragglers")
     asked = None
     if queries:
-        source = Path(queries).read_text()
-        texts = read_queries(source)
-        if not texts:
-            raise click.UsageError(f"{queries} holds no query")
-        items = expand(texts, read_pairs(pairs) if pairs else [], source=source)
+        items = query_file(queries, pairs)
         # a large feature store is read for these questions' executions
         asking = [(item.query, item.binding) for item in items if item.ok]
         session = open_session(logs, progress=True, questions=asking)

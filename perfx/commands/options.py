@@ -210,6 +210,35 @@ run_options = _compose(
     store_option,
 )
 
+
+def queries_options(queries_help: str) -> Callable[[F], F]:
+    """``--queries FILE`` (``queries_help`` says what they are asked instead of) and
+    ``--pairs CSV`` binding their ``?`` placeholders: read by ``query_file``."""
+    return _compose(
+        click.option("--queries", type=click.Path(exists=True, dir_okay=False), help=queries_help),
+        click.option(
+            "--pairs",
+            type=click.Path(exists=True, dir_okay=False),
+            help="CSV of ids bound to the '?' placeholders of --queries, one row per pair.",
+        ),
+    )
+
+
+def query_file(queries: str, pairs: str | None) -> list[Any]:
+    """The questions of a ``--queries`` file, each query once per row of ``--pairs`` where
+    it has ``?`` placeholders (perfx.batch.BatchItem; one that does not parse is a failed
+    item, placed at its line and column); a file with no query is a usage error."""
+    from pathlib import Path
+
+    from perfx.batch import expand, read_pairs, read_queries
+
+    source = Path(queries).read_text()
+    texts = read_queries(source)
+    if not texts:
+        raise click.UsageError(f"{queries} holds no query")
+    return expand(texts, read_pairs(pairs) if pairs else [], source=source)
+
+
 EXPLAIN_FLAGS: dict[str, Any] = {
     "width": click.IntRange(min=1),
     "despite_width": click.IntRange(min=1),

@@ -14,6 +14,8 @@ from .options import (
     log_note,
     log_option,
     open_session,
+    queries_options,
+    query_file,
     run_options,
 )
 
@@ -21,15 +23,9 @@ from .options import (
 @click.command("report")
 @log_option()
 @run_options
-@click.option(
-    "--queries",
-    type=click.Path(exists=True, dir_okay=False),
-    help="A .pxql file of queries to ask instead of the stragglers of the slowest stages.",
-)
-@click.option(
-    "--pairs",
-    type=click.Path(exists=True, dir_okay=False),
-    help="CSV of ids bound to '?' placeholders of --queries, one row per pair.",
+@queries_options(
+    "A .pxql file of queries (separated by ';') to ask instead of the stragglers of the "
+    "slowest stages."
 )
 @click.option(
     "--questions",
@@ -52,7 +48,7 @@ def report_command(logs, run, store, queries, pairs, limit, out, fmt, options) -
     """
     from pathlib import Path
 
-    from perfx.batch import expand, read_pairs, read_queries, run_batch
+    from perfx.batch import run_batch
     from perfx.report import render_report
 
     if pairs and not queries:
@@ -60,12 +56,9 @@ def report_command(logs, run, store, queries, pairs, limit, out, fmt, options) -
     session = open_session(logs, progress=True)
     items = None
     if queries:
-        source = Path(queries).read_text()
-        texts = read_queries(source)
-        if not texts:
-            raise click.UsageError(f"{queries} holds no query")
-        asked = expand(texts, read_pairs(pairs) if pairs else [], source=source)
-        items = run_batch(session, asked, options, progress=True, run=run, store=store)
+        items = run_batch(
+            session, query_file(queries, pairs), options, progress=True, run=run, store=store
+        )
     report = render_report(session, items, options, sources=logs, run=run, store=store, limit=limit)
     Path(out).write_text(report.html, encoding="utf-8")
     failed = [item for item in report.items if not item.ok]

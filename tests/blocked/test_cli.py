@@ -8,11 +8,12 @@ import pytest
 from click.testing import CliRunner
 
 from perfx.cli import cli
+from tests.data_files import fixture_log, public_log
 
 
 @pytest.fixture(scope="module")
-def traces(data_dir):
-    return str(data_dir / "ousterhout-traces")
+def traces():
+    return str(fixture_log("ousterhout-traces"))
 
 
 def _run(*args: str):
@@ -49,11 +50,11 @@ def test_stragglers_text_is_a_table_per_stage(traces):
     assert "1c_disk_job_log" in result.output
 
 
-def test_whatif_json_has_each_scenario_per_job_and_the_model_error(data_dir):
+def test_whatif_json_has_each_scenario_per_job_and_the_model_error():
     result = _run(
         "whatif",
         "--log",
-        str(data_dir / "spark-events" / "local-1430917381534"),
+        str(fixture_log("spark-events/local-1430917381534")),
         "--without",
         "gc",
         "--without",
@@ -71,6 +72,7 @@ def test_whatif_json_has_each_scenario_per_job_and_the_model_error(data_dir):
     assert data["apps"][0]["app_id"] == "local-1430917381534"
 
 
+@pytest.mark.slow
 def test_whatif_text_shows_real_modelled_and_default_scenarios(traces):
     result = _run("whatif", "--log", traces)
     assert result.exit_code == 0
@@ -84,12 +86,13 @@ def test_whatif_refuses_unknown_names(traces):
     assert "unknown cpu" in result.output and "stragglers" in result.output
 
 
-def test_whatif_on_a_mapreduce_log_is_one_line_and_exit_code_1(data_dir):
+@pytest.mark.slow
+def test_whatif_on_a_mapreduce_log_is_one_line_and_exit_code_1():
     import subprocess
     import sys
 
     result = subprocess.run(
-        [sys.executable, "-m", "perfx.cli", "whatif", "--log", str(data_dir / "hadoop-jhist")],
+        [sys.executable, "-m", "perfx.cli", "whatif", "--log", str(fixture_log("hadoop-jhist"))],
         capture_output=True,
         text=True,
     )
@@ -101,11 +104,11 @@ def test_whatif_on_a_mapreduce_log_is_one_line_and_exit_code_1(data_dir):
 
 
 @pytest.fixture(scope="module")
-def mixed(data_dir, tmp_path_factory):
+def mixed(tmp_path_factory):
     """A Spark application and a MapReduce job history in one folder."""
     folder = tmp_path_factory.mktemp("mixed")
-    spark = data_dir / "spark-events" / "local-1430917381534"
-    sleep = next((data_dir / "hadoop-jhist").glob("job_1329348432655_0001-*.jhist"))
+    spark = fixture_log("spark-events/local-1430917381534")
+    sleep = next((fixture_log("hadoop-jhist")).glob("job_1329348432655_0001-*.jhist"))
     (folder / spark.name).write_bytes(spark.read_bytes())
     (folder / sleep.name).write_bytes(sleep.read_bytes())
     return str(folder)
@@ -130,13 +133,8 @@ def test_whatif_of_a_mixed_folder_replays_the_spark_jobs(mixed):
     assert jobs and {j["app_id"] for j in jobs} == {"local-1430917381534"}
 
 
-def test_whatif_names_the_jobs_that_overlapped(data_dir):
-    log = str(
-        data_dir
-        / "public"
-        / "NVIDIA__spark-rapids-tools"
-        / "eventlog_4nodes_8cores_dynamic_alloc.zstd"
-    )
+def test_whatif_names_the_jobs_that_overlapped():
+    log = str(public_log("NVIDIA__spark-rapids-tools/eventlog_4nodes_8cores_dynamic_alloc.zstd"))
     data = json.loads(_run("whatif", "--log", log, "--without", "gc", "--format", "json").output)
     overlaps = {j["job_id"]: j["overlapped_with"] for j in data["jobs"]}
     assert overlaps["12"] == ["13"] and overlaps["13"] == ["12"] and overlaps["10"] == []

@@ -6,11 +6,12 @@ from __future__ import annotations
 import pytest
 
 from tests.bench.bench_replay_error import distribution, job_errors
+from tests.data_files import fixture_log
 
 
 @pytest.fixture(scope="module")
-def jobs(data_dir):
-    return job_errors(data_dir / "spark-events")
+def jobs():
+    return job_errors(fixture_log("spark-events"))
 
 
 def test_every_job_is_reproduced_within_five_percent(jobs):
@@ -25,7 +26,7 @@ def test_every_job_is_reproduced_within_five_percent(jobs):
     assert stats["max"] <= 0.05, f"worst: {worst.to_dict()}; distribution {stats}"
 
 
-def test_every_log_with_tasks_was_replayed(jobs, data_dir):
+def test_every_log_with_tasks_was_replayed(jobs):
     """Each top-level fixture with task events shows up (the ones without tasks have no jobs
     to replay)."""
     replayed = {app.split("/")[0] for app in jobs["app_id"]}

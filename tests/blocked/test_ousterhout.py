@@ -11,11 +11,12 @@ from perfx.explain.blocked.stragglers import find_stragglers
 from perfx.explain.blocked.whatif import whatifs
 from perfx.logs.loader import load_log
 from perfx.logs.ousterhout import is_ousterhout_log, read_ousterhout_log
+from tests.data_files import DATA, fixture_log
 
 
 @pytest.fixture(scope="module")
-def traces(data_dir) -> Path:
-    return data_dir / "ousterhout-traces"
+def traces() -> Path:
+    return fixture_log("ousterhout-traces")
 
 
 @pytest.fixture(scope="module")
@@ -23,15 +24,13 @@ def log(traces):
     return read_ousterhout_log(traces)
 
 
-def test_recognises_job_logs_and_their_folders(traces, data_dir):
+def test_recognises_job_logs_and_their_folders(traces):
     assert is_ousterhout_log(traces)
     assert is_ousterhout_log(traces / "04_15_14_disk" / "1a_disk_job_log")
     assert not is_ousterhout_log(traces / "README.md")
-    assert not is_ousterhout_log(data_dir / "spark-events")
-    assert not is_ousterhout_log(data_dir / "spark-events" / "local-1430917381534")
-    assert not is_ousterhout_log(data_dir), (
-        "a folder with Spark event logs too is left to their reader"
-    )
+    assert not is_ousterhout_log(fixture_log("spark-events"))
+    assert not is_ousterhout_log(fixture_log("spark-events/local-1430917381534"))
+    assert not is_ousterhout_log(DATA), "a folder with Spark event logs too is left to their reader"
 
 
 def test_every_file_is_an_app_with_its_tasks(log):

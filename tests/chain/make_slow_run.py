@@ -8,9 +8,10 @@ the two runs by stage position (perfx/chain.py, rule 2)."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parents[1] / "data" / "chain"
+from tests.data_files import fixture_log
+
+HERE = fixture_log("chain")
 HOT_DAY, HOT_RATINGS, MOVIES = 9, 300_000, 150
 
 

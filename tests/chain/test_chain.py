@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -17,6 +16,7 @@ from perfx.isolation.errors import IsolationError
 from perfx.isolation.programs import movie_ratings
 from perfx.isolation.runner import run_traced
 from perfx.session import open as open_session
+from tests.data_files import fixture_log
 
 pytestmark = pytest.mark.spark
 
@@ -25,8 +25,7 @@ ONE_HEAVY_RECORD = ("computation skew", "data skew")
 the stage's cost model reads it as skew in bytes (data skew) where its tasks' time follows
 their bytes, else as a dearer record (computation skew); either way its culprit is the line."""
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "chain"
-SLOW_LOG, RATINGS = DATA / "slow-run", DATA / "ratings"
+SLOW_LOG, RATINGS = fixture_log("chain/slow-run"), fixture_log("chain/ratings")
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ end to end (its timings are measured, not asserted: speed belongs in benchmarks)
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -14,8 +13,9 @@ from perfx.isolation.errors import IsolationError
 from perfx.isolation.programs import movie_ratings
 from perfx.isolation.runner import run_traced
 from perfx.verify import without_records
+from tests.data_files import fixture_log
 
-RATINGS = Path(__file__).resolve().parents[1] / "data" / "chain" / "ratings"
+RATINGS = fixture_log("chain/ratings")
 
 
 def test_the_copy_drops_exactly_the_lines_at_the_culprit_offsets(tmp_path):

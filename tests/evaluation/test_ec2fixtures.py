@@ -40,6 +40,7 @@ def test_same_seed_same_logs_other_seed_other_logs():
     ) or not a.tasks["duration"].equals(c.tasks["duration"])
 
 
+@pytest.mark.slow
 def test_committed_sample_regenerates_byte_identically(tmp_path):
     """Golden test: the README's command gives the committed files, byte for byte."""
     cmd = [
@@ -72,6 +73,7 @@ def test_grid_is_table_2():
         configurations(0.0, 1, rng)
 
 
+@pytest.mark.slow
 def test_loader_joins_host_metrics_into_paper_sized_feature_sets(log):
     task_features, job_features = len(log.features("task")), len(log.features("job"))
     assert 55 <= task_features <= 70, task_features  # the paper: 64

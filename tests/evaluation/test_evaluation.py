@@ -14,6 +14,8 @@ from perfx.paper.evaluation import EXPERIMENTS, LAST, SLOWER, evaluate
 from perfx.paper.protocol import QUERY_TEXT, candidates, query, restrict
 from perfx.paper.report import summarise, write
 
+pytestmark = pytest.mark.slow  # the paper's experiments, end to end
+
 PLOTS = {
     "fig3a.png",
     "fig3b.png",

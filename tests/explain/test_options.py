@@ -14,9 +14,9 @@ from perfx.explain.errors import ExplainError
 from perfx.explain.methods import METHODS
 from perfx.explain.options import DEFAULT_SAMPLE, DEFAULT_WIDTH, METHOD_NAMES, ExplainOptions
 from perfx.grammar.parser import parse
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 
-SMALL = DATA / "spark-events" / "local-1426533911241"
+SMALL = fixture_log("spark-events/local-1426533911241")
 
 
 def test_the_method_names_are_the_methods():

@@ -5,7 +5,6 @@ parts that pulled in opposite directions are said as time lost and time saved, n
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from click.testing import CliRunner
 from hypothesis import given
@@ -13,8 +12,9 @@ from hypothesis import strategies as st
 
 from perfx.cli import cli
 from perfx.explain.gap import split_shares, whole_percents
+from tests.data_files import public_log
 
-LOG = Path(__file__).resolve().parents[1] / "data" / "public" / "groupon__sparklint"
+LOG = public_log("groupon__sparklint")
 
 
 @given(st.lists(st.floats(min_value=0, max_value=1e7), min_size=1, max_size=6))

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from perfx.batch import expand, read_queries, straggler_questions
 from perfx.cli import cli
+from tests.data_files import fixture_log
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "reports"
 QUERIES = """\
@@ -24,8 +25,8 @@ OBSERVED duration compare = GT EXPECTED duration compare = SIM
 
 
 @pytest.fixture(scope="module")
-def log_path(data_dir) -> str:
-    return str(data_dir / "spark-events" / "local-1430917381534")
+def log_path() -> str:
+    return str(fixture_log("spark-events/local-1430917381534"))
 
 
 def _without_plots(html: str) -> str:

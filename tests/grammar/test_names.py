@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from perfx.grammar.names import closest, completes, resolve_name
 from perfx.logs.loader import load_log
+from tests.data_files import fixture_log
 
 
 def test_an_exact_spelling_wins_over_a_loose_one():
@@ -23,8 +24,8 @@ def test_completion_ignores_case_and_separators():
     assert completes("jobI", "job_id") and completes("", "x") and not completes("gc", "host")
 
 
-def test_the_registry_and_the_parser_agree_on_a_loosely_written_feature(data_dir):
-    log = load_log([data_dir / "spark-events" / "application_1628109047826_1317105"])
+def test_the_registry_and_the_parser_agree_on_a_loosely_written_feature():
+    log = load_log([fixture_log("spark-events/application_1628109047826_1317105")])
     spec = log.registry.resolve("task", "GC Time")
     assert spec is not None and spec.name == "gc_time"
     assert log.registry.suggest("task", "gc_tme")[0] == "gc_time"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +30,8 @@ from perfx.grammar.parser import parse
 from perfx.grammar.printer import to_pxql
 
 from .golden import FIXTURES, read_errors, read_sections
+
+pytestmark = pytest.mark.slow  # hypothesis: hundreds of generated queries per test
 
 SEEDS = list(read_sections(FIXTURES / "valid.pxql").values()) + [
     q for q, _ in read_errors(FIXTURES / "errors.txt").values()

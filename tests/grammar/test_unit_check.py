@@ -4,22 +4,15 @@ plain numbers and matching units pass."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from perfx.grammar.errors import PxqlError
 from perfx.grammar.parser import parse
 from perfx.logs.loader import load_log
 from perfx.logs.registry import ENTITIES
+from tests.data_files import public_log
 
-LOG = (
-    Path(__file__).resolve().parents[1]
-    / "data"
-    / "public"
-    / "qubole__sparklens"
-    / "local-1532512550423"
-)
+LOG = public_log("qubole__sparklens/local-1532512550423")
 
 
 @pytest.fixture(scope="module")
@@ -103,13 +96,7 @@ def test_a_list_of_names_checks_no_units(units) -> None:
 def test_perfx_explain_checks_units_against_the_logs_features(capsys):
     from perfx.cli import main
 
-    log = (
-        Path(__file__).resolve().parents[1]
-        / "data"
-        / "public"
-        / "groupon__sparklint"
-        / "spark_event_log_example"
-    )
+    log = public_log("groupon__sparklint/spark_event_log_example")
     with pytest.raises(SystemExit) as done:
         main(["explain", "--log", str(log), "WHY TASK 42 SLOWER DESPITE gc_time < 128MB"])
     err = capsys.readouterr().err

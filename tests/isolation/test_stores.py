@@ -219,6 +219,7 @@ def _answers(store, run: str) -> tuple:
     )
 
 
+@pytest.mark.slow
 def test_a_reader_during_a_write_sees_only_complete_runs(any_store):
     """While a run is being written, a reader listing and querying the store gets, for every
     run it lists, either the run's final answers or a refusal of an incomplete run; it is

@@ -26,10 +26,9 @@ import zstandard
 
 from perfx.cli import main
 from perfx.user_errors import user_error_types
-from tests.conftest import DATA
+from tests.data_files import PUBLIC, fixture_log
 from tests.logs import damage
 
-PUBLIC = DATA / "public"
 SOURCES: dict[str, tuple[Path, int]] = {
     "spark-2.3": (PUBLIC / "qubole__sparklens" / "local-1532512550423", 0),
     "spark-1.5": (PUBLIC / "linkedin__dr-elephant" / "event_log_1", 0),
@@ -41,9 +40,9 @@ SOURCES: dict[str, tuple[Path, int]] = {
         0,
     ),
     "mapreduce": (
-        DATA
-        / "hadoop-jhist"
-        / "job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-SUCCEEDED-default.jhist",
+        fixture_log(
+            "hadoop-jhist/job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-SUCCEEDED-default.jhist"
+        ),
         2,
     ),
 }

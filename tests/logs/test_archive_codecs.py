@@ -10,7 +10,6 @@ import hashlib
 import lzma
 import re
 import shutil
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -20,8 +19,8 @@ from perfx.cli import main
 from perfx.logs.errors import CorruptStream
 from perfx.logs.eventlog.codecs import LZ4_MAGIC
 from perfx.logs.loader import load_log
+from tests.data_files import PUBLIC
 
-PUBLIC = Path(__file__).resolve().parents[1] / "data" / "public"
 SPARK = PUBLIC / "qubole__sparklens" / "local-1532512550423"
 JHIST = (
     PUBLIC

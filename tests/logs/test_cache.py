@@ -20,10 +20,11 @@ from perfx.explain.errors import ExplainError
 from perfx.logs import cache
 from perfx.logs.registry import ENTITIES
 from perfx.session import open as open_session
+from tests.data_files import PUBLIC, fixture_log
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "public"
+CORPUS = PUBLIC
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
-SMALL = Path(__file__).resolve().parents[1] / "data" / "spark-events" / "local-1430917381534"
+SMALL = fixture_log("spark-events/local-1430917381534")
 
 
 @pytest.fixture(autouse=True)
@@ -88,6 +89,7 @@ def _same_log(cached, fresh) -> None:
     assert cached.sources == fresh.sources
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", MANIFEST, ids=[e["path"] for e in MANIFEST])
 def test_answers_are_the_same_from_the_cache(entry, reads):
     path = str(CORPUS / entry["path"])
@@ -121,6 +123,7 @@ def test_a_changed_or_grown_log_is_read_again(tmp_path, reads):
     assert len(_entries()) == 3
 
 
+@pytest.mark.slow
 def test_no_cache_keeps_and_reads_nothing(monkeypatch, reads, capsys):
     monkeypatch.delenv("PERFX_CACHE")  # the command's own default: on
     for flags in (["--no-cache"], ["--no-cache"], [], []):

@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from perfx.cli import cli, main
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 
-SMALL = DATA / "spark-events" / "local-1426533911241"
-MALFORMED = DATA / "spark-rapids-tools-events" / "malformed_json_eventlog.zstd"
+SMALL = fixture_log("spark-events/local-1426533911241")
+MALFORMED = fixture_log("spark-rapids-tools-events/malformed_json_eventlog.zstd")
 
 SMALL_TEXT = """\
 1 application (Spark unknown (< 1.3)): 1 job, 1 stage, 8 tasks; no line skipped.
@@ -113,7 +113,7 @@ def test_features_lists_kind_unit_role() -> None:
     "args, message",
     [
         (["logs", "job_1.jhist"], "no such file or directory"),
-        (["logs", str(DATA / "spark-events" / "README.md")], "no Spark event log"),
+        (["logs", str(fixture_log("spark-events/README.md"))], "no Spark event log"),
     ],
 )
 def test_unreadable_inputs_are_one_line_errors(args, message, capsys) -> None:

@@ -6,9 +6,9 @@ import orjson
 
 import perfx
 from perfx.logs.config import varying_settings
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 
-FIXTURE = DATA / "spark-events" / "local-1430917381534"
+FIXTURE = fixture_log("spark-events/local-1430917381534")
 
 
 def with_settings(path, app_id: str, settings: dict[str, str]) -> None:

@@ -14,10 +14,10 @@ import pytest
 from perfx.logs.eventlog.tables import unique_ids
 from perfx.logs.loader import load_log
 from perfx.logs.model import SkippedLine, skipped_note
-from tests.conftest import DATA
+from tests.data_files import public_log
 from tests.logs.fuzzing import question, run_cli
 
-SOURCE = DATA / "public" / "qubole__sparklens" / "local-1532512550423"
+SOURCE = public_log("qubole__sparklens/local-1532512550423")
 LINES = SOURCE.read_bytes().splitlines(keepends=True)
 
 
@@ -128,6 +128,7 @@ def test_ids_are_unique_or_perfx_says_it_is_its_own_bug():
         unique_ids(pd.DataFrame({"id": ["a/1", "a/1"]}))
 
 
+@pytest.mark.slow
 def test_answers_from_a_log_with_skipped_lines_say_so_in_one_line(tmp_path):
     lines = list(LINES)
     lines.insert(3, b"not json at all\n")

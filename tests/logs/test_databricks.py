@@ -6,7 +6,6 @@ and properties. Real Databricks logs from tests/data/public only."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -15,10 +14,10 @@ from click.testing import CliRunner
 
 from perfx.cli import cli
 from perfx.logs.loader import load_log
+from tests.data_files import fixture_log, public_log
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-ROLLED = DATA / "databricks-rolled" / "8880912756278443690"
-NVIDIA = DATA / "public" / "NVIDIA__spark-rapids-tools"
+ROLLED = fixture_log("databricks-rolled/8880912756278443690")
+NVIDIA = public_log("NVIDIA__spark-rapids-tools")
 WHOLE = NVIDIA / "db_subExecution_id.zstd"
 """The log the rolled folder was cut from (tests/data/databricks-rolled/README.md)."""
 

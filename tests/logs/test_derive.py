@@ -14,7 +14,7 @@ from perfx.logs.derive import (
     running_at_start,
 )
 from perfx.logs.loader import load_log
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 
 
 def brute_overlap(group, start, end):
@@ -98,7 +98,7 @@ def test_aggregates_count_sum_mean_max_skew() -> None:
 
 
 def test_every_registered_task_feature_is_a_column_and_back() -> None:
-    log = load_log(DATA / "spark-events" / "app-20200706201101-0003")
+    log = load_log(fixture_log("spark-events/app-20200706201101-0003"))
     for entity in ("task", "stage", "job", "app"):
         table = log.table(entity)
         registered = set(log.registry.names(entity))
@@ -130,8 +130,8 @@ def reference_aggregates(tasks: pd.DataFrame, key: str) -> pd.DataFrame:
 def test_aggregates_equal_pandas_groupby_on_real_logs() -> None:
     """Including tasks without metrics (missing values) and several stages and jobs."""
     for path in (
-        DATA / "spark-events" / "application_1628109047826_1317105",
-        DATA / "spark-rapids-tools-events" / "tasks_executors_fail_compressed_eventlog.zstd",
+        fixture_log("spark-events/application_1628109047826_1317105"),
+        fixture_log("spark-rapids-tools-events/tasks_executors_fail_compressed_eventlog.zstd"),
     ):
         tasks = load_log(path).tasks
         for key in ("stage_key", "app_key"):

@@ -14,9 +14,9 @@ from perfx.logs.derive import add_task_features
 from perfx.logs.errors import NotALog
 from perfx.logs.eventlog.tables import TASK_COLUMNS
 from perfx.logs.loader import load_log
-from tests.conftest import DATA
+from tests.data_files import DATA, fixture_log
 
-FOLDERS = (DATA / "spark-events", DATA / "spark-rapids-tools-events")
+FOLDERS = (fixture_log("spark-events"), fixture_log("spark-rapids-tools-events"))
 NOT_LOGS = {"LICENSE", "NOTICE", "README.md"}
 """Files of those folders that are no event logs (besides the expectations' JSON answers)."""
 
@@ -45,7 +45,7 @@ def test_file_loads_alone(path: Path) -> None:
 
 
 def test_logs_without_tasks_load_with_every_column() -> None:
-    log = load_log(DATA / "spark-events" / "application_1555004656427_0144")
+    log = load_log(fixture_log("spark-events/application_1555004656427_0144"))
     assert len(log.tasks) == 0 and len(log.apps) == 1
     assert set(TASK_COLUMNS) <= set(log.tasks.columns)
     assert log.apps["task_count"].tolist() == [0]
@@ -68,7 +68,7 @@ def test_derived_features_of_an_empty_task_table() -> None:
     )
 
 
-OUSTERHOUT_FILE = DATA / "ousterhout-traces" / "04_15_14_disk" / "1a_disk_job_log"
+OUSTERHOUT_FILE = fixture_log("ousterhout-traces/04_15_14_disk/1a_disk_job_log")
 
 
 def test_single_ousterhout_job_log_file_is_dispatched() -> None:

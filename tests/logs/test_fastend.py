@@ -10,12 +10,12 @@ import pytest
 
 from perfx.logs.eventlog import build, events, fastend
 from perfx.logs.loader import load_log
-from tests.conftest import DATA
+from tests.data_files import DATA, fixture_log
 
 from .test_each_file import NOT_LOGS, every_file
 
 LOGS = [p for p in every_file() if p.name not in NOT_LOGS and not p.name.startswith("appstatus_")]
-TEMPLATE = DATA / "spark-events" / "app-20200706201101-0003"
+TEMPLATE = fixture_log("spark-events/app-20200706201101-0003")
 
 
 def load_without_fast_path(path, monkeypatch):
@@ -24,6 +24,7 @@ def load_without_fast_path(path, monkeypatch):
         return load_log(path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", LOGS, ids=lambda p: str(p.relative_to(DATA)))
 def test_fast_path_tables_equal_orjson_tables(path, monkeypatch) -> None:
     fast, slow = load_log(path), load_without_fast_path(path, monkeypatch)
@@ -49,7 +50,7 @@ def test_usual_layouts_take_the_fast_path() -> None:
         "local-1642039451826",
         "app-20180109111548-0000",
     ):
-        lines = task_end_lines(DATA / "spark-events" / name)
+        lines = task_end_lines(fixture_log("spark-events") / name)
         successes = [
             line
             for line in lines

@@ -12,7 +12,7 @@ import pytest
 from perfx.logs.feature_tables import COMMON, SPARK_TASK, TASK_HOST_LOAD
 from perfx.logs.loader import load_log
 from perfx.logs.registry import GAP_PARTS, FeatureSpec, Kind, Role, Unit
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 
 TABLES = {"COMMON": COMMON, "TASK_HOST_LOAD": TASK_HOST_LOAD, "SPARK_TASK": SPARK_TASK}
 SNAKE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -46,7 +46,7 @@ def test_the_tables_are_nested_as_the_readers_use_them():
 def test_the_spark_task_table_is_what_the_reader_builds():
     """Oracle: the task table read from real Spark event logs has a column for every row, and
     the registry the reader builds keeps the row unchanged."""
-    log = load_log(DATA / "spark-events")
+    log = load_log(fixture_log("spark-events"))
     assert {row.name for row in SPARK_TASK} <= set(log.tasks.columns)
     for row in SPARK_TASK:
         assert log.registry.resolve("task", row.name) == row, row.name

@@ -17,6 +17,7 @@ from perfx.logs.formats import FORMATS, LogFormat, find_logs, registered
 from perfx.logs.model import Log
 from perfx.logs.registry import FeatureRegistry
 from perfx.logs.tabular import column_specs
+from tests.data_files import fixture_log
 
 HEADER = b"TOYLOG 1\n"
 ROWS = [("t1", 0, 120.0, "hostA"), ("t2", 0, 480.0, "hostB"), ("t3", 1, 95.5, "hostA")]
@@ -90,23 +91,23 @@ def test_an_unregistered_format_is_read_by_neither(toy_log, tmp_path, capsys):
         assert "perfx: " in err and "no Spark event log" in err and "Traceback" not in err, err
 
 
-def test_each_format_finds_its_own_test_log(data_dir):
+def test_each_format_finds_its_own_test_log():
     """The registry's formats recognise the repository's real logs, each only its own."""
     cases = {
-        "spark": data_dir / "spark-events",
-        "jhist": data_dir / "hadoop-jhist",
-        "ousterhout": data_dir / "ousterhout-traces",
+        "spark": fixture_log("spark-events"),
+        "jhist": fixture_log("hadoop-jhist"),
+        "ousterhout": fixture_log("ousterhout-traces"),
     }
     for name, path in cases.items():
         found = find_logs(path, [])
         assert found and {f.format for f in found} == {name}, (name, found[:3])
 
 
-def test_each_format_recognises_its_own_files_only(data_dir):
+def test_each_format_recognises_its_own_files_only():
     files = {
-        "spark": data_dir / "spark-events" / "local-1426533911241",
-        "jhist": data_dir / "hadoop-jhist" / "job_2.4.0-FAILED.jhist",
-        "ousterhout": data_dir / "ousterhout-traces" / "04_15_14_mem" / "1a_mem_job_log",
+        "spark": fixture_log("spark-events/local-1426533911241"),
+        "jhist": fixture_log("hadoop-jhist/job_2.4.0-FAILED.jhist"),
+        "ousterhout": fixture_log("ousterhout-traces/04_15_14_mem/1a_mem_job_log"),
     }
     for name, file in files.items():
         assert [f.name for f in FORMATS if f.recognise(file)] == [name], file

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from tests.logs import damage
 from tests.logs.fuzzing import SOURCES, Case, check
 
+pytestmark = pytest.mark.slow  # hundreds of damaged logs
+
 FUZZ = settings(
     max_examples=30,
     deadline=None,

@@ -18,9 +18,9 @@ import pytest
 
 from perfx.logs.history import executor_totals, task_summary
 from perfx.logs.loader import load_log
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 
-EVENTS = DATA / "spark-events"
+EVENTS = fixture_log("spark-events")
 EXPECTATIONS = EVENTS / "expectations"
 NS = 1e6
 """REST passes Spark's nanosecond fields through; perfx holds ms."""

@@ -12,14 +12,9 @@ import pytest
 from perfx.cli import main
 from perfx.logs.errors import LogError
 from perfx.logs.loader import load_log
+from tests.data_files import public_log
 
-LOG = (
-    Path(__file__).resolve().parents[1]
-    / "data"
-    / "public"
-    / "groupon__sparklint"
-    / "spark_event_log_example"
-)
+LOG = public_log("groupon__sparklint/spark_event_log_example")
 
 
 def metrics_csv(tmp_path: Path, hosts: list[str]) -> Path:

@@ -20,10 +20,10 @@ from perfx.explain.errors import ExplainError
 from perfx.logs.errors import NotALog
 from perfx.logs.jhist.reader import name_summary
 from perfx.logs.loader import load_log
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 from tests.logs.test_reader import lz4_stream
 
-JHIST = DATA / "hadoop-jhist"
+JHIST = fixture_log("hadoop-jhist")
 SLEEP = (
     JHIST
     / "job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-SUCCEEDED-default.jhist"
@@ -33,7 +33,7 @@ TERAGEN = (
     / "job_1416424547277_0002-1416424775281-root-TeraGen-1416424785433-2-0-SUCCEEDED-default-1416424779349.jhist"
 )
 FAILED = JHIST / "job_2.4.0-FAILED.jhist"
-SPARK_LOG = DATA / "spark-events" / "local-1426533911241"
+SPARK_LOG = fixture_log("spark-events/local-1426533911241")
 
 
 def raw_events(path: Path) -> list[tuple[str, dict]]:

@@ -14,9 +14,9 @@ from click.testing import CliRunner
 from perfx.cli import cli
 from perfx.logs.errors import NotALog
 from perfx.logs.loader import load_log
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 
-LOG = DATA / "spark-events" / "local-1426533911241"
+LOG = fixture_log("spark-events/local-1426533911241")
 """One job of 8 tasks, all on host ``localhost``."""
 
 

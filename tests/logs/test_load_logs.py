@@ -11,10 +11,10 @@ import pytest
 
 from perfx.logs.eventlog.open import NOT_A_LOG
 from perfx.logs.loader import load_log
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 
-EVENTS = DATA / "spark-events"
-RAPIDS = DATA / "spark-rapids-tools-events"
+EVENTS = fixture_log("spark-events")
+RAPIDS = fixture_log("spark-rapids-tools-events")
 
 
 def _first_int(cell: str) -> int:

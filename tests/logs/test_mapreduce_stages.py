@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from perfx.cli import cli
 from perfx.logs.loader import load_log
+from tests.data_files import PUBLIC
 
-PUBLIC = Path(__file__).resolve().parents[1] / "data" / "public"
 SUCCEEDED = sorted((PUBLIC / "linkedin__dr-elephant").glob("*.jhist"))
 """Two QuasiMonteCarlo jobs, one map and one reduce each, both succeeded."""
 FAILED = sorted((PUBLIC / "mpw0563__hadoop").glob("*.jhist"))

@@ -14,6 +14,7 @@ from perfx.logs.jhist.tables import JHIST_TASK
 from perfx.logs.loader import load_log
 from perfx.logs.ousterhout import OUSTERHOUT_TASK
 from perfx.logs.registry import ENTITIES, GAP_PARTS, FeatureRegistry
+from tests.data_files import public_log
 
 REPO = Path(__file__).resolve().parents[2]
 EC2_SAMPLE = REPO / "paper" / "fixtures" / "ec2-seed1-small"
@@ -162,7 +163,7 @@ def test_perfx_features_shows_symptoms_and_provenance(tmp_path):
 
     from perfx.cli import cli
 
-    log = REPO / "tests" / "data" / "public" / "groupon__sparklint" / "spark_event_log_example"
+    log = public_log("groupon__sparklint/spark_event_log_example")
     result = CliRunner().invoke(cli, ["features", "--log", str(log), "--format", "json"])
     assert result.exit_code == 0, result.output
     rows = {r["name"]: r for r in _json.loads(result.output)["features"]}

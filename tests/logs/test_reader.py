@@ -18,9 +18,9 @@ from perfx.logs.errors import NotALog
 from perfx.logs.eventlog.codecs import LZ4_MAGIC, SNAPPY_MAGIC, lzf_decompress
 from perfx.logs.eventlog.open import NOT_A_LOG
 from perfx.logs.loader import load_log
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 
-FIXTURE = DATA / "spark-events" / "local-1430917381534"
+FIXTURE = fixture_log("spark-events/local-1430917381534")
 TEXT = FIXTURE.read_bytes()
 BLOCK = 64 * 1024
 

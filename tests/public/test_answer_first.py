@@ -17,8 +17,8 @@ from click.testing import CliRunner
 
 from perfx.cli import cli
 from perfx.results.headline import ROWS, id_order
+from tests.data_files import PUBLIC
 
-PUBLIC = Path(__file__).resolve().parents[1] / "data" / "public"
 SNAPSHOTS = Path(__file__).resolve().parents[1] / "fixtures" / "snapshots"
 
 LOGS = {
@@ -29,6 +29,8 @@ LOGS = {
     # a small local application (Spark 3)
     "sparklens": PUBLIC / "Netflix-Skunkworks__sparklens" / "local-fresh",
 }
+LARGE = {"q88"}
+"""Logs whose commands take seconds each (``slow``)."""
 ASKED = {
     "q88": "WHY TASK 'app-20240919162642-0000/13' SLOWER",
     "sparklint": "WHY TASK 554 SLOWER",
@@ -52,13 +54,20 @@ def _run(args: list[str]) -> str:
     return result.output
 
 
+class _Outputs(dict):
+    """(log name, command) -> the command's text on the log, run once when first asked for:
+    a run of some of the tests (``./dev test --quick`` leaves the large log out) runs only
+    the commands they read."""
+
+    def __missing__(self, key: tuple[str, str]) -> str:
+        name, command = key
+        self[key] = text = _run(COMMANDS[command](str(LOGS[name]), name))
+        return text
+
+
 @pytest.fixture(scope="module")
 def outputs() -> dict[tuple[str, str], str]:
-    return {
-        (name, command): _run(build(str(log), name))
-        for name, log in LOGS.items()
-        for command, build in COMMANDS.items()
-    }
+    return _Outputs()
 
 
 def _table_rows(text: str) -> list[int]:
@@ -77,7 +86,9 @@ def _table_rows(text: str) -> list[int]:
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
-@pytest.mark.parametrize("name", sorted(LOGS))
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=[pytest.mark.slow] if n in LARGE else []) for n in sorted(LOGS)]
+)
 def test_the_answer_is_on_top_and_tables_are_short(outputs, name, command):
     text = outputs[(name, command)].replace(str(PUBLIC), "PUBLIC")
     golden = SNAPSHOTS / f"{name}.{command}.txt"
@@ -96,6 +107,7 @@ def test_the_answer_is_on_top_and_tables_are_short(outputs, name, command):
     assert all(rows <= ROWS for rows in _table_rows(text)), _table_rows(text)
 
 
+@pytest.mark.slow
 def test_all_lists_every_row():
     log = str(LOGS["q88"])
     cut = _table_rows(_run(["stragglers", "--log", log]))
@@ -106,6 +118,7 @@ def test_all_lists_every_row():
     assert jobs[0] == 57 > ROWS  # the log's 57 jobs
 
 
+@pytest.mark.slow
 def test_jobs_are_ordered_as_numbers_and_by_time_at_stake(outputs):
     data = json.loads(_run(["whatif", "--log", str(LOGS["q88"]), "--format", "json"]))
     ids = [job["job_id"] for job in data["jobs"]]

@@ -20,9 +20,7 @@ import pytest
 
 from perfx.explain.cause import task_cause
 from perfx.session import open as open_session
-
-DATA = Path(__file__).resolve().parents[1] / "data"
-PUBLIC = DATA / "public"
+from tests.data_files import PUBLIC, fixture_log
 
 
 def _cause(path: Path, task_id: str):
@@ -31,16 +29,17 @@ def _cause(path: Path, task_id: str):
 
 def test_a_speculative_copy_is_said_to_be_one():
     app = "application_1628109047826_1317105"
-    found = _cause(DATA / "spark-events" / app, f"{app}/4")
+    found = _cause(fixture_log("spark-events") / app, f"{app}/4")
     assert found is not None and found.name == "speculative copy", found
     assert "speculative copy of partition 3's task" in found.detail
-    original = _cause(DATA / "spark-events" / app, f"{app}/3")
+    original = _cause(fixture_log("spark-events") / app, f"{app}/3")
     assert original is not None and original.name != "speculative copy", original
 
 
 NEPTUNE = PUBLIC / "lsds__Neptune" / "application_1538416563558_0014"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("path", "task", "name", "said"),
     [
@@ -99,6 +98,7 @@ def _slowed_host(out: Path, factor: float = 3.0) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_a_slow_host_is_named_where_every_task_of_its_stage_there_was_slow(tmp_path):
     edited = open_session([str(_slowed_host(tmp_path / "application_1472176676028_407508_1"))])
     original = open_session([str(SPARKLINT)])

@@ -10,7 +10,6 @@ perfx's own reason."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -18,8 +17,11 @@ from perfx.explain.engine import explain
 from perfx.explain.errors import ExplainError
 from perfx.grammar.ast import Bool, Ordering, ValuePair
 from perfx.session import open as open_session
+from tests.data_files import PUBLIC
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "public"
+pytestmark = pytest.mark.slow  # every log of the public corpus explained
+
+CORPUS = PUBLIC
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
 
 

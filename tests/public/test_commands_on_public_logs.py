@@ -4,13 +4,15 @@ error: a log perfx cannot use is a one-line user error (exit 1 or 2), never exit
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from perfx.cli import main
+from tests.data_files import PUBLIC
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "public"
+pytestmark = pytest.mark.slow  # every command on every log of the public corpus
+
+CORPUS = PUBLIC
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
 
 COMMANDS = {

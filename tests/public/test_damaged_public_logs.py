@@ -14,10 +14,13 @@ import pytest
 import zstandard
 
 from perfx.session import open as open_session
+from tests.data_files import PUBLIC
 from tests.logs import damage
 from tests.logs.fuzzing import plain_bytes
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "public"
+pytestmark = pytest.mark.slow  # every log of the public corpus, damaged several ways
+
+CORPUS = PUBLIC
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
 REORDERINGS = ("start_after_end", "swap_lines", "shuffle_lines", "duplicate_lines")
 """Damages that keep every event whole, all done to each file of each log."""

@@ -6,14 +6,13 @@ comparing a 128-task stage with a 1-task one. Real public logs (tests/data/publi
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from perfx.explain.errors import ExplainError
 from perfx.session import open as open_session
+from tests.data_files import PUBLIC
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "public"
+CORPUS = PUBLIC
 
 
 def _shape(table, entity_id: str, columns: tuple[str, ...]) -> tuple:

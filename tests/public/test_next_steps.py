@@ -6,16 +6,15 @@ stages' call sites look like Scala's)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from perfx.explain.cause import task_cause
 from perfx.explain.gap import ISOLATE
 from perfx.logs.eventlog import sqlplan
 from perfx.session import open as open_session
+from tests.data_files import public_log
 
-RAPIDS = Path(__file__).resolve().parents[1] / "data" / "public" / "NVIDIA__spark-rapids-tools"
+RAPIDS = public_log("NVIDIA__spark-rapids-tools")
 SKEW = ("computation skew", "data skew")
 
 
@@ -68,6 +67,7 @@ def test_isolation_where_a_plans_python_udfs_handled_them():
         assert "in the Python worker" in diagnosis.detail and "Scala" not in diagnosis.detail
 
 
+@pytest.mark.slow
 def test_the_jobs_table_says_each_plans_engine_and_first_input():
     engines = {}
     for name in ("nds_q66_gpu.zstd", "nds_q88_photon_db_13_3.zstd", "python_udf_eventlog"):

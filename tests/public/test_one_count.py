@@ -21,8 +21,11 @@ from perfx.logs.store.ingest import ingest
 from perfx.logs.store.manifest import DATA
 from perfx.report.overview import app_counts, applications
 from perfx.results.summary import LogSummary
+from tests.data_files import PUBLIC
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "public"
+pytestmark = pytest.mark.slow  # every log of the public corpus, read and ingested
+
+CORPUS = PUBLIC
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
 KINDS = ("apps", "jobs", "stages", "tasks")
 

@@ -11,6 +11,8 @@ from perfx.explain.blocked.whatif import whatifs
 from perfx.logs.loader import load_log
 from tests.bench.bench_whatif_public import CORPUS, LIMIT, corpus_errors, spark_logs
 
+pytestmark = pytest.mark.slow  # every job of the public corpus replayed
+
 SCENARIOS = [["gc"], ["stragglers"], ["scheduler"], ["network", "disk"]]
 
 

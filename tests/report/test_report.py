@@ -13,11 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 from perfx.cli import cli
-from tests.conftest import DATA, REPO
+from tests.data_files import REPO, fixture_log, public_log
 from tests.report.browser import Browser, chromium
 
 ARTIFACTS = REPO / "tests" / "artifacts"
-CHAIN = DATA / "chain"
+CHAIN = fixture_log("chain")
 SECTIONS = ["overview", "stages", "timeline", "questions"]
 MARKUP = '<script>alert(1)</script>"><img src=x onerror=alert(2)>[bold red]rich[/bold red]'
 """Text that would be markup in HTML or in rich, planted in a log and in an input record."""
@@ -68,8 +68,9 @@ def _check_page(browser, path: Path, shot: str):
     return page
 
 
+@pytest.mark.slow
 def test_report_of_a_spark_shell_log(browser, tmp_path):
-    log = DATA / "spark-events" / "local-1430917381534"
+    log = fixture_log("spark-events/local-1430917381534")
     html = _report(tmp_path / "report.html", "--log", str(log))
     page = _check_page(browser, tmp_path / "report.html", "report-local-1430917381534.png")
     text = page.evaluate("document.body.innerText")
@@ -208,7 +209,7 @@ def test_the_default_questions_ask_each_task_once():
     from perfx.report.questions import candidate_tasks
     from perfx.report.stages import stage_table
 
-    session = perfx.open([DATA / "public" / "NVIDIA__spark-rapids-tools" / "rp_nosql_eventlog"])
+    session = perfx.open([public_log("NVIDIA__spark-rapids-tools/rp_nosql_eventlog")])
     analysis = session.straggler_analysis
     slowest = analysis.tasks.sort_values("duration").iloc[-1]
     assert slowest["straggler"]
@@ -236,7 +237,7 @@ def test_a_log_whose_stages_ran_evenly_has_no_question_to_ask(tmp_path):
     """No task of its stages ran 10 % longer than another: perfx asks nothing rather than
     refuse questions of its own choosing, and says so."""
     out = tmp_path / "report.html"
-    log = DATA / "spark-events" / "local-1422981759269"
+    log = fixture_log("spark-events/local-1422981759269")
     result = CliRunner().invoke(cli, ["report", "--log", str(log), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert result.output.startswith("no question to ask; report written to")

@@ -13,11 +13,13 @@ from click.testing import CliRunner
 
 import perfx
 from perfx.cli import cli
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 from tests.report.browser import Browser, chromium
 
+pytestmark = pytest.mark.slow  # four logs' report, rendered in headless Chromium
+
 LOGS = [
-    DATA / "spark-events" / name
+    fixture_log("spark-events") / name
     for name in (  # not in the order of their time at stake: the page must reorder them
         "local-1642039451826",
         "local-1430917381534",

@@ -32,7 +32,8 @@ def server():
             pass
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    # shutdown() waits for the serving loop's next poll: 0.5 s by default, at every test
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     state["url"] = f"http://127.0.0.1:{httpd.server_address[1]}"
     yield state

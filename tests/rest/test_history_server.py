@@ -17,29 +17,23 @@ import pytest
 from perfx.logs.loader import load_log
 from perfx.logs.rest.client import RestAccess, RestError
 from perfx.logs.rest.reader import list_apps, read_rest
-from tests.conftest import DATA
+from tests.data_files import fixture_log, public_log
 from tests.rest.history_server import history_server
 
 pytestmark = pytest.mark.spark
 
 LOGS = [
-    DATA / "spark-events" / "local-1430917381534",  # Spark 1.4
-    DATA / "spark-events" / "app-20161115172038-0000",  # 2.1, failed tasks
-    DATA / "spark-events" / "application_1516285256255_0012",  # 2.3, failed tasks
-    DATA / "spark-events" / "local-1642039451826",  # 3.3, SQL with skipped stages
-    DATA / "spark-events" / "application_1628109047826_1317105",  # 3.1, executors removed
-    DATA / "public" / "Netflix-Skunkworks__sparklens" / "local-fresh",  # 3.3.4
-    DATA / "public" / "kubeflow__mcp-apache-spark-history-server" / "local-1776286786993.zstd",
-    DATA / "public" / "NVIDIA__spark-rapids-tools" / "gpu_oom_eventlog.zstd",  # 12k tasks
+    fixture_log("spark-events/local-1430917381534"),  # Spark 1.4
+    fixture_log("spark-events/app-20161115172038-0000"),  # 2.1, failed tasks
+    fixture_log("spark-events/application_1516285256255_0012"),  # 2.3, failed tasks
+    fixture_log("spark-events/local-1642039451826"),  # 3.3, SQL with skipped stages
+    fixture_log("spark-events/application_1628109047826_1317105"),  # 3.1, executors removed
+    public_log("Netflix-Skunkworks__sparklens/local-fresh"),  # 3.3.4
+    public_log("kubeflow__mcp-apache-spark-history-server/local-1776286786993.zstd"),
+    public_log("NVIDIA__spark-rapids-tools/gpu_oom_eventlog.zstd"),  # 12k tasks
     # two attempts of one YARN application (4.1): REST reads the latest, under its attempt id
-    DATA
-    / "public"
-    / "kubeflow__mcp-apache-spark-history-server"
-    / "application_1713000000000_0001_1.zstd",
-    DATA
-    / "public"
-    / "kubeflow__mcp-apache-spark-history-server"
-    / "application_1713000000000_0001_2.zstd",
+    public_log("kubeflow__mcp-apache-spark-history-server/application_1713000000000_0001_1.zstd"),
+    public_log("kubeflow__mcp-apache-spark-history-server/application_1713000000000_0001_2.zstd"),
 ]
 """Logs the History Server of the installed pyspark replays (zstd by its file extension)."""
 
@@ -181,7 +175,7 @@ def test_every_command_reads_the_rest_api_with_app_and_header(server, capsys):
     names its reference and samples every pair (404 tasks: fewer than 200,000 pairs)."""
     from perfx.cli import main
 
-    local = str(DATA / "public" / "Netflix-Skunkworks__sparklens" / "local-fresh")
+    local = str(public_log("Netflix-Skunkworks__sparklens/local-fresh"))
     query = "WHY TASK 1 SLOWER THAN TASK 18"
     answers = []
     for source in (

@@ -7,8 +7,10 @@ import pytest
 
 from perfx.logs.loader import load_log
 from perfx.logs.store.ingest import ingest
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 from tests.store.helpers import assert_same_log
+
+pytestmark = pytest.mark.slow  # an S3 server in a subprocess
 
 LOGS = ("app-20161115172038-0000", "local-1426533911241", "application_1555004656427_0144")
 
@@ -37,7 +39,7 @@ def bucket(monkeypatch):
         fs.create_dir("history")
         for name in LOGS:
             with fs.open_output_stream(f"history/spark-events/{name}") as out:
-                out.write((DATA / "spark-events" / name).read_bytes())
+                out.write((fixture_log("spark-events") / name).read_bytes())
         with fs.open_output_stream("history/spark-events/README.txt") as out:
             out.write(b"not a log\n")
         yield fs, f"s3://history/spark-events?{options}"
@@ -50,14 +52,16 @@ def test_ingest_from_s3_reads_new_and_appended_logs_only(bucket, tmp_path):
     store = tmp_path / "store"
     first = ingest([uri], store, workers=2)
     assert (first.read, first.failed, len(first.not_logs)) == (len(LOGS), [], 1)
-    assert_same_log(load_log([DATA / "spark-events" / n for n in sorted(LOGS)]), load_log([store]))
+    assert_same_log(
+        load_log([fixture_log("spark-events") / n for n in sorted(LOGS)]), load_log([store])
+    )
 
     again = ingest([uri], store, workers=2)
     assert (again.read, again.unchanged) == (0, len(LOGS) + 1)
 
     # a log still being written: first its opening half, then all of it (S3 objects are
     # rewritten whole when a writer appends)
-    grown = DATA / "spark-events" / "app-20161115172038-0000"
+    grown = fixture_log("spark-events/app-20161115172038-0000")
     lines = grown.read_bytes().splitlines(keepends=True)
     with fs.open_output_stream(f"history/spark-events/{grown.name}") as out:
         out.write(b"".join(lines[: len(lines) // 2]))
@@ -68,7 +72,9 @@ def test_ingest_from_s3_reads_new_and_appended_logs_only(bucket, tmp_path):
     third = ingest([uri], store, workers=2)
     assert (third.read, third.unchanged) == (1, len(LOGS))
     assert len(half) < len(load_log([store]).tasks)
-    assert_same_log(load_log([DATA / "spark-events" / n for n in sorted(LOGS)]), load_log([store]))
+    assert_same_log(
+        load_log([fixture_log("spark-events") / n for n in sorted(LOGS)]), load_log([store])
+    )
 
 
 def test_a_store_on_s3_answers_through_log(bucket):
@@ -87,7 +93,7 @@ def test_a_store_on_s3_answers_through_log(bucket):
     runner = CliRunner()
     from_store = runner.invoke(cli, ["stragglers", "--log", store, "--format", "json"])
     assert from_store.exit_code == 0, from_store.output
-    logs = [arg for n in sorted(LOGS) for arg in ("--log", str(DATA / "spark-events" / n))]
+    logs = [arg for n in sorted(LOGS) for arg in ("--log", str(fixture_log("spark-events") / n))]
     from_logs = runner.invoke(cli, ["stragglers", *logs, "--format", "json"])
     assert json.loads(from_store.output)["stragglers"] == json.loads(from_logs.output)["stragglers"]
     assert json.loads(from_store.output)["by_cause"] == json.loads(from_logs.output)["by_cause"]

@@ -9,10 +9,10 @@ from perfx.logs.loader import load_log
 from perfx.logs.store.ingest import ingest
 from perfx.logs.store.manifest import Manifest
 from perfx.logs.store.read import open_store
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 from tests.store.helpers import assert_same_log
 
-EVENTS = DATA / "spark-events"
+EVENTS = fixture_log("spark-events")
 
 
 @pytest.mark.spark

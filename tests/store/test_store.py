@@ -22,37 +22,41 @@ from perfx.logs.store.read import RECURRING_JOB, open_store, read_store
 from perfx.logs.store.sources import find_sources
 from perfx.logs.store.worker import Job, run
 from perfx.session import open as open_session
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 from tests.store.helpers import assert_same_log
 
-EVENTS = DATA / "spark-events"
+EVENTS = fixture_log("spark-events")
 BIG = "app-20200706201101-0003"
 
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> Path:
+    """Every Spark event log of tests/data ingested: seconds, so its tests are ``slow``."""
     where = tmp_path_factory.mktemp("store") / "fleet"
     report = ingest([str(EVENTS)], where, workers=2)
     assert report.failed == []
     return where
 
 
+@pytest.mark.slow
 def test_a_store_reads_back_as_the_logs_it_holds(store):
     assert_same_log(load_log([EVENTS]), load_log([store]))
 
 
+@pytest.mark.slow
 def test_the_store_names_each_log_by_its_absolute_path(store):
     sources = set(load_log([store]).apps["source"])
     assert str(EVENTS.resolve() / BIG) in sources
 
 
 def test_job_histories_read_back_alike(tmp_path):
-    histories = DATA / "hadoop-jhist"
+    histories = fixture_log("hadoop-jhist")
     ingest([str(histories)], tmp_path / "s", workers=1)
     # one file at a time, a job history's counters come in another column order
     assert_same_log(load_log([histories]), load_log([tmp_path / "s"]), column_order=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("query", "bind"),
     [
@@ -69,12 +73,14 @@ def test_answers_from_a_store_equal_the_in_memory_answers(store, query, bind):
     )
 
 
+@pytest.mark.slow
 def test_reingesting_unchanged_logs_reads_none(store):
     manifest = Manifest.open(open_store(store).location)
     report = ingest([str(EVENTS)], store, workers=1)
     assert (report.read, report.unchanged) == (0, len(manifest.entries))
 
 
+@pytest.mark.slow
 def test_a_bounded_read_holds_the_question_stages_and_a_sample(store):
     everything = load_log([store])
     pair = [f"{BIG}/32", f"{BIG}/17"]
@@ -98,6 +104,7 @@ def test_a_bounded_read_holds_the_question_stages_and_a_sample(store):
     )
 
 
+@pytest.mark.slow
 def test_a_small_budget_samples_whole_applications(store):
     part = read_store(store, budget=500, seed=3)
     apps = set(part.tasks["app_key"])
@@ -107,6 +114,7 @@ def test_a_small_budget_samples_whole_applications(store):
     assert set(part.apps["app_key"]) == apps | set(part.apps["app_key"])
 
 
+@pytest.mark.slow
 def test_a_job_question_compares_the_job_with_itself_in_other_runs(store):
     job = "application_1578436911597_0052/0"
     log = read_store(store, focus=[job], entity="job")
@@ -170,6 +178,7 @@ def test_ingest_cli_reports_a_failed_log_and_exits_1(tmp_path):
     assert (payload["read"], payload["tasks"]) == (1, 8)
 
 
+@pytest.mark.slow
 def test_stragglers_over_a_date_range_equal_those_of_its_logs(store):
     two = ["app-20161115172038-0000", "app-20161116163331-0000"]  # started in November 2016
     runner = CliRunner()

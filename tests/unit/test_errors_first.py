@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pyarrow.fs as pafs
 import pytest
 
 from perfx.logs.errors import NotALog
 from perfx.logs.store.fs import locate, unknown_scheme, what_failed
+from tests.data_files import public_log
 
-LOG = str(
-    Path(__file__).resolve().parents[1] / "data" / "public" / "groupon__sparklint" / "event_log_1"
-)
+LOG = str(public_log("groupon__sparklint/event_log_1"))
 
 
 def _perfx(*args: str) -> subprocess.CompletedProcess:
@@ -85,6 +83,7 @@ def test_a_storage_error_says_what_failed(message, said):
     assert "install" not in line
 
 
+@pytest.mark.slow
 def test_a_host_that_does_not_resolve_says_so_not_which_package_to_install():
     """A real S3 client on a host name that cannot resolve (``.invalid`` never does)."""
     uri = "s3://bucket/logs?endpoint_override=http://perfx-test.invalid:9000&region=us-east-1"

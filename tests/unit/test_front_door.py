@@ -26,10 +26,11 @@ from perfx.cli import cli
 from perfx.completer import PxqlCompleter
 from perfx.repl import ReplSession
 from perfx.terminal import SafeConsole
+from tests.data_files import fixture_log, public_log
 
 REPO = Path(__file__).resolve().parents[2]
-GROUPON = "tests/data/public/groupon__sparklint/application_1472176676028_407508_1"
-LOCAL = "tests/data/spark-events/local-1430917381534"
+GROUPON = str(public_log("groupon__sparklint/application_1472176676028_407508_1"))
+LOCAL = fixture_log("spark-events/local-1430917381534")
 
 
 def _cli(args: list[str], **env: str) -> str:
@@ -74,17 +75,17 @@ def test_readme_python_example_prints_what_perfx_explain_prints(monkeypatch):
     ],
 )
 def test_every_cli_json_is_the_sessions(method, args, command):
-    result = getattr(perfx.open(REPO / LOCAL), method)(*args).to_dict()
+    result = getattr(perfx.open(LOCAL), method)(*args).to_dict()
     if command is None:  # perfx logs takes paths, not --log
-        command = ["logs", str(REPO / LOCAL)]
+        command = ["logs", str(LOCAL)]
     else:
-        command = [*command, "--log", str(REPO / LOCAL)]
+        command = [*command, "--log", str(LOCAL)]
     assert json.loads(_cli([*command, "--format", "json"])) == json.loads(json.dumps(result))
 
 
 def test_features_are_the_same_for_python_and_the_cli():
-    names = perfx.open(REPO / LOCAL).features("task").names
-    listed = json.loads(_cli(["features", "--log", str(REPO / LOCAL), "--format", "json"]))
+    names = perfx.open(LOCAL).features("task").names
+    listed = json.loads(_cli(["features", "--log", str(LOCAL), "--format", "json"]))
     assert names == [f["name"] for f in listed["features"]]
     assert "straggler_cause" in names  # the straggler features, on every path
 
@@ -97,7 +98,7 @@ HOSTILE = "[bold]h0[/] [/]\x1b[31mred\x1b[0m"
 @pytest.fixture(scope="module")
 def hostile_log(tmp_path_factory) -> Path:
     """A real event log whose host and application name hold markup and ANSI escapes."""
-    source = (REPO / LOCAL).read_text()
+    source = (LOCAL).read_text()
     text = source.replace('"localhost"', json.dumps(HOSTILE)).replace(
         '"Spark shell"', json.dumps("[blink red]shell " + HOSTILE)
     )
@@ -117,6 +118,7 @@ def test_hostile_host_is_printed_as_text(hostile_log):
     _shown(out)
 
 
+@pytest.mark.slow
 def test_hostile_query_literal_is_a_readable_error():
     literal = "[/]exec0 [bold]x\x1b[31m"
     done = subprocess.run(
@@ -183,7 +185,7 @@ def test_hostile_record_is_printed_as_text():
 @pytest.fixture()
 def repl() -> ReplSession:
     session = ReplSession(console=SafeConsole(file=io.StringIO(), width=120))
-    session.load([str(REPO / LOCAL)])
+    session.load([str(LOCAL)])
     session.console.file.truncate(0)
     return session
 
@@ -195,6 +197,7 @@ def _printed(repl: ReplSession) -> str:
     return text
 
 
+@pytest.mark.slow
 def test_ctrl_c_cancels_the_running_query_and_the_repl_goes_on(repl, monkeypatch):
     def slow(self, query, **options):
         time.sleep(30)
@@ -269,7 +272,7 @@ def test_batch_answers_every_query_it_can_and_places_syntax_errors_in_the_file(t
     queries.write_text(QUERIES)
     out = tmp_path / "report.html"
     result = CliRunner().invoke(
-        cli, ["batch", "--log", str(REPO / LOCAL), "--queries", str(queries), "--out", str(out)]
+        cli, ["batch", "--log", str(LOCAL), "--queries", str(queries), "--out", str(out)]
     )
     assert result.exit_code == 1
     assert f"2 of 3 questions answered; report written to {out}" in result.output
@@ -290,13 +293,14 @@ def test_batch_says_how_many_stragglers_it_asked_about(tmp_path):
     out = tmp_path / "report.html"
     result = CliRunner().invoke(
         cli,
-        ["batch", "--log", str(REPO / LOCAL), "--stragglers", "--top", "2", "--out", str(out)],
+        ["batch", "--log", str(LOCAL), "--stragglers", "--top", "2", "--out", str(out)],
     )
-    total = perfx.open(REPO / LOCAL).stragglers().to_dict()["stragglers"]
+    total = perfx.open(LOCAL).stragglers().to_dict()["stragglers"]
     assert total > 2
     assert f"questions about the 2 longest of {total} stragglers answered" in result.output
 
 
+@pytest.mark.slow
 def test_a_spinner_shows_once_work_takes_longer_than_the_delay():
     from perfx.terminal import working
 
@@ -330,7 +334,7 @@ def test_repl_options_refused_as_usage_errors():
 def test_stragglers_of_a_store_without_stragglers_show_its_stages(tmp_path):
     from perfx.logs.store.ingest import ingest
 
-    calm = REPO / "tests" / "data" / "spark-events" / "local-1422981759269"
+    calm = fixture_log("spark-events/local-1422981759269")
     store = tmp_path / "store"
     ingest([str(calm)], str(store), workers=1)
     from_store = _cli(["stragglers", "--store", str(store)])

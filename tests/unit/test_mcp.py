@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 
 import perfx
-from tests.conftest import DATA
+from tests.data_files import public_log
 
-LOG = DATA / "public" / "Netflix-Skunkworks__sparklens" / "local-fresh"
+pytestmark = pytest.mark.slow  # a server subprocess answering on large logs
+
+LOG = public_log("Netflix-Skunkworks__sparklens/local-fresh")
 PERFX = [sys.executable, "-m", "perfx.cli"]
 TOOLS = {"list_applications", "explain", "stragglers", "whatif", "compare_job", "culprits"}
 
@@ -99,7 +101,7 @@ def test_a_job_is_compared_with_its_latest_earlier_run():
     from perfx.assistant import compare_with_earlier, job_runs
     from perfx.explain.errors import ExplainError
 
-    folder = DATA / "public" / "Netflix-Skunkworks__sparklens"
+    folder = public_log("Netflix-Skunkworks__sparklens")
     session = perfx.open([folder / "local-fresh", folder / "local-fresh-dynamic"])
     later = session.raw.apps.sort_values("start_time")["app_key"].iloc[-1]
     job = f"{later}/5"

@@ -13,9 +13,9 @@ import pytest
 import perfx
 from perfx.notebook import explanation_html
 from perfx.session import Session
-from tests.conftest import DATA, REPO
+from tests.data_files import REPO, public_log
 
-LOG = DATA / "public" / "Netflix-Skunkworks__sparklens" / "local-fresh"
+LOG = public_log("Netflix-Skunkworks__sparklens/local-fresh")
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 
@@ -47,6 +47,7 @@ def test_text_from_the_log_stays_text(session):
     assert HOSTILE not in stragglers.stragglers()._repr_html_()
 
 
+@pytest.mark.slow
 def test_tables_and_the_report_render(session):
     assert "Stragglers per stage" in session.stragglers()._repr_html_()
     assert "Without gc" in session.whatif(["gc"])._repr_html_()

@@ -63,7 +63,16 @@ def test_the_readme_has_examples_of_each_kind():
     assert len(pxql_examples()[1]) >= 4
 
 
-@pytest.mark.parametrize("command", command_examples())
+@pytest.mark.parametrize(
+    "command",
+    [
+        # marked at collection, so that ./dev test --quick (-m "not spark") leaves them out
+        pytest.param(
+            c, id=c, marks=[pytest.mark.spark] if shlex.split(c)[1] in SPARK_COMMANDS else []
+        )
+        for c in command_examples()
+    ],
+)
 def test_command_example_runs(command, monkeypatch, request):
     args = shlex.split(command)[1:]
     if args[0] in SPARK_COMMANDS:

@@ -9,6 +9,7 @@ import pytest
 
 from perfx.repl import ReplSession, history_path, query_is_complete
 from perfx.terminal import SafeConsole
+from tests.data_files import fixture_log
 
 
 @pytest.fixture()
@@ -28,8 +29,8 @@ def test_a_query_before_a_log_is_loaded_says_how_to_load_one(session):
     assert output(session).strip() == "no log loaded: \\log PATH loads one"
 
 
-def test_log_features_query_and_quit(session, data_dir):
-    log = data_dir / "spark-events" / "local-1430917381534"
+def test_log_features_query_and_quit(session):
+    log = fixture_log("spark-events/local-1430917381534")
     assert session.execute(f"\\log {log}")
     assert "loaded 1 path(s): 1 application (Spark 1.4.0-SNAPSHOT): 1 job, 2 stages, 110 tasks" in (
         output(session)

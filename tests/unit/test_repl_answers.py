@@ -4,7 +4,6 @@ print the command's summary first and its tables cut at 40 rows, every row with 
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -12,14 +11,11 @@ from click.testing import CliRunner
 from perfx.cli import cli
 from perfx.repl import ReplSession
 from perfx.terminal import SafeConsole
+from tests.data_files import public_log
 
-LOG = (
-    Path(__file__).resolve().parents[1]
-    / "data"
-    / "public"
-    / "NVIDIA__spark-rapids-tools"
-    / "nds_q88_photon_db_13_3.zstd"
-)
+pytestmark = pytest.mark.slow  # every REPL answer on a 3.5 MB log, beside the CLI's
+
+LOG = public_log("NVIDIA__spark-rapids-tools/nds_q88_photon_db_13_3.zstd")
 
 
 @pytest.fixture(scope="module")

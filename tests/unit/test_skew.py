@@ -6,13 +6,12 @@ a partition Spark did not log is left out."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from click.testing import CliRunner
 
 from perfx.cli import cli
+from tests.data_files import PUBLIC
 
-PUBLIC = Path(__file__).resolve().parents[1] / "data" / "public"
 DYNAMIC = PUBLIC / "Netflix-Skunkworks__sparklens" / "local-fresh-dynamic"
 """Spark 3.3.4, app "fresh-kube": tasks of a few ms that read nothing (so their rate is their
 duration, logs.progress), one of them 142.8x its stage's median."""

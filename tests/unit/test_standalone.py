@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from tests.data_files import DATA
+
 REPO = Path(__file__).resolve().parents[2]
 _SHARED = "sha" + "red"  # spelt in two, so that a search for such paths does not find this test
 OUTSIDE = re.compile(
@@ -24,5 +26,5 @@ def test_nothing_reaches_outside_the_repository():
 
 
 def test_every_data_folder_says_where_it_comes_from():
-    for folder in sorted(p for p in (REPO / "tests" / "data").iterdir() if p.is_dir()):
+    for folder in sorted(p for p in DATA.iterdir() if p.is_dir()):
         assert any((folder / name).is_file() for name in ("README.md", "SOURCES.md")), folder
