@@ -10,9 +10,9 @@ import perfx
 from perfx.chain import skewed_task
 from perfx.explain.errors import TooFewPairs
 from perfx.why import _explained
-from tests.conftest import DATA
+from tests.data_files import fixture_log
 
-SHORT = DATA / "spark-events" / "application_1628109047826_1317105"
+SHORT = fixture_log("spark-events/application_1628109047826_1317105")
 
 
 def test_a_short_history_is_explained_against_the_stage_and_says_so():
