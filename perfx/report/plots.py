@@ -140,13 +140,16 @@ def timeline(
     end`` of stragglers; ``lanes``: (executor label, first lane, lane count)."""
     import matplotlib.pyplot as plt
     from matplotlib.collections import PolyCollection
+    from matplotlib.patches import PathPatch
+    from matplotlib.path import Path
 
     count = max((first + n for _, first, n in lanes), default=1)
     height = min(10.0, 1.0 + 0.16 * count + 0.12 * len(stages) / 4)
     colors = _palette("tab20")
     with _figure(key, height) as (figure, axes):
-        # one collection of rectangles per stage (not one per stage and lane): the same bars,
-        # a fraction of matplotlib's per-collection cost on an application of many stages
+        # one filled path of rectangles per stage (not one shape per bar, nor per stage and
+        # lane): the same bars (all wound alike: their union is filled), drawn and written
+        # once per stage instead of once per bar on an application of 10^5 tasks
         for index, label in enumerate(stages):
             mine = bars[bars["stage"] == index]
             if mine.empty:
@@ -162,8 +165,13 @@ def timeline(
                 ],
                 axis=1,
             )
-            axes.add_collection(
-                PolyCollection(list(corners), facecolors=colors[index % len(colors)], label=label)
+            axes.add_patch(
+                PathPatch(
+                    Path.make_compound_path_from_polys(corners),
+                    facecolor=colors[index % len(colors)],
+                    edgecolor="none",
+                    label=label,
+                )
             )
         if len(outlines):
             axes.add_collection(
