@@ -165,7 +165,9 @@ def timeline(
                 ],
                 axis=1,
             )
-            axes.add_patch(
+            # added as an artist, its corners as the data's limits: add_patch would walk
+            # the path's segments one by one in Python to find them
+            axes.add_artist(
                 PathPatch(
                     Path.make_compound_path_from_polys(corners),
                     facecolor=colors[index % len(colors)],
@@ -173,6 +175,7 @@ def timeline(
                     label=label,
                 )
             )
+            axes.update_datalim(corners.reshape(-1, 2))
         if len(outlines):
             axes.add_collection(
                 PolyCollection(
