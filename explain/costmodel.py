@@ -143,8 +143,6 @@ def fit(cols: Columns, row: int) -> tuple[StageModel, np.ndarray] | None:
 
 
 def _fit(cols: Columns, rows: np.ndarray) -> StageModel | None:
-    from scipy.optimize import nnls
-
     if len(rows) < MIN_TYPICAL:
         return None
     y = compute_times(cols, rows)
@@ -161,6 +159,8 @@ def _fit(cols: Columns, rows: np.ndarray) -> StageModel | None:
     varied = [k for k in range(x.shape[1]) if (x[:, k] > 0).sum() >= MIN_TYPICAL]
     if not varied or not np.isfinite(y).all():
         return None
+    from scipy.optimize import nnls  # here: its import costs more than a command's answer
+
     x = x[:, varied]
     scale = x.max(axis=0)
     design = np.column_stack([np.ones(len(rows)), x / scale])

@@ -83,12 +83,24 @@ def _table_file(entity: str) -> str:
     return f"{entity}.parquet"
 
 
+def _read_table(path: Path) -> pd.DataFrame:
+    """One kept table as pandas, its Arrow buffers taken from the C library's allocator:
+    Arrow's default allocator keeps what it freed for reuse, so a table read then turned into
+    pandas would hold the process at twice the table's size for the rest of the command."""
+    default = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        return pq.read_table(path, use_threads=True).to_pandas()
+    finally:
+        pa.set_memory_pool(default)
+
+
 def read_entry(folder: Path) -> Log | None:
     """The Log kept in ``folder``, or None when there is none (or it cannot be read)."""
     try:
         meta = orjson.loads((folder / META).read_bytes())
         tables = {
-            entity: pq.read_table(folder / _table_file(entity), use_threads=True).to_pandas()
+            entity: _read_table(folder / _table_file(entity))
             if entity in meta["tables"]
             else pd.DataFrame()
             for entity in TABLES

@@ -25,6 +25,19 @@ def numeric_column(tasks: pd.DataFrame, name: str) -> pd.Series:
     return pd.to_numeric(tasks[name], errors="coerce")
 
 
+WORK_COLUMNS = (
+    "bytes_in",
+    "input_bytes",
+    "shuffle_read_bytes",
+    "input_size",
+    "records_in",
+    "input_records",
+    "shuffle_read_records",
+)
+"""The task columns ``work`` reads (``bytes_read``, ``records_read``): a caller that judges a
+subset of a wide task table takes these along, and no others."""
+
+
 def bytes_read(tasks: pd.DataFrame) -> pd.Series:
     """Bytes each task consumed: ``bytes_in`` when the reader derived it, else input + shuffle
     read; MapReduce tasks (no Spark byte counts) have ``input_size``: a map's split, a reduce's
@@ -48,10 +61,10 @@ def records_read(tasks: pd.DataFrame) -> pd.Series:
     ).fillna(0)
 
 
-def work(tasks: pd.DataFrame) -> pd.DataFrame:
+def work(tasks: pd.DataFrame, stage: pd.Series | None = None) -> pd.DataFrame:
     """Per task: ``size`` (the work its time is divided by) and ``basis`` (bytes/records/duration),
-    with one basis per ``stage_key``."""
-    stage = tasks["stage_key"]
+    with one basis per ``stage_key`` (or per value of ``stage``: its codes, ``stage_groups``)."""
+    stage = tasks["stage_key"] if stage is None else stage
     nbytes, nrecords = bytes_read(tasks), records_read(tasks)
     all_bytes = (nbytes > 0).groupby(stage).transform("all")
     all_records = (nrecords > 0).groupby(stage).transform("all")
@@ -64,10 +77,26 @@ BASIS_WORDS = {"bytes": "time per byte read", "records": "time per record", "dur
 """How a sentence names the rate of each basis."""
 
 
-def inverse_rate(tasks: pd.DataFrame) -> pd.DataFrame:
+def inverse_rate(tasks: pd.DataFrame, stage: pd.Series | None = None) -> pd.DataFrame:
     """Per task: ``rate`` (duration / work, ms per unit), ``size`` and ``basis`` (see ``work``)."""
-    w = work(tasks)
+    w = work(tasks, stage)
     return w.assign(rate=numeric_column(tasks, "duration").astype(float) / w["size"])
+
+
+def stage_groups(*keys: pd.Series) -> pd.Series:
+    """One integer per distinct combination of ``keys`` (a stage's key, with its executor's),
+    NaN where one of them is missing: what ``groupby`` forms from the keys, found once. Grouping
+    by strings hashes every string again on each call; a stage's tasks are grouped a dozen
+    times."""
+    combined = np.zeros(len(keys[0]), dtype=np.int64)
+    missing = np.zeros(len(keys[0]), dtype=bool)
+    for key in keys:
+        codes, uniques = pd.factorize(key)
+        combined = combined * (len(uniques) + 1) + codes
+        missing |= codes < 0
+    if missing.any():
+        return pd.Series(np.where(missing, np.nan, combined), index=keys[0].index)
+    return pd.Series(combined, index=keys[0].index)
 
 
 def stage_median(values: pd.Series, stage: pd.Series) -> pd.Series:

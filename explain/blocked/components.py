@@ -43,9 +43,18 @@ def blocked_ms(tasks: pd.DataFrame, causes: Iterable[str]) -> pd.Series:
     columns = list(dict.fromkeys(col for c in causes for col in CAUSES[c] if col in tasks.columns))
     if not columns:
         return pd.Series(0.0, index=tasks.index)
-    return (
-        tasks[columns].apply(pd.to_numeric, errors="coerce").fillna(0.0).clip(lower=0.0).sum(axis=1)
+    if tasks.empty:  # the dtype an empty table's row sum has
+        frame = tasks[columns].apply(pd.to_numeric, errors="coerce")
+        return frame.fillna(0.0).clip(lower=0.0).sum(axis=1)
+    # column by column, in order (what a row sum of these few columns adds), without a
+    # frame of them
+    parts = (
+        pd.to_numeric(tasks[col], errors="coerce").fillna(0.0).clip(lower=0.0) for col in columns
     )
+    total = next(parts)
+    for part in parts:
+        total = total + part
+    return total.rename(None)
 
 
 def expand(names: Iterable[str]) -> list[str]:

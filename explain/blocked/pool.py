@@ -12,8 +12,8 @@ released by dynamic allocation after that).
 
 from __future__ import annotations
 
-import heapq
 import math
+from heapq import heappop, heappush
 
 LOCALITY_WAIT_MS = 3000.0
 """Spark's default ``spark.locality.wait``: how long a task waits for a slot where its data is."""
@@ -51,22 +51,29 @@ class SlotPool:
 
     def _offer(self, slot: int) -> None:
         entry = (self.free[slot], slot, self.version[slot])
-        heapq.heappush(self.mine[self.executor_of[slot]], entry)
-        heapq.heappush(self.anywhere, entry)
+        heappush(self.mine[self.executor_of[slot]], entry)
+        heappush(self.anywhere, entry)
 
     def _top(self, heap: list, ready: float | None = None) -> tuple[float, int] | None:
         """The slot that frees first in ``heap``; with ``ready``, only among slots whose
         executor is still there when a task ready then could start on them (an executor
         that left stays gone, as tasks come in launch order)."""
-        while heap and (
-            heap[0][2] != self.version[heap[0][1]]
-            or (
-                ready is not None
-                and max(heap[0][0], ready) >= self.closes[self.executor_of[heap[0][1]]]
-            )
-        ):
-            heapq.heappop(heap)
-        return heap[0][:2] if heap else None
+        # names bound once: this runs twice per task replayed, 10^6 times a report
+        version = self.version
+        if ready is None:
+            while heap:
+                free, slot, seen = heap[0]
+                if seen == version[slot]:
+                    return free, slot
+                heappop(heap)
+            return None
+        closes, executor_of = self.closes, self.executor_of
+        while heap:
+            free, slot, seen = heap[0]
+            if seen == version[slot] and not max(free, ready) >= closes[executor_of[slot]]:
+                return free, slot
+            heappop(heap)
+        return None
 
     def take(self, executor: int, ready: float) -> tuple[float, int]:
         """A slot for a task of ``executor`` whose stage is ready at ``ready``: its free time

@@ -27,7 +27,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from perfx.logs.progress import inverse_rate, numeric_column, stage_median, straggles
+from perfx.logs.progress import (
+    WORK_COLUMNS,
+    inverse_rate,
+    numeric_column,
+    stage_groups,
+    stage_median,
+    straggles,
+)
+from perfx.logs.time_parts import CAUSES
 
 from . import components
 from .slots import slot_release
@@ -44,6 +52,21 @@ _IDENTITY = (
     "executor_id",
     "host",
 )
+_READ = (
+    *_IDENTITY,
+    "duration",
+    "status",
+    "task_type",
+    "launch_time",
+    "finish_time",
+    "scheduler_delay",
+    "shuffle_write_bytes",
+    "output_bytes",
+    *WORK_COLUMNS,
+    *(column for columns in CAUSES.values() for column in columns),
+)
+"""Every task column the analysis reads: it copies these of the successful tasks, not the
+whole (wide) task table."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +115,7 @@ def analysed_tasks(tasks: pd.DataFrame) -> pd.DataFrame:
     ok = pd.to_numeric(tasks["duration"], errors="coerce") > 0
     if "status" in tasks.columns:
         ok &= tasks["status"].astype(str).eq("SUCCESS")
-    return tasks[ok]
+    return tasks.loc[ok, [c for c in tasks.columns if c in _READ]]
 
 
 def _output_bytes(tasks: pd.DataFrame) -> pd.Series | None:
@@ -110,16 +133,18 @@ def first_tasks(tasks: pd.DataFrame) -> pd.Series | None:
     if machine is None or not {"launch_time", "finish_time"} <= set(tasks.columns):
         return None
     released = pd.Series(slot_release(tasks), index=tasks.index)
-    first_release = released.groupby([tasks["stage_key"], tasks[machine]]).transform("min")
+    first_release = released.groupby(stage_groups(tasks["stage_key"], tasks[machine])).transform(
+        "min"
+    )
     return numeric_column(tasks, "launch_time") < first_release
 
 
 def find_stragglers(tasks: pd.DataFrame) -> StragglerReport:
     """Stragglers of every stage of ``tasks`` (a canonical task table) and their causes."""
     t = analysed_tasks(tasks)
-    stage = t["stage_key"]
+    stage = stage_groups(t["stage_key"])
     duration = numeric_column(t, "duration").astype(float)
-    w = inverse_rate(t)
+    w = inverse_rate(t, stage)
     rate = w["rate"]
     median = stage_median(rate, stage)
     straggler = straggles(rate, stage)
@@ -155,7 +180,7 @@ def find_stragglers(tasks: pd.DataFrame) -> StragglerReport:
     for cause, flag in flags.items():
         out[f"cause_{cause}"] = flag
     causes = tuple(flags)
-    out["explained"] = pd.DataFrame(flags, index=t.index).any(axis=1) if flags else False
+    out["explained"] = np.logical_or.reduce(list(flags.values())) if flags else False
     out["causes"] = _cause_lists(out, causes)
     out["primary_cause"] = _primary(out, blocked, causes)
     return StragglerReport(out, _per_stage(out, causes), causes)
@@ -166,7 +191,12 @@ def _cause_lists(out: pd.DataFrame, causes: tuple[str, ...]) -> pd.Series:
         return pd.Series("", index=out.index)
     names = np.array(causes, dtype=object)
     matrix = out[[f"cause_{c}" for c in causes]].to_numpy(dtype=bool)
-    return pd.Series([",".join(names[row]) for row in matrix], index=out.index)
+    # one list per distinct combination of causes, not one join per task
+    combination = matrix @ (1 << np.arange(len(causes), dtype=np.int64))
+    distinct, which = np.unique(combination, return_inverse=True)
+    bits = (distinct[:, None] >> np.arange(len(causes))) & 1
+    lists = np.array([",".join(names[row.astype(bool)]) for row in bits], dtype=object)
+    return pd.Series(lists[which.reshape(-1)], index=out.index)
 
 
 def _primary(
@@ -181,9 +211,10 @@ def _primary(
             primary = primary.mask(out[f"cause_{special}"], special)
     timed = [c for c in causes if c in blocked]
     if timed:
-        time = pd.DataFrame({c: blocked[c].where(out[f"cause_{c}"]) for c in timed})
-        has_time = time.notna().any(axis=1)
-        primary = primary.mask(has_time, time.fillna(-1.0).idxmax(axis=1))
+        attributed = np.column_stack([out[f"cause_{c}"].to_numpy(bool) for c in timed])
+        time = np.where(attributed, np.column_stack([blocked[c] for c in timed]), -1.0)
+        most = np.array(timed, dtype=object)[time.argmax(axis=1)]  # the first of equals
+        primary = primary.mask(attributed.any(axis=1), pd.Series(most, index=out.index))
     return primary
 
 
