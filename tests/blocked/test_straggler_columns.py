@@ -12,9 +12,9 @@ from perfx.explain.blocked import components
 from perfx.explain.blocked.stragglers import SPECIAL_CAUSES, analysed_tasks, find_stragglers
 from perfx.logs.loader import load_log
 from perfx.logs.progress import stage_groups
-from tests.conftest import DATA
+from tests.data_files import public_log
 
-LOG = DATA / "public" / "NVIDIA__spark-rapids-tools" / "nds_q66_gpu.zstd"
+LOG = public_log("NVIDIA__spark-rapids-tools/nds_q66_gpu.zstd")
 
 
 @pytest.fixture(scope="module")
