@@ -53,4 +53,3 @@ def test_the_block_wise_pass_finds_what_reading_line_by_line_finds(
         finally:
             udf.BLOCK = saved
         assert found == line_by_line(sorted(paths), wanted)
-
