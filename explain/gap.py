@@ -693,11 +693,16 @@ def _plan(cols: Columns, row: int) -> tuple[str, str]:
     jobs = cols.log.table("job")
     if "plan_engine" not in jobs.columns:
         return "", ""
+    found = cols.derived.get("plans")
+    if found is None or found[0] is not jobs:  # built once per job table (a report asks per task)
+        plans: dict = {}
+        for job, engine, scanned in zip(
+            jobs["id"].to_numpy(), jobs["plan_engine"].to_numpy(), jobs["plan_input"].to_numpy()
+        ):
+            plans.setdefault(job, (str(engine or ""), str(scanned or "")))
+        found = cols.derived["plans"] = (jobs, plans)
     job = f"{cols.table['app_key'].iat[row]}/{cols.table['job_id'].iat[row]}"
-    found = jobs.loc[jobs["id"] == job, ["plan_engine", "plan_input"]]
-    if found.empty:
-        return "", ""
-    return str(found["plan_engine"].iat[0] or ""), str(found["plan_input"].iat[0] or "")
+    return found[1].get(job, ("", ""))
 
 
 def _scala(cols: Columns, row: int) -> bool:
