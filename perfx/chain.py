@@ -383,16 +383,21 @@ CANDIDATES = 10
 against the traced records (each costs one query of its partition's culprits)."""
 
 
+LOST_SHARE = 0.5
+"""A task whose own records explain at least this share of what the task that lost the most
+lost is explained in its place (``skewed_task``)."""
+
+
 def skewed_task(tasks: pd.DataFrame, stored=None) -> str:
     """Where skew cost the most: the task that lost the most time against its stage's median
     (stages of at least three successful tasks). With the traced run ``stored``, the time a
-    task lost is only evidence of skew as far as its own records cost it: on a busy machine a
-    task can lose 40 ms to scheduling while another loses 30 ms to one record, and the records
-    are what the user asked for. So the ``CANDIDATES`` tasks that lost the most are weighed by
-    the time their costliest records cost inside them (``_spent_in``), the smaller of that and
-    the time lost, and the one explaining the most is taken; when no record of any of them
-    costs ``MIN_IMPACT_MS`` there, the task that lost the most is (its answer then says that
-    no record stands out)."""
+    task lost is weighed against what its own records cost it: on a busy machine a task can
+    lose 40 ms to scheduling while another loses 30 ms to one record, and the records are what
+    the user asked for. Of the ``CANDIDATES`` tasks that lost the most, the one whose costliest
+    record explains the most of its loss (``_spent_in``, at most what it lost) is taken when
+    that is at least ``LOST_SHARE`` of the top task's loss (and ``MIN_IMPACT_MS``); a task
+    that lost far more, with no record to show for it (data skew: many cheap records), stays
+    the answer, which then says so."""
     done = tasks[tasks["status"] == "SUCCESS"] if "status" in tasks.columns else tasks
     by_stage = done.groupby("stage_key")["duration"]
     sized = done[by_stage.transform("size") >= 3]
@@ -400,13 +405,14 @@ def skewed_task(tasks: pd.DataFrame, stored=None) -> str:
         raise IsolationError("no stage of the traced run has three tasks to compare")
     excess = sized["duration"] - sized.groupby("stage_key")["duration"].transform("median")
     ranked = excess.sort_values(ascending=False, kind="stable")
-    best, explained = str(sized.loc[ranked.index[0], "id"]), float(MIN_IMPACT_MS)
+    best = str(sized.loc[ranked.index[0], "id"])
     if stored is None:
         return best
+    explained = max(float(MIN_IMPACT_MS), LOST_SHARE * float(ranked.iloc[0]))
     for index, lost in ranked.head(CANDIDATES).items():
         task_id = str(sized.loc[index, "id"])
         worth = min(float(lost), _spent_in(tasks, task_id, stored))
-        if worth > explained:
+        if worth >= explained:
             best, explained = task_id, worth
     return best
 
