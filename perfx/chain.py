@@ -384,20 +384,25 @@ against the traced records (each costs one query of its partition's culprits).""
 
 
 LOST_SHARE = 0.5
-"""A task whose own records explain at least this share of what the task that lost the most
-lost is explained in its place (``skewed_task``)."""
+"""A task that read many more records than its peers (``VOLUME_FOLD``) stays the one
+explained unless another task's own records explain at least this share of what it lost."""
+
+VOLUME_FOLD = 1.5
+"""Records in, against its stage's median, that make a task's lost time data skew's."""
 
 
 def skewed_task(tasks: pd.DataFrame, stored=None) -> str:
     """Where skew cost the most: the task that lost the most time against its stage's median
     (stages of at least three successful tasks). With the traced run ``stored``, the time a
     task lost is weighed against what its own records cost it: on a busy machine a task can
-    lose 40 ms to scheduling while another loses 30 ms to one record, and the records are what
-    the user asked for. Of the ``CANDIDATES`` tasks that lost the most, the one whose costliest
-    record explains the most of its loss (``_spent_in``, at most what it lost) is taken when
-    that is at least ``LOST_SHARE`` of the top task's loss (and ``MIN_IMPACT_MS``); a task
-    that lost far more, with no record to show for it (data skew: many cheap records), stays
-    the answer, which then says so."""
+    lose 150 ms to scheduling while another loses 30 ms to one record, and the records are
+    what the user asked for. Of the ``CANDIDATES`` tasks that lost the most, the one whose
+    costliest record explains the most of its loss (``_spent_in``, at most what it lost, and
+    at least ``MIN_IMPACT_MS``) is taken; but where the task that lost the most read
+    ``VOLUME_FOLD`` times its stage's median records (data skew: many cheap records, none a
+    culprit alone), another must explain ``LOST_SHARE`` of that loss to be taken instead.
+    With no record explaining anything, the task that lost the most is (its answer then says
+    that no record has a measurable impact)."""
     done = tasks[tasks["status"] == "SUCCESS"] if "status" in tasks.columns else tasks
     by_stage = done.groupby("stage_key")["duration"]
     sized = done[by_stage.transform("size") >= 3]
@@ -408,7 +413,12 @@ def skewed_task(tasks: pd.DataFrame, stored=None) -> str:
     best = str(sized.loc[ranked.index[0], "id"])
     if stored is None:
         return best
-    explained = max(float(MIN_IMPACT_MS), LOST_SHARE * float(ranked.iloc[0]))
+    explained = float(MIN_IMPACT_MS)
+    if "records_in" in sized.columns:
+        median = sized.groupby("stage_key")["records_in"].transform("median")
+        top = ranked.index[0]
+        if sized.loc[top, "records_in"] >= VOLUME_FOLD * max(float(median[top]), 1.0):
+            explained = max(explained, LOST_SHARE * float(ranked.iloc[0]))
     for index, lost in ranked.head(CANDIDATES).items():
         task_id = str(sized.loc[index, "id"])
         worth = min(float(lost), _spent_in(tasks, task_id, stored))

@@ -51,9 +51,9 @@ def test_isolate_gives_the_plain_output_and_names_the_expensive_order_first(
 def test_the_skewed_task_is_the_one_its_records_slowed_not_one_that_only_waited(isolated):
     """On a busy machine a task can lose more time to scheduling than the hot record costs
     its own task (CI: 41 ms against the order's 31): ``perfx why`` explains the task whose
-    records cost it the time. A task that lost far more than any record explains (data
-    skew: many cheap records) stays the one explained; without a traced run to weigh, the
-    task that lost the most is."""
+    records cost it the time. A task that read 3x its peers' records and lost far more than
+    any record explains (data skew) stays the one explained; without a traced run to weigh,
+    the task that lost the most is."""
     from perfx.chain import open_run, skewed_task, task_partitions, traced_tasks
     from perfx.isolation.queries import removed_costs
 
@@ -71,8 +71,11 @@ def test_the_skewed_task_is_the_one_its_records_slowed_not_one_that_only_waited(
     tasks.loc[waited, "duration"] = 120.0
     assert skewed_task(tasks) == str(tasks.loc[waited, "id"])
     assert skewed_task(tasks, stored) == str(tasks.loc[hot, "id"].iloc[0])
-    tasks.loc[waited, "duration"] = 600.0
-    assert skewed_task(tasks, stored) == str(tasks.loc[waited, "id"])
+    tasks.loc[waited, "duration"] = 600.0  # lost 500 ms to nothing it read
+    assert skewed_task(tasks, stored) == str(tasks.loc[hot, "id"].iloc[0])
+    median = tasks.groupby("stage_key")["records_in"].transform("median")
+    tasks.loc[waited, "records_in"] = 3 * max(float(median[waited]), 1.0)
+    assert skewed_task(tasks, stored) == str(tasks.loc[waited, "id"])  # data skew
 
 
 def _fails_in_one_line(args, capsys) -> str:
