@@ -396,13 +396,20 @@ def skewed_task(tasks: pd.DataFrame, stored=None) -> str:
     (stages of at least three successful tasks). With the traced run ``stored``, the time a
     task lost is weighed against what its own records cost it: on a busy machine a task can
     lose 150 ms to scheduling while another loses 30 ms to one record, and the records are
-    what the user asked for. Of the ``CANDIDATES`` tasks that lost the most, the one whose
-    costliest record explains the most of its loss (``_spent_in``, at most what it lost, and
-    at least ``MIN_IMPACT_MS``) is taken; but where the task that lost the most read
-    ``VOLUME_FOLD`` times its stage's median records (data skew: many cheap records, none a
-    culprit alone), another must explain ``LOST_SHARE`` of that loss to be taken instead.
-    With no record explaining anything, the task that lost the most is (its answer then says
-    that no record has a measurable impact)."""
+    what the user asked for. Of the ``CANDIDATES`` tasks that lost the most and the
+    ``CANDIDATES`` whose traced records took the longest beyond their stage's median
+    (``_traced_excess``), the one whose costliest record explains the most of its loss
+    (``_spent_in``, at most what it lost, and at least ``MIN_IMPACT_MS``) is taken.
+
+    Data skew (many cheap records, none a culprit alone) is the exception: where the task
+    that lost the most read ``VOLUME_FOLD`` times its stage's median records, another task
+    must explain ``LOST_SHARE`` of that loss to be taken instead; but only if its records
+    are what it lost the time to. Where the traced run timed its stage, its traced records
+    must have taken ``LOST_SHARE`` of its loss beyond the stage's median: a task given twice
+    its peers' records by the input's split that lost its time to scheduling is no data skew
+    (the records were cheap, the traced run measured them). With no record explaining
+    anything, the task that lost the most is (its answer then says that no record has a
+    measurable impact)."""
     done = tasks[tasks["status"] == "SUCCESS"] if "status" in tasks.columns else tasks
     by_stage = done.groupby("stage_key")["duration"]
     sized = done[by_stage.transform("size") >= 3]
@@ -413,18 +420,57 @@ def skewed_task(tasks: pd.DataFrame, stored=None) -> str:
     best = str(sized.loc[ranked.index[0], "id"])
     if stored is None:
         return best
+    traced = _traced_excess(sized, stored)
     explained = float(MIN_IMPACT_MS)
+    top, top_lost = ranked.index[0], float(ranked.iloc[0])
     if "records_in" in sized.columns:
         median = sized.groupby("stage_key")["records_in"].transform("median")
-        top = ranked.index[0]
-        if sized.loc[top, "records_in"] >= VOLUME_FOLD * max(float(median[top]), 1.0):
-            explained = max(explained, LOST_SHARE * float(ranked.iloc[0]))
-    for index, lost in ranked.head(CANDIDATES).items():
+        many = sized.loc[top, "records_in"] >= VOLUME_FOLD * max(float(median[top]), 1.0)
+        measured = traced.get(top, float("nan"))
+        if many and not (measured == measured and measured < LOST_SHARE * top_lost):
+            explained = max(explained, LOST_SHARE * top_lost)
+    candidates = list(ranked.head(CANDIDATES).index)
+    candidates += [i for i in traced.nlargest(CANDIDATES).index if i not in candidates]
+    for index in candidates:
         task_id = str(sized.loc[index, "id"])
-        worth = min(float(lost), _spent_in(tasks, task_id, stored))
+        worth = min(float(excess[index]), _spent_in(tasks, task_id, stored))
         if worth >= explained:
             best, explained = task_id, worth
     return best
+
+
+def _traced_excess(sized: pd.DataFrame, stored) -> pd.Series:
+    """Per task of ``sized`` (by its index) whose partition the traced run timed record by
+    record (the stage end of a stage that read source records keeps its partitions' traced
+    times, costs.py): how much longer its partition's traced records took than those of its
+    stage's median task. Time a task lost to scheduling, a busy machine or a cold start is
+    not in it."""
+    from perfx.isolation.queries import partition_times
+
+    times = partition_times(stored)
+    if times.empty:
+        return pd.Series(dtype=float)
+    traced_ms = times.groupby(["stage", "partition"])["traced_ms"].sum().to_dict()
+    stages = stored.meta.get("stages", {})
+    partitions = task_partitions(sized)
+    found: dict = {}
+    for spark_stage, rows in sized.groupby("stage_id"):
+        count = len(set(partitions[rows.index]))
+        for index in rows.index:
+            try:
+                stage, partition = _traced_partition(
+                    stored, int(spark_stage), int(partitions[index]), count
+                )
+            except IsolationError:  # a stage without traced records (JVM work alone)
+                break
+            costs = stages.get(str(stage), {}).get("costs")
+            if costs is not None and (int(costs), partition) in traced_ms:
+                found[index] = traced_ms[(int(costs), partition)]
+    measured = pd.Series(found, dtype=float)
+    if measured.empty:
+        return measured
+    stage_of = sized.loc[measured.index, "stage_key"]
+    return measured - measured.groupby(stage_of).transform("median")
 
 
 def _spent_in(tasks: pd.DataFrame, task_id: str, stored, top: int = 3) -> float:

@@ -73,6 +73,15 @@ def test_the_skewed_task_is_the_one_its_records_slowed_not_one_that_only_waited(
     assert skewed_task(tasks, stored) == str(tasks.loc[hot, "id"].iloc[0])
     tasks.loc[waited, "duration"] = 600.0  # lost 500 ms to nothing it read
     assert skewed_task(tasks, stored) == str(tasks.loc[hot, "id"].iloc[0])
+    # a peer of the hot task given twice its stage's records by the input's split, that lost
+    # 500 ms to scheduling (CI): the traced run timed its records, and they were cheap
+    split = tasks.index[in_hot_stage & ~hot][0]
+    kept = tasks.loc[split, ["duration", "records_in"]].copy()
+    median = tasks.groupby("stage_key")["records_in"].transform("median")
+    tasks.loc[split, "records_in"] = 2 * max(float(median[split]), 1.0)
+    tasks.loc[split, "duration"] = 700.0
+    assert skewed_task(tasks, stored) == str(tasks.loc[hot, "id"].iloc[0])
+    tasks.loc[split, ["duration", "records_in"]] = kept.values
     median = tasks.groupby("stage_key")["records_in"].transform("median")
     tasks.loc[waited, "records_in"] = 3 * max(float(median[waited]), 1.0)
     assert skewed_task(tasks, stored) == str(tasks.loc[waited, "id"])  # data skew
