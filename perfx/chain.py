@@ -497,3 +497,42 @@ def _spent_in(tasks: pd.DataFrame, task_id: str, stored, top: int = 3) -> float:
         upstream = float(where["cost_ms"].iloc[0]) if elsewhere else 0.0
         spent = max(spent, record["impact_ms"] - upstream)
     return spent
+
+
+def costliest_elsewhere(tasks: pd.DataFrame, stored, found: dict) -> str | None:
+    """Said where the explained task's partition (``found``, as ``culprits`` gives it) has no
+    culprit but the traced run kept a record that cost at least ``MIN_IMPACT_MS`` in another
+    task: which record, what it cost and which task read it, so that an answer without
+    culprits never hides the records the run did measure. None otherwise."""
+    from perfx.isolation.queries import removed_costs, top_culprits
+
+    if found["records"]:
+        return None
+    ranked = top_culprits(stored, top=10)  # those with the largest costs are among them
+    if ranked.empty or "cost_ms" not in ranked.columns:
+        return None
+    costs = pd.to_numeric(ranked["cost_ms"], errors="coerce")
+    if costs.isna().all() or float(costs.max()) < MIN_IMPACT_MS:
+        return None
+    record = ranked.loc[costs.idxmax()]
+    spent = removed_costs(stored, [int(record["source"])])
+    if spent.empty:
+        return None
+    where = spent.iloc[0]
+    ran = tasks[
+        (tasks["stage_id"].astype(int) == int(where["spark_stage"]))
+        & (task_partitions(tasks) == int(where["partition"]))
+    ]
+    if ran.empty or str(ran["id"].iloc[-1]) == found["task"]:
+        return None
+    ends = [  # the stage end whose companion costs table kept the record
+        s for s, info in stored.meta["stages"].items() if info.get("costs") == int(where["stage"])
+    ]
+    stage = int(ends[0]) if ends else int(where["stage"])
+    return (
+        f"no record of task {found['task']}'s partition has a measurable impact; the run's "
+        f"costliest record, {record['location']} ({float(record['cost_ms']):,.0f} ms: "
+        f"{record['excerpt']}), was read by task {ran['id'].iloc[-1]} "
+        f"(perfx culprits {stored.run} --stage {stage} "
+        f"--partition {int(where['partition'])})"
+    )

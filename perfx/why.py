@@ -9,7 +9,7 @@ from pathlib import Path
 from perfx.explain.options import ExplainOptions
 from perfx.isolation.errors import IsolationError
 
-from .chain import MIN_IMPACT_MS, open_run, skewed_task, traced_tasks
+from .chain import MIN_IMPACT_MS, costliest_elsewhere, open_run, skewed_task, traced_tasks
 
 
 def why(
@@ -52,9 +52,20 @@ def why(
     event_log, run_id, lineage_store = run.event_log, run.run_id, run.store
     stored = open_run(run_id, lineage_store)
     task = skewed_task(traced_tasks(stored), stored)
-    return _explained(
+    answer = _explained(
         open_session([event_log]), task, options, run=run_id, store=lineage_store, top=top
     )
+    return _said_if_elsewhere(answer, stored)
+
+
+def _said_if_elsewhere(answer, stored):
+    """The answer, with a note naming the run's costliest record where the explained task's
+    partition has none (``chain.costliest_elsewhere``)."""
+    if answer.culprits is not None:
+        note = costliest_elsewhere(traced_tasks(stored), stored, answer.culprits)
+        if note is not None:
+            answer.notes.append(note)
+    return answer
 
 
 def _explained(session, task: str, options: ExplainOptions | None, **traced):
@@ -163,7 +174,10 @@ def why_script(
     if ctx.meta.get("outputs"):
         stored = open_run(tracer.run_id, tracer.store)
         task_id = skewed_task(traced_tasks(stored), stored)
-        return _explained(session, task_id, options, run=tracer.run_id, store=tracer.store, top=top)
+        answer = _explained(
+            session, task_id, options, run=tracer.run_id, store=tracer.store, top=top
+        )
+        return _said_if_elsewhere(answer, stored)
     task_id = skewed_task(app_tasks)
     answer = _explained(session, task_id, options)
     answer.notes.append(NO_RECORD_TRACING.format(task=task_id))

@@ -87,6 +87,42 @@ def test_the_skewed_task_is_the_one_its_records_slowed_not_one_that_only_waited(
     assert skewed_task(tasks, stored) == str(tasks.loc[waited, "id"])  # data skew
 
 
+def test_an_answer_without_culprits_names_the_runs_costliest_record_and_its_task(orders, isolated):
+    """A task whose partition holds no costly record gets an empty culprits list: the note
+    names the record the run did find costly, the task that read it and the command to see
+    that task's culprits; the hot task's own answer needs no such note."""
+    from perfx.chain import costliest_elsewhere, culprits, open_run, task_partitions, traced_tasks
+
+    folder = orders[0]
+    store, report = isolated
+    stored = open_run(report["run"], store)
+    tasks = traced_tasks(stored)
+    hot_task = culprits(tasks, _task_of(tasks, stored, report), stored)
+    assert costliest_elsewhere(tasks, stored, hot_task) is None
+    peer = tasks[
+        (tasks["stage_id"] == hot_task["spark_stage"])
+        & (task_partitions(tasks) != hot_task["partition"])
+    ]
+    found = culprits(tasks, str(peer["id"].iloc[0]), stored)
+    note = costliest_elsewhere(tasks, stored, {**found, "records": []})
+    assert note is not None, found
+    assert os.path.join(folder, "orders-1.csv") + "@" in note
+    assert f"read by task {hot_task['task']} " in note
+    assert f"--stage {hot_task['traced_stage']} --partition {hot_task['partition']})" in note
+
+
+def _task_of(tasks, stored, report) -> str:
+    """The traced task that read the first culprit (where its cost was kept)."""
+    from perfx.chain import task_partitions
+    from perfx.isolation.queries import removed_costs
+
+    spent = removed_costs(stored, [report["culprits"][0]["id"]]).iloc[0]
+    ran = tasks[
+        (tasks["stage_id"] == spent["spark_stage"]) & (task_partitions(tasks) == spent["partition"])
+    ]
+    return str(ran["id"].iloc[-1])
+
+
 def _fails_in_one_line(args, capsys) -> str:
     """perfx ARGS exits 1 with one line on standard error (returned)."""
     with pytest.raises(SystemExit) as caught:
