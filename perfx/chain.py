@@ -137,6 +137,13 @@ def task_partitions(tasks: pd.DataFrame) -> pd.Series:
     return logged.where(logged.notna() & (logged >= 0), tasks["task_index"]).astype(int)
 
 
+def tasks_of_partition(tasks: pd.DataFrame, spark_stage: int, partition: int) -> pd.DataFrame:
+    """The rows of ``tasks`` that ran ``partition`` of Spark stage ``spark_stage`` (its
+    attempts, in the table's order)."""
+    in_stage = tasks[tasks["stage_id"].astype(int) == int(spark_stage)]
+    return in_stage[task_partitions(in_stage) == int(partition)]
+
+
 def _job_stages(tasks: pd.DataFrame, app: str, job) -> list[int]:
     ours = tasks[(tasks["app_id"].astype(str) == app) & (tasks["job_id"].astype(str) == str(job))]
     return sorted(int(s) for s in ours["stage_id"].unique())
@@ -426,8 +433,8 @@ def skewed_task(tasks: pd.DataFrame, stored=None) -> str:
     if "records_in" in sized.columns:
         median = sized.groupby("stage_key")["records_in"].transform("median")
         many = sized.loc[top, "records_in"] >= VOLUME_FOLD * max(float(median[top]), 1.0)
-        measured = traced.get(top, float("nan"))
-        if many and not (measured == measured and measured < LOST_SHARE * top_lost):
+        cheap = top in traced.index and traced[top] < LOST_SHARE * top_lost
+        if many and not cheap:
             explained = max(explained, LOST_SHARE * top_lost)
     candidates = list(ranked.head(CANDIDATES).index)
     candidates += [i for i in traced.nlargest(CANDIDATES).index if i not in candidates]
@@ -519,10 +526,7 @@ def costliest_elsewhere(tasks: pd.DataFrame, stored, found: dict) -> str | None:
     if spent.empty:
         return None
     where = spent.iloc[0]
-    ran = tasks[
-        (tasks["stage_id"].astype(int) == int(where["spark_stage"]))
-        & (task_partitions(tasks) == int(where["partition"]))
-    ]
+    ran = tasks_of_partition(tasks, where["spark_stage"], where["partition"])
     if ran.empty or str(ran["id"].iloc[-1]) == found["task"]:
         return None
     ends = [  # the stage end whose companion costs table kept the record

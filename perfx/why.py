@@ -51,18 +51,23 @@ def why(
     # the session is stopped: its event log is complete
     event_log, run_id, lineage_store = run.event_log, run.run_id, run.store
     stored = open_run(run_id, lineage_store)
-    task = skewed_task(traced_tasks(stored), stored)
+    tasks = traced_tasks(stored)
     answer = _explained(
-        open_session([event_log]), task, options, run=run_id, store=lineage_store, top=top
+        open_session([event_log]),
+        skewed_task(tasks, stored),
+        options,
+        run=run_id,
+        store=lineage_store,
+        top=top,
     )
-    return _said_if_elsewhere(answer, stored)
+    return _said_if_elsewhere(answer, tasks, stored)
 
 
-def _said_if_elsewhere(answer, stored):
+def _said_if_elsewhere(answer, tasks, stored):
     """The answer, with a note naming the run's costliest record where the explained task's
-    partition has none (``chain.costliest_elsewhere``)."""
+    partition has none (``chain.costliest_elsewhere``; ``tasks``: the run's traced tasks)."""
     if answer.culprits is not None:
-        note = costliest_elsewhere(traced_tasks(stored), stored, answer.culprits)
+        note = costliest_elsewhere(tasks, stored, answer.culprits)
         if note is not None:
             answer.notes.append(note)
     return answer
@@ -173,11 +178,16 @@ def why_script(
         return answer
     if ctx.meta.get("outputs"):
         stored = open_run(tracer.run_id, tracer.store)
-        task_id = skewed_task(traced_tasks(stored), stored)
+        traced = traced_tasks(stored)
         answer = _explained(
-            session, task_id, options, run=tracer.run_id, store=tracer.store, top=top
+            session,
+            skewed_task(traced, stored),
+            options,
+            run=tracer.run_id,
+            store=tracer.store,
+            top=top,
         )
-        return _said_if_elsewhere(answer, stored)
+        return _said_if_elsewhere(answer, traced, stored)
     task_id = skewed_task(app_tasks)
     answer = _explained(session, task_id, options)
     answer.notes.append(NO_RECORD_TRACING.format(task=task_id))
@@ -186,10 +196,9 @@ def why_script(
 
 def _log_task(tasks, stage: int, partition: int, attempt: int):
     """The event log's row of the task that ran ``partition`` of Spark stage ``stage``."""
-    from .chain import task_partitions
+    from .chain import tasks_of_partition
 
-    done = tasks[tasks["stage_id"].astype(int) == stage]
-    done = done[task_partitions(done) == partition]
+    done = tasks_of_partition(tasks, stage, partition)
     if done.empty:
         raise IsolationError(
             f"the traced run's event log has no task for Spark stage {stage} partition {partition}"

@@ -115,14 +115,11 @@ def test_an_answer_without_culprits_names_the_runs_costliest_record_and_its_task
 
 def _task_of(tasks, stored, report) -> str:
     """The traced task that read the first culprit (where its cost was kept)."""
-    from perfx.chain import task_partitions
+    from perfx.chain import tasks_of_partition
     from perfx.isolation.queries import removed_costs
 
     spent = removed_costs(stored, [report["culprits"][0]["id"]]).iloc[0]
-    ran = tasks[
-        (tasks["stage_id"] == spent["spark_stage"]) & (task_partitions(tasks) == spent["partition"])
-    ]
-    return str(ran["id"].iloc[-1])
+    return str(tasks_of_partition(tasks, spent["spark_stage"], spent["partition"])["id"].iloc[-1])
 
 
 def _fails_in_one_line(args, capsys) -> str:
