@@ -18,13 +18,11 @@ from .. import spark_metrics
 
 EMPTY: dict = {}
 
+TASK_IDENTITY = ("task_id", "task_index", "attempt", "partition_id", "launch_time", "finish_time")
+"""Which attempt of which task, and when it ran: the first numeric values of an attempt."""
+
 TASK_NUMERIC = (
-    "task_id",
-    "task_index",
-    "attempt",
-    "partition_id",
-    "launch_time",
-    "finish_time",
+    *TASK_IDENTITY,
     "result_fetch_start",
     "stage_id",
     "stage_attempt_id",
@@ -186,21 +184,30 @@ def task_end(event: dict) -> tuple[tuple, tuple]:
     return numeric, nominal
 
 
-def task_end_any_version(event: dict) -> tuple[tuple, tuple]:
-    """``task_end`` for events that lack some fields."""
+def _attempt_numbers(event: dict, finish: int | None, fetch_start: int) -> tuple:
+    """An attempt's numeric values before its metrics (``TASK_NUMERIC``), read from an event
+    that may lack some (any Spark version's, or a start with no end yet)."""
     info = event["Task Info"]
-    reason = event.get("Task End Reason") or EMPTY
-    metrics = event.get("Task Metrics")
-    numeric = (
+    return (
         info["Task ID"],
         info.get("Index", -1),
         info.get("Attempt", 0),
         info.get("Partition ID", -1),
         info.get("Launch Time"),
-        info.get("Finish Time") or None,
-        info.get("Getting Result Time", 0),
+        finish,
+        fetch_start,
         event.get("Stage ID", -1),
         event.get("Stage Attempt ID", 0),
+    )
+
+
+def task_end_any_version(event: dict) -> tuple[tuple, tuple]:
+    """``task_end`` for events that lack some fields."""
+    info = event["Task Info"]
+    reason = event.get("Task End Reason") or EMPTY
+    metrics = event.get("Task Metrics")
+    numeric = _attempt_numbers(
+        event, info.get("Finish Time") or None, info.get("Getting Result Time", 0)
     ) + (task_metrics(metrics) if metrics else NO_METRICS)
     nominal = (
         intern(info.get("Executor ID", "")),
@@ -218,17 +225,7 @@ def task_end_any_version(event: dict) -> tuple[tuple, tuple]:
 def task_start(event: dict) -> tuple[tuple, tuple]:
     """(numeric, nominal) values of an attempt that started but never ended in the log."""
     info = event["Task Info"]
-    numeric = (
-        info["Task ID"],
-        info.get("Index", -1),
-        info.get("Attempt", 0),
-        info.get("Partition ID", -1),
-        info.get("Launch Time"),
-        None,
-        0,
-        event.get("Stage ID", -1),
-        event.get("Stage Attempt ID", 0),
-    ) + NO_METRICS
+    numeric = _attempt_numbers(event, None, 0) + NO_METRICS
     nominal = (
         info.get("Executor ID", ""),
         info.get("Host", ""),

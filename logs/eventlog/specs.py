@@ -5,7 +5,7 @@ logs.aggregate, configuration by logs.config)."""
 from __future__ import annotations
 
 from ..feature_tables import COMMON, SPARK_TASK
-from ..registry import C, N, spec
+from ..registry import C, FeatureSpec, N, spec
 
 _TASK = {s.name: s for s in SPARK_TASK}
 """The task specs the other tables share (app and stage identity), defined once in logs.registry."""
@@ -40,6 +40,28 @@ SPARK_TASK_EXTRA = [
         "Task End Reason/Resubmitted",
     ),
 ]
+
+
+def _task_outcomes(completed: str, failed: str) -> list[FeatureSpec]:
+    """A stage's or job's tasks counted by how they ended, named as Spark's REST API names
+    them (a stage's successes are ``num_complete_tasks``, a job's ``num_completed_tasks``);
+    ``failed`` says what counts as failed."""
+    return [
+        spec(
+            "num_active_tasks", N, "count", "outcome", "Tasks started and not ended in the log.", ""
+        ),
+        spec(completed, N, "count", "outcome", "Task ends with reason Success.", ""),
+        spec("num_failed_tasks", N, "count", "outcome", failed, ""),
+        spec(
+            "num_killed_tasks",
+            N,
+            "count",
+            "outcome",
+            "Task ends with reason TaskKilled or TaskCommitDenied.",
+            "",
+        ),
+    ]
+
 
 SPARK_STAGE = (
     COMMON
@@ -94,25 +116,9 @@ SPARK_STAGE = (
             "Parent IDs",
         ),
         spec("details", C, "none", "identity", "Call stack of the stage's creation.", "Details"),
-        spec(
-            "num_active_tasks", N, "count", "outcome", "Tasks started and not ended in the log.", ""
-        ),
-        spec("num_complete_tasks", N, "count", "outcome", "Task ends with reason Success.", ""),
-        spec(
-            "num_failed_tasks",
-            N,
-            "count",
-            "outcome",
+        *_task_outcomes(
+            "num_complete_tasks",
             "Task ends that are neither Success nor killed (Resubmitted counts, as in Spark).",
-            "",
-        ),
-        spec(
-            "num_killed_tasks",
-            N,
-            "count",
-            "outcome",
-            "Task ends with reason TaskKilled or TaskCommitDenied.",
-            "",
         ),
         spec(
             "num_completed_indices",
@@ -206,26 +212,7 @@ SPARK_JOB = (
             "Tasks of the job's stages not already computed when it started.",
             "",
         ),
-        spec(
-            "num_active_tasks", N, "count", "outcome", "Tasks started and not ended in the log.", ""
-        ),
-        spec("num_completed_tasks", N, "count", "outcome", "Task ends with reason Success.", ""),
-        spec(
-            "num_failed_tasks",
-            N,
-            "count",
-            "outcome",
-            "Task ends that are neither Success nor killed.",
-            "",
-        ),
-        spec(
-            "num_killed_tasks",
-            N,
-            "count",
-            "outcome",
-            "Task ends with reason TaskKilled or TaskCommitDenied.",
-            "",
-        ),
+        *_task_outcomes("num_completed_tasks", "Task ends that are neither Success nor killed."),
         spec(
             "num_skipped_tasks",
             N,

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..aggregate import TASK_METRICS
 from .build import AppState, Skip
-from .events import TASK_NOMINAL
+from .events import TASK_IDENTITY, TASK_NOMINAL
 
 TASK_COLUMNS = (
     "id",
@@ -27,12 +27,7 @@ TASK_COLUMNS = (
     "stage_id",
     "stage_attempt_id",
     "stage_key",
-    "task_id",
-    "task_index",
-    "attempt",
-    "partition_id",
-    "launch_time",
-    "finish_time",
+    *TASK_IDENTITY,
     *TASK_NOMINAL,
     "resubmitted",
 ) + TASK_METRICS

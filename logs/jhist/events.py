@@ -242,14 +242,19 @@ def _job_queue_changed(history: JobHistory, body: dict) -> None:
     _update_job(history, body, dict(queue=plain(body["jobQueueName"])))
 
 
-def _job_finished(history: JobHistory, body: dict) -> None:
-    fields = dict(
-        status="SUCCEEDED",
+def _job_ended(body: dict, status: str) -> dict[str, Any]:
+    """The fields every end of a job sets: its status, when, and the tasks that finished."""
+    return dict(
+        status=status,
         finish_time=float(body["finishTime"]),
         finished_maps=body["finishedMaps"],
         finished_reduces=body["finishedReduces"],
-        failed_maps=body["failedMaps"],
-        failed_reduces=body["failedReduces"],
+    )
+
+
+def _job_finished(history: JobHistory, body: dict) -> None:
+    fields = _job_ended(body, "SUCCEEDED") | dict(
+        failed_maps=body["failedMaps"], failed_reduces=body["failedReduces"]
     )
     counters = read_counters(body.get("totalCounters"))
     _update_job(history, body, fields)
@@ -261,13 +266,8 @@ def _job_unsuccessful(history: JobHistory, body: dict) -> None:
     _update_job(
         history,
         body,
-        dict(
-            status=body["jobStatus"],
-            finish_time=float(body["finishTime"]),
-            finished_maps=body["finishedMaps"],
-            finished_reduces=body["finishedReduces"],
-            failure_reason=plain(body.get("diagnostics")) or "",
-        ),
+        _job_ended(body, body["jobStatus"])
+        | dict(failure_reason=plain(body.get("diagnostics")) or ""),
     )
     history.ended = True
 

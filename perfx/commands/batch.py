@@ -8,16 +8,7 @@ from pathlib import Path
 
 import click
 
-from .options import (
-    OutputPath,
-    explain_options,
-    format_option,
-    log_option,
-    open_session,
-    queries_options,
-    query_file,
-    run_options,
-)
+from .options import log_option, number_option, open_session, page_options, queries_options
 
 
 @click.command()
@@ -28,18 +19,11 @@ from .options import (
     is_flag=True,
     help="Ask WHY ... SLOWER for the longest straggler tasks of the log (see --top).",
 )
-@click.option(
-    "--top",
-    type=click.IntRange(min=1),
-    default=50,
-    show_default=True,
-    help="With --stragglers: how many of the longest stragglers to ask about.",
+@number_option(
+    "--top", 50, "With --stragglers: how many of the longest stragglers to ask about.", least=1
 )
-@click.option("--out", required=True, type=OutputPath(), help="Where to write the HTML report.")
-@explain_options()
-@format_option
-@run_options
-def batch(logs, queries, pairs, stragglers, top, out, fmt, run, store, options) -> None:
+@page_options("Where to write the HTML report.")
+def batch(logs, questions, stragglers, top, out, fmt, run, store, options) -> None:
     """Answer many questions against one log and write them to a self-contained HTML report.
 
     Every query that can be answered is: a query with a syntax error is reported at its line
@@ -49,11 +33,11 @@ def batch(logs, queries, pairs, stragglers, top, out, fmt, run, store, options) 
     from perfx.batch import expand, run_batch, straggler_questions
     from perfx.report import render_html
 
-    if bool(queries) == bool(stragglers):
+    if (questions is not None) == bool(stragglers):
         raise click.UsageError("give exactly one of --queries FILE or --stragglers")
     asked = None
-    if queries:
-        items = query_file(queries, pairs)
+    if questions is not None:
+        items = questions
         # a large feature store is read for these questions' executions
         asking = [(item.query, item.binding) for item in items if item.ok]
         session = open_session(logs, progress=True, questions=asking)

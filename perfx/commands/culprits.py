@@ -12,7 +12,7 @@ import click
 from perfx.terminal import safe_text
 
 from ..results.culprits import culprits_payload, scope_of, udf_calls_of
-from .options import format_option, store_option
+from .options import format_option, number_option, store_option
 
 
 def _ms(value: float) -> str:
@@ -104,7 +104,7 @@ def print_culprits(console, frame, title: str) -> None:
     metavar="OUTPUT_KEY",
     help="Backward-trace the output with this key, record or id (needs --lineage full).",
 )
-@click.option("--top", type=int, default=10, show_default=True, help="How many culprits.")
+@number_option("--top", 10, "How many culprits.")
 @format_option
 def culprits(run, store, stage, partition, trace_key, top, fmt) -> None:
     """Show the culprit input records of stored run RUN (ids from perfx runs)."""

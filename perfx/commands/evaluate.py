@@ -8,7 +8,7 @@ import click
 
 from perfx.explain.options import DEFAULT_SAMPLE
 
-from .options import OutputPath, format_option
+from .options import format_option, number_option, out_option
 
 
 @click.command()
@@ -19,33 +19,10 @@ from .options import OutputPath, format_option
     type=click.Path(exists=True),
     help="Log with jobs and tasks, e.g. from 'perfx fixtures ec2'.",
 )
-@click.option(
-    "--out",
-    required=True,
-    type=OutputPath(folder=True),
-    help="Directory for results.json, results.md and the plots.",
-)
-@click.option(
-    "--runs",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="Random 50 % job splits (the paper: 10).",
-)
-@click.option(
-    "--seed",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Seed of the splits, pairs of interest and sampling.",
-)
-@click.option(
-    "--sample",
-    type=click.IntRange(min=2),
-    default=DEFAULT_SAMPLE,
-    show_default=True,
-    help="Balanced training pairs per explanation.",
-)
+@out_option("Directory for results.json, results.md and the plots.", folder=True)
+@number_option("--runs", 10, "Random 50 % job splits (the paper: 10).", least=1)
+@number_option("--seed", 0, "Seed of the splits, pairs of interest and sampling.")
+@number_option("--sample", DEFAULT_SAMPLE, "Balanced training pairs per explanation.", least=2)
 @format_option
 def evaluate(log_path: str, out: str, runs: int, seed: int, sample: int, fmt: str) -> None:
     """Reproduce section 6: precision vs width (Fig. 3a-d), precision vs generality (4b),

@@ -8,6 +8,7 @@ import click
 from .logs import ENTITY_CHOICES
 from .options import (
     all_option,
+    choice_option,
     emit,
     format_option,
     host_metrics_option,
@@ -18,7 +19,7 @@ from .options import (
 
 @click.command()
 @log_option()
-@click.option("--entity", type=click.Choice(ENTITY_CHOICES), default="task", show_default=True)
+@choice_option("--entity", ENTITY_CHOICES, "task")
 @format_option
 @host_metrics_option
 @all_option

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from .options import OutputPath, format_option
+from .options import format_option, number_option, out_option
 
 
 @click.group()
@@ -20,19 +20,8 @@ def fixtures() -> None:
     required=True,
     help="Seed: the same seed, scale and repeats give byte-identical files.",
 )
-@click.option(
-    "--out",
-    type=OutputPath(folder=True),
-    required=True,
-    help="Directory to write jobs.csv, tasks.csv, host_metrics.csv.",
-)
-@click.option(
-    "--repeats",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Runs of each configuration.",
-)
+@out_option("Directory to write jobs.csv, tasks.csv, host_metrics.csv.", folder=True)
+@number_option("--repeats", 1, "Runs of each configuration.", least=1)
 @click.option(
     "--scale",
     type=click.FloatRange(0, 1, min_open=True),

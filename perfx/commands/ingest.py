@@ -17,7 +17,7 @@ import click
 from perfx import terminal
 from perfx.terminal import safe_text
 
-from .options import LogSource, OutputPath, format_option
+from .options import LogSource, OutputPath, choice_option, format_option
 
 
 def _progress_bar():
@@ -86,12 +86,8 @@ def _print(store: str, report) -> None:
     default=None,
     help="Local worker processes (default: one per core).",
 )
-@click.option(
-    "--engine",
-    type=click.Choice(["local", "spark"]),
-    default="local",
-    show_default=True,
-    help="Read with local worker processes, or as a Spark job.",
+@choice_option(
+    "--engine", ["local", "spark"], "local", "Read with local worker processes, or as a Spark job."
 )
 @click.option("--master", default=None, help="Spark master URL for --engine spark.")
 @format_option

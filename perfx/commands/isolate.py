@@ -12,7 +12,14 @@ import click
 from perfx.commands.culprits import print_culprits, print_outputs
 from perfx.results.culprits import culprits_json, outputs_json
 
-from .options import format_option, master_option, program_options, store_option
+from .options import (
+    choice_option,
+    format_option,
+    master_option,
+    number_option,
+    program_options,
+    store_option,
+)
 
 
 @contextmanager
@@ -60,14 +67,13 @@ def spark_progress(sc, console):
 @program_options
 @master_option
 @store_option
-@click.option(
+@choice_option(
     "--lineage",
-    type=click.Choice(["impact", "full"]),
-    default="impact",
-    show_default=True,
-    help="impact: O(1) per record; full: all input ids too (for --trace).",
+    ["impact", "full"],
+    "impact",
+    "impact: O(1) per record; full: all input ids too (for --trace).",
 )
-@click.option("--top", type=int, default=5, show_default=True, help="How many culprits to show.")
+@number_option("--top", 5, "How many culprits to show.")
 @format_option
 def isolate(program, script_args, input_path, out, master, store, lineage, top, fmt) -> None:
     """Run PROGRAM.py traced and show its slowest outputs and culprit input records.

@@ -160,9 +160,52 @@ def log_option(
     )
 
 
-format_option = click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+def number_option(
+    flag: str,
+    default: float,
+    help: str,
+    *,
+    least: float | None = None,
+    kind: type = int,
+    dest: str | None = None,
+) -> Callable[[F], F]:
+    """A number option (``kind``: int or float) shown with its default; ``least``: its lower
+    bound, below which the value is a usage error; ``dest``: the parameter's name where it is
+    not the flag's."""
+    bounded = click.IntRange if kind is int else click.FloatRange
+    return click.option(
+        *((flag, dest) if dest else (flag,)),
+        type=bounded(min=least) if least is not None else kind,
+        default=default,
+        show_default=True,
+        help=help,
+    )
+
+
+def choice_option(
+    flag: str,
+    choices: Sequence[str],
+    default: str,
+    help: str | None = None,
+    dest: str | None = None,
+) -> Callable[[F], F]:
+    """An option taking one of ``choices`` (a typo is a usage error), shown with its default."""
+    return click.option(
+        *((flag, dest) if dest else (flag,)),
+        type=click.Choice(list(choices)),
+        default=default,
+        show_default=True,
+        help=help,
+    )
+
+
+def out_option(help: str, folder: bool = False) -> Callable[[F], F]:
+    """``--out``, required: the file (``folder``: the folder) a command writes, checked before
+    any work (``OutputPath``)."""
+    return click.option("--out", required=True, type=OutputPath(folder=folder), help=help)
+
+
+format_option = choice_option("--format", ["text", "json"], "text", dest="fmt")
 
 host_metrics_option = click.option(
     "--host-metrics",
@@ -213,15 +256,34 @@ run_options = _compose(
 
 def queries_options(queries_help: str) -> Callable[[F], F]:
     """``--queries FILE`` (``queries_help`` says what they are asked instead of) and
-    ``--pairs CSV`` binding their ``?`` placeholders: read by ``query_file``."""
-    return _compose(
-        click.option("--queries", type=click.Path(exists=True, dir_okay=False), help=queries_help),
-        click.option(
-            "--pairs",
-            type=click.Path(exists=True, dir_okay=False),
-            help="CSV of ids bound to the '?' placeholders of --queries, one row per pair.",
-        ),
-    )
+    ``--pairs CSV`` binding their ``?`` placeholders, read into the command's ``questions``
+    (``query_file``; None without --queries) before any log is: a file with no query, or
+    --pairs without --queries, is a usage error at once."""
+
+    def decorate(command: F) -> F:
+        @functools.wraps(command)
+        def with_questions(
+            *args: Any, queries: str | None, pairs: str | None, **kwargs: Any
+        ) -> Any:
+            if pairs and not queries:
+                raise click.UsageError(
+                    "--pairs binds the placeholders of --queries: give --queries too"
+                )
+            questions = query_file(queries, pairs) if queries else None
+            return command(*args, questions=questions, **kwargs)
+
+        return _compose(
+            click.option(
+                "--queries", type=click.Path(exists=True, dir_okay=False), help=queries_help
+            ),
+            click.option(
+                "--pairs",
+                type=click.Path(exists=True, dir_okay=False),
+                help="CSV of ids bound to the '?' placeholders of --queries, one row per pair.",
+            ),
+        )(cast(F, with_questions))
+
+    return decorate
 
 
 def query_file(queries: str, pairs: str | None) -> list[Any]:
@@ -237,6 +299,13 @@ def query_file(queries: str, pairs: str | None) -> list[Any]:
     if not texts:
         raise click.UsageError(f"{queries} holds no query")
     return expand(texts, read_pairs(pairs) if pairs else [], source=source)
+
+
+def page_options(out_help: str) -> Callable[[F], F]:
+    """What a command writing an HTML page of answers takes after its questions: the page's
+    ``--out`` (``out_help``), the explanation flags, ``--format``, and the traced run whose
+    culprit records the answers name."""
+    return _compose(out_option(out_help), explain_options(), format_option, run_options)
 
 
 EXPLAIN_FLAGS: dict[str, Any] = {

@@ -7,6 +7,8 @@ import sys
 import click
 import orjson
 
+from .options import choice_option
+
 _EPILOG = """\b
 Examples:
   perfx parse "WHY TASK 33 SLOWER THAN TASK 22"
@@ -19,12 +21,11 @@ Examples:
     epilog=_EPILOG, short_help="Check a PXQL query; print it in canonical form or as JSON."
 )
 @click.argument("query")
-@click.option(
+@choice_option(
     "--format",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
+    ["text", "json"],
+    "text",
+    dest="output_format",
     help="text: the canonical query (sugar expanded, one clause per line); "
     "json: the syntax tree (kind, bindings, and per clause its atoms with feature, "
     "pair_op, op and value in ms/bytes).",

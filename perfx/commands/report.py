@@ -8,37 +8,26 @@ import sys
 import click
 
 from .options import (
-    OutputPath,
-    explain_options,
-    format_option,
     log_note,
     log_option,
+    number_option,
     open_session,
+    page_options,
     queries_options,
-    query_file,
-    run_options,
 )
 
 
 @click.command("report")
 @log_option()
-@run_options
 @queries_options(
     "A .pxql file of queries (separated by ';') to ask instead of the stragglers of the "
     "slowest stages."
 )
-@click.option(
-    "--questions",
-    "limit",
-    type=click.IntRange(min=0),
-    default=8,
-    show_default=True,
-    help="Straggler questions asked without --queries.",
+@number_option(
+    "--questions", 8, "Straggler questions asked without --queries.", least=0, dest="limit"
 )
-@click.option("--out", required=True, type=OutputPath(), help="Where to write the HTML page.")
-@explain_options()
-@format_option
-def report_command(logs, run, store, queries, pairs, limit, out, fmt, options) -> None:
+@page_options("Where to write the HTML page.")
+def report_command(logs, questions, limit, out, fmt, run, store, options) -> None:
     """Write one self-contained HTML page about the applications of a log: overview (where
     the time went, what-ifs), stages (task-time distribution, stragglers and causes), a
     timeline of tasks per executor, and questions answered (with --run, the culprit records).
@@ -51,14 +40,10 @@ def report_command(logs, run, store, queries, pairs, limit, out, fmt, options) -
     from perfx.batch import run_batch
     from perfx.report import render_report
 
-    if pairs and not queries:
-        raise click.UsageError("--pairs binds the placeholders of --queries: give --queries too")
     session = open_session(logs, progress=True)
     items = None
-    if queries:
-        items = run_batch(
-            session, query_file(queries, pairs), options, progress=True, run=run, store=store
-        )
+    if questions is not None:
+        items = run_batch(session, questions, options, progress=True, run=run, store=store)
     report = render_report(session, items, options, sources=logs, run=run, store=store, limit=limit)
     Path(out).write_text(report.html, encoding="utf-8")
     failed = [item for item in report.items if not item.ok]

@@ -8,32 +8,29 @@ import click
 
 from perfx.results.headline import ROWS
 
-from .options import all_option, emit, format_option, log_option, open_session
+from .options import all_option, emit, format_option, log_option, number_option, open_session
 
 
 @click.command()
 @log_option("Event log file or folder of the original run (repeatable).")
-@click.option(
+@number_option(
     "--factor",
-    type=float,
-    default=1.5,
-    show_default=True,
-    help="Flag tasks whose time per record exceeds this multiple of their stage's median.",
+    1.5,
+    "Flag tasks whose time per record exceeds this multiple of their stage's median.",
+    kind=float,
 )
-@click.option(
+@number_option(
     "--min-excess",
-    type=float,
-    default=100.0,
-    show_default=True,
-    help="Flag only tasks that cost at least this many ms beyond their stage's typical task.",
+    100.0,
+    "Flag only tasks that cost at least this many ms beyond their stage's typical task.",
+    kind=float,
 )
-@click.option(
+@number_option(
     "--top",
-    type=click.IntRange(min=1),
-    default=20,
-    show_default=True,
-    help="Skewed tasks listed in text, the most costly first (at most 40; --all lists every "
+    20,
+    "Skewed tasks listed in text, the most costly first (at most 40; --all lists every "
     "one, as JSON does).",
+    least=1,
 )
 @all_option
 @format_option

@@ -7,28 +7,15 @@ import json
 
 import click
 
-from .options import format_option, master_option, store_option
+from .options import format_option, master_option, number_option, store_option
 
 
 @click.command()
 @click.argument("run")
-@click.option(
-    "--without",
-    "without",
-    type=click.IntRange(1),
-    default=1,
-    show_default=True,
-    help="How many of the run's top culprit records to remove.",
-)
+@number_option("--without", 1, "How many of the run's top culprit records to remove.", least=1)
 @store_option
 @master_option
-@click.option(
-    "--repeats",
-    type=click.IntRange(1),
-    default=3,
-    show_default=True,
-    help="Plain runs per input (median).",
-)
+@number_option("--repeats", 3, "Plain runs per input (median).", least=1)
 @format_option
 def verify(run, without, store, master, repeats, fmt) -> None:
     """Proof by remediation: how much faster is RUN's program without its culprit records?

@@ -6,16 +6,21 @@ from __future__ import annotations
 
 import click
 
-from .options import emit, format_option, master_option, program_options, store_option
+from .options import (
+    emit,
+    format_option,
+    master_option,
+    number_option,
+    program_options,
+    store_option,
+)
 
 
 @click.command()
 @program_options
 @master_option
 @store_option
-@click.option(
-    "--top", type=int, default=5, show_default=True, help="How many culprit records to show."
-)
+@number_option("--top", 5, "How many culprit records to show.")
 @format_option
 def why(program, script_args, input_path, out, master, store, top, fmt) -> None:
     """Why was PROGRAM.py's slowest task slow, and which input records made it so?

@@ -3,59 +3,91 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 
-def outputs_json(frame) -> list[dict]:
+def _same(value: Any) -> Any:
+    return value
+
+
+def _ms(value: Any) -> float:
+    """A time in ms, to the nanosecond."""
+    return round(float(value), 6)
+
+
+def _ms_or_none(value: Any) -> float | None:
+    return None if value is None else _ms(value)
+
+
+def _share(value: Any) -> float | None:
+    return None if value != value else _ms(value)  # NaN: no share (the task's time unknown)
+
+
+def _line(value: Any) -> int | None:
+    return None if value is None or value != value else int(value)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+Fields = tuple[tuple[str, str, Callable[[Any], Any]], ...]
+"""(JSON key, the frame's column, how its value is written): one row's JSON spelling."""
+
+OUTPUT_FIELDS: Fields = (
+    ("out_id", "out_id", int),
+    ("key", "key", _same),
+    ("record", "record", _same),
+    ("latency_ms", "latency_ms", _ms),
+    ("slowest_input", "source", int),
+    ("slowest_input_location", "location", _same),
+    ("slowest_input_excerpt", "excerpt", _same),
+    ("remediated_ms", "remediated_ms", _ms),
+)
+CULPRIT_FIELDS: Fields = (
+    ("id", "source", int),
+    ("location", "location", _same),
+    ("excerpt", "excerpt", _same),
+    ("impact_ms", "impact_ms", _ms),
+    ("max_total_ms", "max_total_ms", _ms),
+    ("max_remediated_ms", "max_remediated_ms", _ms),
+    ("outputs", "outputs", int),
+    ("cost_ms", "cost_ms", _ms_or_none),
+)
+UDF_FIELDS: Fields = (
+    ("udf", "udf", _same),
+    ("ms", "ms", _ms),
+    ("share", "share", _share),
+    ("rows", "rows", int),
+    ("location", "location", _text),
+    ("line", "line", _line),
+    ("excerpt", "excerpt", _same),
+    ("spark_stage", "spark_stage", int),
+    ("partition", "partition", int),
+)
+
+
+def _rows(frame, fields: Fields) -> list[dict]:
     return [
-        {
-            "out_id": int(r.out_id),
-            "key": r.key,
-            "record": r.record,
-            "latency_ms": round(float(r.latency_ms), 6),
-            "slowest_input": int(r.source),
-            "slowest_input_location": r.location,
-            "slowest_input_excerpt": r.excerpt,
-            "remediated_ms": round(float(r.remediated_ms), 6),
-        }
-        for r in frame.itertuples()
+        {key: write(getattr(row, column)) for key, column, write in fields}
+        for row in frame.itertuples()
     ]
+
+
+def outputs_json(frame) -> list[dict]:
+    """A traced run's slowest outputs, each with its slowest input record."""
+    return _rows(frame, OUTPUT_FIELDS)
 
 
 def culprits_json(frame) -> list[dict]:
-    return [
-        {
-            "id": int(r.source),
-            "location": r.location,
-            "excerpt": r.excerpt,
-            "impact_ms": round(float(r.impact_ms), 6),
-            "max_total_ms": round(float(r.max_total_ms), 6),
-            "max_remediated_ms": round(float(r.max_remediated_ms), 6),
-            "outputs": int(r.outputs),
-            "cost_ms": None if r.cost_ms is None else round(float(r.cost_ms), 6),
-        }
-        for r in frame.itertuples()
-    ]
+    """Culprit input records, the most impact first."""
+    return _rows(frame, CULPRIT_FIELDS)
 
 
 def udf_culprits_json(frame) -> list[dict] | None:
     """The rows whose Python UDF calls cost the most in the slowest task (None: no UDF)."""
-    if frame is None:
-        return None
-    return [
-        {
-            "udf": r.udf,
-            "ms": round(float(r.ms), 6),
-            "share": None if r.share != r.share else round(float(r.share), 6),
-            "rows": int(r.rows),
-            "location": r.location if isinstance(r.location, str) else None,
-            "line": None if r.line is None or r.line != r.line else int(r.line),
-            "excerpt": r.excerpt,
-            "spark_stage": int(r.spark_stage),
-            "partition": int(r.partition),
-        }
-        for r in frame.itertuples()
-    ]
+    return None if frame is None else _rows(frame, UDF_FIELDS)
 
 
 def scope_of(stage: int | None, partition: int | None) -> str:

@@ -18,6 +18,8 @@ from perfx.paper.ec2.generate import GRID, configurations, generate
 SAMPLE = Path(__file__).resolve().parents[2] / "paper" / "fixtures" / "ec2-seed1-small"
 GB = 1 << 30
 
+pytestmark = pytest.mark.slow  # generating the fixture takes seconds
+
 
 @pytest.fixture(scope="module")
 def fixture_dir(tmp_path_factory) -> Path:
