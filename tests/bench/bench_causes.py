@@ -30,14 +30,34 @@ WANTED = 0.9
 BASELINES = ("ruleofthumb", "simbutdiff", "peers")
 
 
+class Unanswered:
+    """A question perfx refused (``ExplainError``), e.g. a control whose asked task is not
+    slower than any task of its stage by the similarity margin: no lead, no gap, no
+    diagnosis, so it is right for no kind, a control included (the judge reads it as it reads
+    an answer; the error is printed as its sentence)."""
+
+    because = ()
+    gap = None
+
+    def __init__(self, task_id: str, error: Exception) -> None:
+        self.pair, self.error = (task_id, None), error
+
+    def sentence(self) -> str:
+        return f"unanswered: {self.error}"
+
+
 def _answers(log, runs: list[dict], **options) -> list[tuple[dict, object, str]]:
     from perfx.explain.engine import explain
+    from perfx.explain.errors import ExplainError
 
     from ..causes.judge import named_cause
 
     out = []
     for run in runs:
-        answer = explain(log, f"WHY TASK '{run['task_id']}' SLOWER", **options)
+        try:
+            answer = explain(log, f"WHY TASK '{run['task_id']}' SLOWER", **options)
+        except ExplainError as err:  # one refused question must not end the benchmark
+            answer = Unanswered(run["task_id"], err)
         out.append((run, answer, named_cause(answer, log)))
     return out
 
