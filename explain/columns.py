@@ -31,7 +31,7 @@ class Columns:
     table: pd.DataFrame
     _numeric: dict[str, np.ndarray] = field(default_factory=dict)
     _codes: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
-    _ids: pd.Index | None = None
+    _ids: dict[str, int] | None = None
     derived: dict = field(default_factory=dict)
     """Whole-table results other modules compute once per table (e.g. the Relief ranking);
     they go when the table does, since ``columns_for`` rebuilds ``Columns`` then."""
@@ -74,11 +74,29 @@ class Columns:
         return [s for s in self.log.registry.context(self.entity) if s.name in columns]
 
     def rows_with_id(self, text: str) -> np.ndarray:
-        """Rows whose unique ``id`` is ``text`` (a hash lookup; the index is built once)."""
+        """Rows whose unique ``id`` is ``text`` (a dict lookup; the dict is built once: a
+        report names the cause of every straggler, each by its id)."""
         if self._ids is None:
-            self._ids = pd.Index(self.table["id"].astype(str).to_numpy())
-        found = self._ids.get_indexer(pd.Index([text]))
-        return found[found >= 0]
+            self._ids = {
+                str(text): row for row, text in enumerate(self.table["id"].astype(str).to_numpy())
+            }
+        row = self._ids.get(text)
+        return np.array([row] if row is not None else [], dtype=np.intp)
+
+    def rows_of(self, name: str, code: int) -> np.ndarray:
+        """The rows whose ``key(name)`` is ``code``, in table order (as ``np.flatnonzero(
+        key == code)`` finds them), from an index of every group built once per column: a
+        report asks for the stage of every straggler, and each search would read the whole
+        table."""
+        groups = self.derived.get(("groups", name))
+        if groups is None:
+            key = self.key(name)
+            order = np.argsort(key, kind="stable")
+            cuts = np.flatnonzero(np.diff(key[order])) + 1
+            groups = {int(key[part[0]]): part for part in np.split(order, cuts) if len(part)}
+            self.derived[("groups", name)] = groups
+        found = groups.get(int(code))
+        return found if found is not None else np.zeros(0, dtype=np.intp)
 
     def numeric(self, name: str) -> np.ndarray:
         values = self._numeric.get(name)

@@ -31,6 +31,8 @@ whichever measure follows the time).
 
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,14 +97,28 @@ class StageModel:
 
 
 def compute_times(cols: Columns, rows: np.ndarray) -> np.ndarray:
-    """Compute time of ``rows`` (task rows): duration less its measured parts."""
-    present = set(cols.table.columns)
-    total = cols.numeric("duration")[rows].copy()
-    for part in TIME_PARTS:
-        for column in part.columns:
-            if column in present:
-                total -= np.nan_to_num(cols.numeric(column)[rows])
-    return total
+    """Compute time of ``rows`` (task rows): duration less its measured parts (computed for
+    the whole table once: every straggler of a report asks for its own and its reference's)."""
+    found = cols.derived.get("compute times")
+    if found is None:
+        present = set(cols.table.columns)
+        found = cols.numeric("duration").copy()
+        for part in TIME_PARTS:
+            for column in part.columns:
+                if column in present:
+                    found -= np.nan_to_num(cols.numeric(column))
+        cols.derived["compute times"] = found
+    return found[rows]
+
+
+def _finite(value: float) -> float:
+    """``np.nan_to_num`` of one value, without an array's cost: NaN is 0, an infinity the
+    largest float of its sign."""
+    if value != value:
+        return 0.0
+    if value in (math.inf, -math.inf):
+        return math.copysign(sys.float_info.max, value)
+    return value
 
 
 def stage_rows(cols: Columns, row: int) -> np.ndarray:
@@ -120,7 +136,7 @@ def _stage(cols: Columns, code: int) -> tuple[np.ndarray, np.ndarray | None]:
     has no status), found once per stage (``cols.derived``): every straggler of a stage asks."""
     found = cols.derived.get(("stage rows", code))
     if found is None:
-        rows = np.flatnonzero(cols.key("stage_key") == code)
+        rows = cols.rows_of("stage_key", code)
         success = None
         if "status" in cols.table.columns:
             codes, categories = cols.codes("status")
@@ -245,7 +261,8 @@ def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
         return None
     kinds: dict[str, VolumePart] = {}
     for column, coef in zip(model.columns, model.coef):
-        a, b = (float(np.nan_to_num(cols.numeric(column)[r])) for r in (first, second))
+        values = cols.numeric(column)
+        a, b = _finite(float(values[first])), _finite(float(values[second]))
         ms = float(coef) * (a - b)
         kind = KIND_OF[column]
         label = next(lab for c, _, lab in VOLUMES if c == column)
@@ -263,7 +280,7 @@ def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
     predicted = [
         model.intercept
         + sum(
-            float(c) * float(np.nan_to_num(cols.numeric(col)[r]))
+            float(c) * _finite(float(cols.numeric(col)[r]))
             for col, c in zip(model.columns, model.coef)
         )
         for r in (first, second)
@@ -318,15 +335,85 @@ def robust_z(value: float, peers: np.ndarray) -> float:
 
 def standing(cols: Columns, row: int, column: str = "duration") -> Standing | None:
     """Where ``row``'s ``column`` lies among its stage's other successful tasks; None when it
-    has fewer than two peers."""
-    rows = stage_rows(cols, row)
-    peers = cols.numeric(column)[rows[rows != row]]
-    peers = peers[np.isfinite(peers)]
+    has fewer than two peers. The median and MAD are those of ``robust_z`` over the peers,
+    read from the stage's values sorted once (``_Peers``): a report asks for every straggler
+    of a stage, and each would sort the stage again."""
     value = float(cols.numeric(column)[row])
-    if len(peers) < 2 or not np.isfinite(value):
+    if "stage_key" not in cols.table.columns or not math.isfinite(value):
         return None
-    median = float(np.median(peers))
-    sigma = 1.4826 * float(np.median(np.abs(peers - median)))
+    peers = _Peers.of(cols, row, column, value)
+    if peers.n < 2:
+        return None
+    median = peers.median()
+    sigma = 1.4826 * peers.mad(median)
     high = max(median + TRIM * sigma, NORMAL_FOLD * median)
-    low = max(float(peers.min()), median - TRIM * sigma)
-    return Standing(value, median, low, high, robust_z(value, peers), len(peers))
+    low = max(peers.least(), median - TRIM * sigma)
+    if sigma > 0:
+        z = abs(value - median) / sigma
+    else:
+        z = value / median if median > 0 else (float("inf") if value > 0 else 0.0)
+    return Standing(value, median, low, high, z, peers.n)
+
+
+@dataclass(frozen=True)
+class _Peers:
+    """A task's peers on one column, as its stage's sorted values less its own: the finite
+    values of the stage's successful tasks (``stage_rows``), without one occurrence of the
+    task's value where the task is one of them. Their median and MAD are found by position,
+    equal to ``np.median``'s over the peers themselves."""
+
+    cols: Columns
+    code: int
+    column: str
+    values: np.ndarray
+    """The stage's sorted values."""
+    without: int
+    """The position in ``values`` of the task's own value, left out; -1: none is."""
+
+    @classmethod
+    def of(cls, cols: Columns, row: int, column: str, value: float) -> _Peers:
+        code = int(cols.key("stage_key")[row])
+        key = ("sorted values", code, column)
+        values = cols.derived.get(key)
+        rows, success = _stage(cols, code)
+        if values is None:
+            found = cols.numeric(column)[rows if success is None else rows[success]]
+            values = cols.derived[key] = np.sort(found[np.isfinite(found)])
+        mine = success is None or bool(success[np.searchsorted(rows, row)])
+        without = int(np.searchsorted(values, value)) if mine else -1
+        return cls(cols, code, column, values, without)
+
+    @property
+    def n(self) -> int:
+        return len(self.values) - (self.without >= 0)
+
+    def least(self) -> float:
+        return float(self.values[1] if self.without == 0 else self.values[0])
+
+    def median(self) -> float:
+        return _median_without(self.values, self.without)
+
+    def mad(self, median: float) -> float:
+        """The median absolute deviation from ``median`` (unscaled)."""
+        key = ("sorted deviations", self.code, self.column, median)
+        deviations = self.cols.derived.get(key)
+        if deviations is None:
+            deviations = self.cols.derived[key] = np.sort(np.abs(self.values - median))
+        without = -1
+        if self.without >= 0:
+            own = abs(float(self.values[self.without]) - median)
+            without = int(np.searchsorted(deviations, own))
+        return _median_without(deviations, without)
+
+
+def _median_without(values: np.ndarray, without: int) -> float:
+    """``np.median`` of sorted ``values`` less the one at ``without`` (-1: none)."""
+    n = len(values) - (without >= 0)
+
+    def at(i: int) -> np.floating:
+        return values[i] if without < 0 or i < without else values[i + 1]
+
+    half = n // 2
+    if n % 2:
+        return float(at(half))
+    return float((at(half - 1) + at(half)) / 2)

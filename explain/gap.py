@@ -38,8 +38,6 @@ import math
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-import numpy as np
-
 from perfx.logs.eventlog import sqlplan
 from perfx.logs.time_parts import TIME_PARTS
 
@@ -734,8 +732,13 @@ def _pair(cols: Columns, column: str, first: int, second: int) -> tuple[float, f
 
 
 def _sum(values) -> float:
-    """Sum of values, a missing one counting as zero (a part not logged for that task)."""
-    return float(np.nansum(np.fromiter(values, dtype=np.float64)))
+    """Sum of values, a missing one counting as zero (a part not logged for that task): in
+    order, as ``np.nansum`` adds a part's few columns, without building an array per part."""
+    total = 0.0
+    for value in values:
+        if value == value:
+            total += value
+    return total
 
 
 def _more(cols: Columns, column: str, first: int, second: int) -> bool:

@@ -95,8 +95,7 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
     table = cols.table
     group = next((g for g in GROUP[entity] if g in table.columns), None)
     if group is not None:
-        key = cols.key(group)
-        same = np.flatnonzero(key == key[first])
+        same = cols.rows_of(group, cols.key(group)[first])
         where = f"of the same {group.removesuffix('_key').removesuffix('_id')}"
     else:
         same = np.arange(cols.n)
@@ -139,19 +138,29 @@ def _comparable(cols: Columns, first: int, fits: np.ndarray) -> tuple[np.ndarray
     succeeded = _succeeded(cols)
     if succeeded is not None:
         ok &= succeeded[fits]
-    for kind in VOLUME_KINDS:
-        present = [c for c in kind if c in cols.table.columns]
-        if not present:
-            continue
-        mine = any(cols.numeric(c)[first] > 0 for c in present)
-        if mine:
-            ok &= np.any([cols.numeric(c)[fits] > 0 for c in present], axis=0)
+    for some in _volumes_had(cols):
+        if some[first]:
+            ok &= some[fits]
     if ok.any():
         return fits[ok], ""
     return fits, (
         "; none of them is comparable (successful, with every kind of volume this task has): "
         "the gap may be a difference in kind"
     )
+
+
+def _volumes_had(cols: Columns) -> list[np.ndarray]:
+    """For each kind of volume the table measures (``VOLUME_KINDS``), which rows have some of
+    it (any of its measures > 0); found once per table (``Columns.derived``), as
+    ``_succeeded``."""
+    if "volumes had" not in cols.derived:
+        had = []
+        for kind in VOLUME_KINDS:
+            present = [c for c in kind if c in cols.table.columns]
+            if present:
+                had.append(np.any([cols.numeric(c) > 0 for c in present], axis=0))
+        cols.derived["volumes had"] = had
+    return cols.derived["volumes had"]
 
 
 def _succeeded(cols: Columns) -> np.ndarray | None:
