@@ -172,10 +172,12 @@ def number_option(
     """A number option (``kind``: int or float) shown with its default; ``least``: its lower
     bound, below which the value is a usage error; ``dest``: the parameter's name where it is
     not the flag's."""
-    bounded = click.IntRange if kind is int else click.FloatRange
+    checked: Any = kind
+    if least is not None:
+        checked = click.IntRange(min=int(least)) if kind is int else click.FloatRange(min=least)
     return click.option(
         *((flag, dest) if dest else (flag,)),
-        type=bounded(min=least) if least is not None else kind,
+        type=checked,
         default=default,
         show_default=True,
         help=help,
