@@ -108,17 +108,30 @@ def add_straggler_features(log: Log, report: StragglerReport | None = None) -> L
     if report is None:
         report = find_stragglers(tasks)
     judged = report.tasks
-    tasks["straggler"] = pd.Series(
-        np.where(judged["straggler"], "T", "F"), index=judged.index
-    ).reindex(tasks.index)
-    tasks["straggler_cause"] = judged["primary_cause"].reindex(tasks.index)
-    tasks["progress_ratio"] = judged["progress_ratio"].reindex(tasks.index)
-
+    columns = {
+        "straggler": pd.Series(np.where(judged["straggler"], "T", "F"), index=judged.index).reindex(
+            tasks.index
+        ),
+        "straggler_cause": judged["primary_cause"].reindex(tasks.index),
+        "progress_ratio": judged["progress_ratio"].reindex(tasks.index),
+    }
     duration = pd.to_numeric(tasks["duration"], errors="coerce")
     shares = [n for n, causes in SHARES.items() if components.available(tasks, causes)]
     for name in shares:
-        tasks[name] = components.blocked_ms(tasks, SHARES[name]) / duration.where(duration > 0)
+        columns[name] = components.blocked_ms(tasks, SHARES[name]) / duration.where(duration > 0)
+    tasks = _with_columns(tasks, columns)
 
     registry = log.registry.copy()
     registry.register_all("task", STRAGGLER_SPECS + _share_specs(shares), replace=True)
     return replace(log, tasks=tasks, registry=registry)
+
+
+def _with_columns(table: pd.DataFrame, columns: dict[str, pd.Series]) -> pd.DataFrame:
+    """``table`` with ``columns`` set: those it has replaced in their places, the others added
+    at its end in one step. Added one at a time, each would be a new block of a table already
+    built column by column, and pandas warns on the user's terminal that it is fragmented."""
+    for name in [c for c in columns if c in table.columns]:
+        table[name] = columns.pop(name)
+    if not columns:
+        return table
+    return pd.concat([table, pd.DataFrame(columns, index=table.index)], axis=1)

@@ -82,7 +82,9 @@ def app_timeline(tasks: pd.DataFrame, stragglers: set[str], key: str) -> tuple[H
     origin = launch.min()
     label = _executor_labels(tasks).to_numpy()
     lane = lanes(label, launch, finish)
-    executors = sorted(set(label), key=lambda e: launch[label == e].min())
+    # executors in order of their first task, ties by name: a set's order changes from run to
+    # run (string hashing), and the page must not
+    executors = sorted(set(label), key=lambda e: (launch[label == e].min(), e))
     width = pd.Series(lane).groupby(label).max().add(1)
     firsts = np.cumsum([0] + [int(width[e]) for e in executors])
     offset = dict(zip(executors, firsts[:-1]))

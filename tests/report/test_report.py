@@ -243,3 +243,28 @@ def test_a_log_whose_stages_ran_evenly_has_no_question_to_ask(tmp_path):
     assert result.output.startswith("no question to ask; report written to")
     html = out.read_text()
     assert "none asked" in html and "No task to ask about" in html
+
+
+@pytest.mark.slow
+def test_the_page_is_the_same_whatever_the_hash_seed(tmp_path):
+    """Two runs of perfx report on one log write the same bytes: no part of the page follows
+    the order of a set of strings, which changes with the process's hash seed (the executors
+    of a timeline whose first tasks started in the same millisecond were once drawn in that
+    order)."""
+    import os
+    import subprocess
+    import sys
+
+    log = public_log("groupon__sparklint/application_1472176676028_407508_1")
+    pages = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"seed-{seed}.html"
+        done = subprocess.run(
+            [sys.executable, "-m", "perfx.cli", "report", "--log", str(log), "--out", str(out)],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        pages.append(out.read_bytes())
+    assert pages[0] == pages[1]
