@@ -16,6 +16,12 @@ __all__ = ["DATA", "ignite_node"]
 name their data through tests.data_files."""
 
 
+if "PYTEST_XDIST_WORKER" in os.environ:
+    # pytest-xdist's workers start with COLUMNS=80 in their environment; perfx reads COLUMNS
+    # as the user's terminal width, and the tests expect what a pipe gets, as in one process
+    os.environ.pop("COLUMNS", None)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that uses the session's Spark (directly or through another fixture) is marked
     ``spark`` even where its module forgot the mark: ``./dev test --quick`` (``-m "not

@@ -144,7 +144,9 @@ def test_isolate_command_runs_the_script_then_answers_in_out_and_culprits_again(
     assert again.exit_code == 0, again.output
     stored = json.loads(again.output)
     assert stored["udf_culprits"][:3] == answer["udf_culprits"][:3]
-    text = CliRunner().invoke(cli, ["culprits", answer["run"], "--store", store])
+    text = CliRunner(env={"COLUMNS": "250"}).invoke(  # the location cell holds a temporary path
+        cli, ["culprits", answer["run"], "--store", store]
+    )
     assert "Rows whose Python UDF calls cost the most" in text.output
     assert "part-2.txt" in text.output
 

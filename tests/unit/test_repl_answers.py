@@ -54,7 +54,9 @@ def test_report_writes_the_page_perfx_report_writes(session, tmp_path):
     out = tmp_path / "q88.html"
     session.execute(f"\\report {out}")
     said = _said(session)
-    assert said.endswith(f"report written to {out}\n") and "questions answered" in said
+    # the console folds the line where the temporary folder's path is long (a worker's is)
+    assert said.replace("\n", "").endswith(f"report written to {out}")
+    assert "questions answered" in said
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!doctype html>") and "nds_q88_photon_db_13_3" in page
     session.execute(f"\\report {tmp_path / 'missing' / 'x.html'}")
