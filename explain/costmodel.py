@@ -327,9 +327,13 @@ def robust_z(value: float, peers: np.ndarray) -> float:
     if not len(peers):
         return float("nan")
     median = float(np.median(peers))
-    mad = 1.4826 * float(np.median(np.abs(peers - median)))
-    if mad > 0:
-        return abs(value - median) / mad
+    return _z(value, median, 1.4826 * float(np.median(np.abs(peers - median))))
+
+
+def _z(value: float, median: float, sigma: float) -> float:
+    """``robust_z`` given the peers' median and robust deviation (1.4826 MAD)."""
+    if sigma > 0:
+        return abs(value - median) / sigma
     return value / median if median > 0 else (float("inf") if value > 0 else 0.0)
 
 
@@ -348,11 +352,7 @@ def standing(cols: Columns, row: int, column: str = "duration") -> Standing | No
     sigma = 1.4826 * peers.mad(median)
     high = max(median + TRIM * sigma, NORMAL_FOLD * median)
     low = max(peers.least(), median - TRIM * sigma)
-    if sigma > 0:
-        z = abs(value - median) / sigma
-    else:
-        z = value / median if median > 0 else (float("inf") if value > 0 else 0.0)
-    return Standing(value, median, low, high, z, peers.n)
+    return Standing(value, median, low, high, _z(value, median, sigma), peers.n)
 
 
 @dataclass(frozen=True)
