@@ -21,6 +21,13 @@ if "PYTEST_XDIST_WORKER" in os.environ:
     # as the user's terminal width, and the tests expect what a pipe gets, as in one process
     os.environ.pop("COLUMNS", None)
 
+# Every JVM that spark-submit starts for a test (the shared session, and those of the demo's,
+# `perfx why`'s and scripts' subprocesses, which inherit this) compiles with C1 only and
+# collects with the serial collector: test jobs are many and short, so C2's compilation
+# threads cost more CPU than its code saves, on 2 cores (tests/isolation/test_oracle.py under
+# -n 2: 184 s before, 156 s after). A user's Spark keeps the JVM's defaults.
+os.environ.setdefault("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that uses the session's Spark (directly or through another fixture) is marked
