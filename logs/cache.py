@@ -29,7 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .model import Log, SkippedLine
+from .model import CutOff, Log, SkippedLine
 from .registry import ENTITIES
 from .registry_json import registry_bytes, registry_of
 
@@ -116,6 +116,7 @@ def read_entry(folder: Path) -> Log | None:
         registry=registry_of(orjson.dumps(meta["registry"])),
         skipped=[SkippedLine(p, n, r) for p, n, r in meta["skipped"]],
         sources=list(meta["sources"]),
+        cut_off=[CutOff(p, n, e) for p, n, e in meta["cut_off"]],
     )
 
 
@@ -139,6 +140,7 @@ def write_entry(folder: Path, log: Log) -> None:
             "registry": orjson.loads(registry_bytes(log.registry)),
             "skipped": [[s.path, s.line, s.reason] for s in log.skipped],
             "sources": log.sources,
+            "cut_off": [[c.path, c.line, c.last_event] for c in log.cut_off],
         }
         (temporary / META).write_bytes(orjson.dumps(meta))
         os.rename(temporary, folder)

@@ -116,6 +116,7 @@ def join_host_metrics(log: Log, metrics: pd.DataFrame) -> Log:
         registry=registry,
         skipped=skipped,
         sources=list(log.sources),
+        cut_off=list(log.cut_off),
     )
 
 

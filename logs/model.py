@@ -24,6 +24,43 @@ class SkippedLine:
     reason: str
 
 
+@dataclass(frozen=True)
+class CutOff:
+    """A file that ends before the execution it records did: a MapReduce job history without
+    the job's end event (the job was still running, or its ApplicationMaster died, or the
+    file was cut short in copying). Its tables hold what it says up to ``line``."""
+
+    path: str
+    line: int
+    """Its last line."""
+    last_event: str
+    """The type of its last event read (``MAP_ATTEMPT_STARTED``; '' when none was)."""
+
+
+def cut_off_note(cut_off: list[CutOff]) -> str:
+    """The one line an answer built on a log with cut-off files carries ('' when none), e.g.
+    ``hraven/job_1_2.jhist ends at line 9 (MAP_ATTEMPT_STARTED) before its job did: its tasks
+    are those it had logged``; ``perfx logs`` lists them."""
+    if not cut_off:
+        return ""
+    if len(cut_off) == 1:
+        (only,) = cut_off
+        where = f"{_short(only.path)} ends at line {only.line:,}" + (
+            f" ({only.last_event})" if only.last_event else ""
+        )
+        return f"{where} before its job did: its tasks are those it had logged"
+    return (
+        f"{len(cut_off)} files end before their jobs did: their tasks are those they had "
+        "logged (perfx logs lists them)"
+    )
+
+
+def log_notes(log: Log) -> str:
+    """What an answer built on ``log`` must say of it, in one line: its skipped lines
+    (``skipped_note``) and its cut-off files (``cut_off_note``); '' when neither."""
+    return "; ".join(n for n in (skipped_note(log.skipped), cut_off_note(log.cut_off)) if n)
+
+
 def reason_kind(reason: str) -> str:
     """What kind of problem a skip ``reason`` names: the words before its first colon
     (``not JSON: unexpected character`` -> ``not JSON``), as the readers write them."""
@@ -71,6 +108,8 @@ class Log:
     registry: FeatureRegistry = field(default_factory=FeatureRegistry)
     skipped: list[SkippedLine] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    cut_off: list[CutOff] = field(default_factory=list)
+    """Files that end before their execution did (``CutOff``)."""
 
     def table(self, entity: str) -> pd.DataFrame:
         if entity not in ENTITIES:
@@ -117,4 +156,5 @@ def merge_logs(logs: list[Log]) -> Log:
         registry=registry,
         skipped=[s for log in logs for s in log.skipped],
         sources=[s for log in logs for s in log.sources],
+        cut_off=[c for log in logs for c in log.cut_off],
     )

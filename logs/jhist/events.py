@@ -102,6 +102,10 @@ class JobHistory:
     events: int = 0
     """Events applied (``logs.jhist`` counts them): with ``ended`` and the tasks, how complete
     one copy of a job's history is beside another."""
+    last_line: int = 0
+    """The file's last line read, and the type of its last event read: where a history that
+    did not reach its end event stops (``logs.model.CutOff``)."""
+    last_event: str = ""
 
     def keep_counters(self, read: ReadCounters) -> Counters:
         """The counters ``read_counters`` read, their display names remembered."""

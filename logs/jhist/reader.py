@@ -32,7 +32,7 @@ from ..eventlog.open import (
     sniff,
 )
 from ..eventlog.validate import unparsable
-from ..model import Log, SkippedLine
+from ..model import CutOff, Log, SkippedLine
 from .events import HANDLERS, IGNORED, JobHistory, plain, wrong_type
 from .tables import build_tables
 
@@ -125,6 +125,7 @@ def _apply(history: JobHistory, text: bytes, truncated: bool) -> str | None:
     kind = record.get("type") if isinstance(record, dict) else None
     if not isinstance(kind, str) or "event" not in record:
         return "not an event"
+    history.last_event = kind
     if kind in IGNORED:
         return None
     handler = HANDLERS.get(kind)
@@ -158,6 +159,7 @@ def read_job_history(path: Path, skip: Skip) -> JobHistory:
         text = line.strip()
         if not text or (number == 1 and text == HEADER) or text.startswith(_SCHEMA_PREFIX):
             continue
+        history.last_line = number
         reason = _apply(history, text, truncated=not line.endswith(b"\n"))
         if reason is not None:
             skip(name, number, reason)
@@ -210,4 +212,7 @@ def read_job_histories(paths: list[Path]) -> Log:
         registry=registry,
         skipped=skipped + duplicates,
         sources=[str(p) for p in paths],
+        cut_off=[
+            CutOff(h.source, h.last_line, h.last_event) for h in histories if not h.ended
+        ],
     )

@@ -369,10 +369,11 @@ def open_session(
 
 
 def log_note(session: Any) -> str:
-    """The one line saying what the reader skipped in the session's log ('' if nothing)."""
-    from perfx.logs.model import skipped_note
+    """The one line saying what the reader skipped in the session's log and which of its
+    files end before their job did ('' if nothing)."""
+    from perfx.logs.model import log_notes
 
-    return skipped_note(session.log.skipped)
+    return log_notes(session.log)
 
 
 all_option = click.option(

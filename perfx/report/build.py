@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from perfx.explain.options import ExplainOptions
-from perfx.logs.model import skipped_note
+from perfx.logs.model import log_notes
 
 from . import colours
 from .overview import applications, overview_section
@@ -75,6 +75,6 @@ def render_report(
     intro = [
         f"{len(log.tasks):,} task attempts from {', '.join(sources) or ', '.join(log.sources)}."
     ]
-    if note := skipped_note(log.skipped):  # a page about part of a log says so
+    if note := log_notes(log):  # a page about part of a log says so
         intro.append(note)
     return Report(document(title, intro, sections, legend), list(items))

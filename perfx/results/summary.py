@@ -74,6 +74,10 @@ class LogSummary:
                         {"path": s.path, "line": s.line, "reason": s.reason} for s in log.skipped
                     ],
                 },
+                "cut_off": [
+                    {"path": c.path, "line": c.line, "last_event": c.last_event}
+                    for c in log.cut_off
+                ],
             }
         )
 
@@ -95,8 +99,13 @@ class LogSummary:
                 else "no line skipped."
             )
         )
+        if cut := len(data["cut_off"]):
+            text += (
+                f" {count(cut, 'file')} {'ends' if cut == 1 else 'end'} before "
+                f"{'its job' if cut == 1 else 'their jobs'} did (cut off or still running)."
+            )
         values = {k: data[k] for k in ("apps", "jobs", "stages", "tasks", "spark_versions")}
-        return Headline(text, {**values, "skipped": skipped["count"]})
+        return Headline(text, {**values, "skipped": skipped["count"], "cut_off": cut})
 
     def to_dict(self) -> dict[str, Any]:
         return {"summary": self.headline().to_dict(), **self.data}
@@ -118,7 +127,21 @@ class LogSummary:
             counts.add_row(label, str(data[key]))
         counts.add_row("Spark versions", safe_text(", ".join(data["spark_versions"]) or "-"))
         counts.add_row("skipped lines", str(data["skipped"]["count"]))
+        if data["cut_off"]:
+            counts.add_row("files cut off", str(len(data["cut_off"])))
         yield counts
+        if data["cut_off"]:
+            cut = Table(title="Cut off before the job ended")
+            cut.add_column("file")
+            cut.add_column("last line", justify="right")
+            cut.add_column("last event")
+            for item in data["cut_off"]:
+                cut.add_row(
+                    safe_text(str(item["path"])),
+                    f"{item['line']:,}",
+                    safe_text(item["last_event"] or "-"),
+                )
+            yield cut
         lines = data["skipped"]["lines"]
         if not lines:
             return

@@ -50,6 +50,7 @@ def test_summary_json_is_exact() -> None:
             "tasks": 8,
             "spark_versions": ["unknown (< 1.3)"],
             "skipped": 0,
+            "cut_off": 0,
         },
         "sources": [str(SMALL)],
         "apps": 1,
@@ -58,6 +59,7 @@ def test_summary_json_is_exact() -> None:
         "tasks": 8,
         "spark_versions": ["unknown (< 1.3)"],
         "skipped": {"count": 0, "by_reason": {}, "lines": []},
+        "cut_off": [],
     }
 
 

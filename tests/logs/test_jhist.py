@@ -296,6 +296,34 @@ def test_truncated_history_counts_the_cut_line(tmp_path) -> None:
             assert np.isnan(job["finish_time"]) and np.isnan(job["duration"])
 
 
+def test_a_history_cut_before_its_job_ended_says_where_it_ends(tmp_path, capsys) -> None:
+    """The Sleep job's history cut after its Nth line, for every N that leaves tasks: the
+    log names the file, its last line N and the type of the last event on it, and every
+    command's answer carries that in its one-line note; the whole file is not cut off."""
+    lines = SLEEP.read_text().splitlines(keepends=True)
+    assert load_log(SLEEP).cut_off == []
+    events = {n: json.loads(line)["type"] for n, line in enumerate(lines, 1) if n > 2}
+    for n in (10, 30, len(lines) - 1):
+        path = tmp_path / f"job_1329348432655_0001_{n}.jhist"
+        path.write_text("".join(lines[:n]))
+        log = load_log(path)
+        assert [(c.path, c.line, c.last_event) for c in log.cut_off] == [
+            (str(path), n, events[n])
+        ]
+        assert log.skipped == []
+    with pytest.raises(SystemExit):
+        main(["logs", str(path), "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["cut_off"] == [{"path": str(path), "line": n, "last_event": events[n]}]
+    assert data["summary"]["cut_off"] == 1 and "1 file ends before its job did" in (
+        data["summary"]["text"]
+    )
+    with pytest.raises(SystemExit):
+        main(["stragglers", "--log", str(path)])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"ends at line {n} ({events[n]}) before its job did" in out
+
+
 def test_bad_lines_are_skipped_with_their_reason(tmp_path) -> None:
     lines = TERAGEN.read_text().splitlines(keepends=True)
     lines.insert(5, '{"type":"JOB_FROZEN","event":{"x":{}}}\n')

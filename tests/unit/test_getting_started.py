@@ -34,8 +34,10 @@ def test_ci_installs_the_wheel_in_a_fresh_venv_before_the_tests():
     ci = (REPO / ".ci" / "run").read_text()
     assert "exec ./dev test" in ci
     dev = (REPO / "dev").read_text()
-    test_step = next(line for line in dev.splitlines() if line.strip().startswith("test)"))
-    assert "wheel" in test_step.split("pytest")[0]
+    test_step = dev.split("\n  test)", 1)[1].split(";;", 1)[0]
+    assert "checks" in test_step.split("pytest")[0]  # before the suite: lint and the wheel
+    checks = dev.split("checks() {", 1)[1].split("\n}\n", 1)[0]
+    assert "wheel" in checks and "lint" in checks
     body = dev.split("wheel() {", 1)[1].split("\n}\n", 1)[0]
     assert "python3 -m venv" in body and "--system-site-packages" not in body
     assert "perfx --version" in body and 'perfx" explain' in body
