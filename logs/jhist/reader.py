@@ -212,7 +212,5 @@ def read_job_histories(paths: list[Path]) -> Log:
         registry=registry,
         skipped=skipped + duplicates,
         sources=[str(p) for p in paths],
-        cut_off=[
-            CutOff(h.source, h.last_line, h.last_event) for h in histories if not h.ended
-        ],
+        cut_off=[CutOff(h.source, h.last_line, h.last_event) for h in histories if not h.ended],
     )

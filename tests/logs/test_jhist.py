@@ -307,16 +307,15 @@ def test_a_history_cut_before_its_job_ended_says_where_it_ends(tmp_path, capsys)
         path = tmp_path / f"job_1329348432655_0001_{n}.jhist"
         path.write_text("".join(lines[:n]))
         log = load_log(path)
-        assert [(c.path, c.line, c.last_event) for c in log.cut_off] == [
-            (str(path), n, events[n])
-        ]
+        assert [(c.path, c.line, c.last_event) for c in log.cut_off] == [(str(path), n, events[n])]
         assert log.skipped == []
     with pytest.raises(SystemExit):
         main(["logs", str(path), "--format", "json"])
     data = json.loads(capsys.readouterr().out)
     assert data["cut_off"] == [{"path": str(path), "line": n, "last_event": events[n]}]
-    assert data["summary"]["cut_off"] == 1 and "1 file ends before its job did" in (
-        data["summary"]["text"]
+    assert (
+        data["summary"]["cut_off"] == 1
+        and "1 file ends before its job did" in (data["summary"]["text"])
     )
     with pytest.raises(SystemExit):
         main(["stragglers", "--log", str(path)])
