@@ -207,8 +207,10 @@ def _literal(value) -> object:
     return String(str(value))
 
 
-def atom_mask(cols: Columns, atom: Atom, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """Whether each pair ``(i[k], j[k])`` satisfies ``atom`` (false where it is missing)."""
+def atom_mask(cols: Columns, atom: Atom, i: np.ndarray | int, j: np.ndarray) -> np.ndarray:
+    """Whether each pair ``(i[k], j[k])`` satisfies ``atom`` (false where it is missing). ``i``
+    may be one row, paired with every row of ``j`` (a reference is looked for among a stage's
+    rows: the row is read once instead of gathered once per candidate)."""
     spec = cols.spec(atom.feature)
     op = OPS[atom.op]
     if spec.kind == "numeric":
@@ -255,16 +257,17 @@ def atom_mask(cols: Columns, atom: Atom, i: np.ndarray, j: np.ndarray) -> np.nda
                 & value_matches(categories, atom.value.second)[cb]
             )
             if len(categories)
-            else np.zeros(len(ca), bool)
+            else np.zeros(len(cb), bool)
         )
         return present & op(hit, True)
-    hit = value_matches(categories, atom.value)[ca] if len(categories) else np.zeros(len(ca), bool)
+    hit = value_matches(categories, atom.value)[ca] if len(categories) else np.zeros(len(cb), bool)
     return present & (ca == cb) & op(hit, True)
 
 
-def conjunction_mask(cols: Columns, atoms, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """Whether each pair satisfies every atom (the empty conjunction is true)."""
-    mask = np.ones(len(i), dtype=bool)
+def conjunction_mask(cols: Columns, atoms, i: np.ndarray | int, j: np.ndarray) -> np.ndarray:
+    """Whether each pair satisfies every atom (the empty conjunction is true); ``i`` as in
+    ``atom_mask``."""
+    mask = np.ones(len(j), dtype=bool)
     for atom in atoms:
         if not mask.any():
             break

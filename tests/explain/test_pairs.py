@@ -8,7 +8,7 @@ import pytest
 
 from perfx.explain.columns import columns_for
 from perfx.explain.errors import ExplainError
-from perfx.explain.pairs import atom_mask, compare_codes, pair_features
+from perfx.explain.pairs import atom_mask, compare_codes, conjunction_mask, pair_features
 from perfx.grammar.ast import Atom, Bool, Number, Ordering, String, ValuePair
 
 from .handmade import make_log
@@ -97,3 +97,27 @@ def test_pair_feature_values_decode_to_atoms_that_agree(cols):
                 continue
             atom = column.atom("=", v)
             assert atom_mask(cols, atom, i, j)[k], (atom, k)
+
+
+ATOMS = [
+    Atom("duration", "compare", "=", Ordering("GT")),
+    Atom("duration", "compare", "!=", Ordering("SIM")),
+    Atom("duration", "isSame", "=", Bool(False)),
+    Atom("input_bytes", "base", ">", Number(50.0)),
+    Atom("host", "isSame", "=", Bool(True)),
+    Atom("host", "diff", "=", ValuePair(String("h1"), String("h2"))),
+    Atom("host", "base", "=", String("h1")),
+]
+
+
+@pytest.mark.parametrize("atom", ATOMS, ids=str)
+def test_one_row_against_many_is_each_pair_checked(cols, atom):
+    """A reference search pairs one row with every row of its stage (``i`` an int): the same
+    mask as the pairs spelled out, for every kind of atom, missing values included."""
+    j = np.arange(4)
+    for first in range(4):
+        spelled = np.full(len(j), first)
+        assert list(atom_mask(cols, atom, first, j)) == list(atom_mask(cols, atom, spelled, j))
+        assert list(conjunction_mask(cols, [atom, ATOMS[0]], first, j)) == list(
+            conjunction_mask(cols, [atom, ATOMS[0]], spelled, j)
+        )
