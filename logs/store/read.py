@@ -28,7 +28,7 @@ import pyarrow.dataset as pads
 from ..errors import NotALog
 from ..eventlog.log import add_varying_settings
 from ..formats import FORMATS
-from ..model import Log, SkippedLine, merge_logs
+from ..model import CutOff, Log, SkippedLine, merge_logs
 from ..registry import ENTITIES, ENTITY_TABLE, FeatureRegistry
 from ..registry_json import registry_of
 from .fs import Location, is_uri, locate
@@ -310,6 +310,7 @@ def _kind_log(store: Store, selection: Selection, entries: list[Entry]) -> Log:
         registry=registry,
         skipped=[SkippedLine(*s) for e in entries for s in e.skipped],
         sources=[e.source for e in entries],
+        cut_off=[CutOff(*c) for e in entries for c in e.cut_off],
     )
 
 

@@ -197,6 +197,7 @@ def _written(
         properties=dict(properties),
         skipped=[[s.path, s.line, s.reason] for s in skipped[:SKIPPED_KEPT]],
         skipped_count=len(skipped),
+        cut_off=[[c.path, c.line, c.last_event] for c in log.cut_off],
     )
 
 

@@ -56,6 +56,25 @@ def test_job_histories_read_back_alike(tmp_path):
     assert_same_log(load_log([histories]), load_log([tmp_path / "s"]), column_order=False)
 
 
+def test_a_cut_off_job_history_is_cut_off_in_the_store_too(tmp_path):
+    """A job history cut after line 30 (no end event) and a whole one, ingested: the store
+    names the same cut-off file, line and last event as the log."""
+    whole = fixture_log("hadoop-jhist") / "job_2.4.0-FAILED.jhist"
+    sleep = next(fixture_log("hadoop-jhist").glob("*Sleep*.jhist"))
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    shutil.copy(whole, logs / whole.name)
+    cut = logs / "job_1329348432655_0001_1.jhist"
+    cut.write_text("".join(sleep.read_text().splitlines(keepends=True)[:30]))
+    ingest([str(logs)], tmp_path / "s", workers=1)
+    read = load_log([logs]).cut_off
+    assert [(c.line, c.last_event) for c in read] == [(30, read[0].last_event)]
+    stored = load_log([tmp_path / "s"]).cut_off
+    assert [(Path(c.path).name, c.line, c.last_event) for c in stored] == [
+        (cut.name, 30, read[0].last_event)
+    ]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("query", "bind"),
