@@ -21,6 +21,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable
+from dataclasses import astuple
 from functools import cache
 from pathlib import Path
 
@@ -140,7 +141,7 @@ def write_entry(folder: Path, log: Log) -> None:
             "registry": orjson.loads(registry_bytes(log.registry)),
             "skipped": [[s.path, s.line, s.reason] for s in log.skipped],
             "sources": log.sources,
-            "cut_off": [[c.path, c.line, c.last_event] for c in log.cut_off],
+            "cut_off": [list(astuple(c)) for c in log.cut_off],
         }
         (temporary / META).write_bytes(orjson.dumps(meta))
         os.rename(temporary, folder)

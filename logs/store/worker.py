@@ -14,7 +14,7 @@ import shutil
 import tempfile
 import traceback
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 
 import pyarrow.fs as pafs
@@ -197,7 +197,7 @@ def _written(
         properties=dict(properties),
         skipped=[[s.path, s.line, s.reason] for s in skipped[:SKIPPED_KEPT]],
         skipped_count=len(skipped),
-        cut_off=[[c.path, c.line, c.last_event] for c in log.cut_off],
+        cut_off=[list(astuple(c)) for c in log.cut_off],
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
@@ -74,10 +74,7 @@ class LogSummary:
                         {"path": s.path, "line": s.line, "reason": s.reason} for s in log.skipped
                     ],
                 },
-                "cut_off": [
-                    {"path": c.path, "line": c.line, "last_event": c.last_event}
-                    for c in log.cut_off
-                ],
+                "cut_off": [asdict(c) for c in log.cut_off],
             }
         )
 

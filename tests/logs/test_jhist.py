@@ -297,9 +297,10 @@ def test_truncated_history_counts_the_cut_line(tmp_path) -> None:
 
 
 def test_a_history_cut_before_its_job_ended_says_where_it_ends(tmp_path, capsys) -> None:
-    """The Sleep job's history cut after its Nth line, for every N that leaves tasks: the
-    log names the file, its last line N and the type of the last event on it, and every
-    command's answer carries that in its one-line note; the whole file is not cut off."""
+    """The Sleep job's history cut after its 10th, 30th and next-to-last line: the log names
+    the file, that line and the type of the event on it; `perfx logs` lists it and
+    `perfx stragglers`' answer carries it in its one-line note; the whole file is not cut
+    off."""
     lines = SLEEP.read_text().splitlines(keepends=True)
     assert load_log(SLEEP).cut_off == []
     events = {n: json.loads(line)["type"] for n, line in enumerate(lines, 1) if n > 2}
