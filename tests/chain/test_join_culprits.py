@@ -66,12 +66,18 @@ def test_the_skewed_task_is_the_one_its_records_slowed_not_one_that_only_waited(
     hot = in_hot_stage & (task_partitions(tasks) == spent["partition"])
     sized = tasks.groupby("stage_key")["id"].transform("size") >= 3
     waited = tasks.index[~in_hot_stage & sized][0]
-    tasks["duration"] = 100.0  # every task as long as its peers but two:
-    tasks.loc[hot, "duration"] = 112.0
-    tasks.loc[waited, "duration"] = 120.0
+    # every task as long as its peers but two: the hot one lost what its order cost it, the
+    # other a third more than that (scheduling), then far more (nothing it read). The hot
+    # task's loss is its order's measured cost, not a fixed 12 ms: under load a record of a
+    # peer (the stage's first, its Python worker cold) has cost more than 12 ms, and a
+    # peer whose records explain more of its loss than the hot task's is rightly the answer
+    lost = float(spent["cost_ms"])
+    tasks["duration"] = 100.0
+    tasks.loc[hot, "duration"] = 100.0 + lost
+    tasks.loc[waited, "duration"] = 100.0 + 1.33 * lost
     assert skewed_task(tasks) == str(tasks.loc[waited, "id"])
     assert skewed_task(tasks, stored) == str(tasks.loc[hot, "id"].iloc[0])
-    tasks.loc[waited, "duration"] = 600.0  # lost 500 ms to nothing it read
+    tasks.loc[waited, "duration"] = 100.0 + 4 * lost + 500.0
     assert skewed_task(tasks, stored) == str(tasks.loc[hot, "id"].iloc[0])
     # a peer of the hot task given twice its stage's records by the input's split, that lost
     # seconds to scheduling (CI): the traced run timed its records, and they took far less
