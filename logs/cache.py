@@ -117,7 +117,7 @@ def read_entry(folder: Path) -> Log | None:
         registry=registry_of(orjson.dumps(meta["registry"])),
         skipped=[SkippedLine(p, n, r) for p, n, r in meta["skipped"]],
         sources=list(meta["sources"]),
-        cut_off=[CutOff(p, n, e) for p, n, e in meta["cut_off"]],
+        cut_off=[CutOff(*c) for c in meta["cut_off"]],
     )
 
 

@@ -27,14 +27,18 @@ class SkippedLine:
 @dataclass(frozen=True)
 class CutOff:
     """A file that ends before the execution it records did: a MapReduce job history without
-    the job's end event (the job was still running, or its ApplicationMaster died, or the
-    file was cut short in copying). Its tables hold what it says up to ``line``."""
+    the job's end event, a Spark event log without its application's end (the job or the
+    application was still running, its ApplicationMaster or driver died, or the file was cut
+    short in copying). Its tables hold what it says up to ``line``."""
 
     path: str
     line: int
     """Its last line."""
     last_event: str
     """The type of its last event read (``MAP_ATTEMPT_STARTED``; '' when none was)."""
+    execution: str = "job"
+    """What it records, as an answer names it: a MapReduce ``job`` or a Spark
+    ``application``."""
 
 
 def cut_off_note(cut_off: list[CutOff]) -> str:
@@ -48,11 +52,18 @@ def cut_off_note(cut_off: list[CutOff]) -> str:
         where = f"{_short(only.path)} ends at line {only.line:,}" + (
             f" ({only.last_event})" if only.last_event else ""
         )
-        return f"{where} before its job did: its tasks are those it had logged"
+        return f"{where} before its {only.execution} did: its tasks are those it had logged"
     return (
-        f"{len(cut_off)} files end before their jobs did: their tasks are those they had "
-        "logged (perfx logs lists them)"
+        f"{len(cut_off)} files end before their {executions(cut_off)} did: their tasks are "
+        "those they had logged (perfx logs lists them)"
     )
+
+
+def executions(cut_off: list[CutOff]) -> str:
+    """What several cut-off files record, in the plural: ``jobs``, ``applications``, or
+    ``jobs and applications``."""
+    kinds = sorted({c.execution for c in cut_off}, key=("job", "application").index)
+    return " and ".join(f"{kind}s" for kind in kinds)
 
 
 def log_notes(log: Log) -> str:

@@ -21,7 +21,7 @@ from rich.console import Console
 
 from perfx.explain.options import ExplainOptions, option_problem
 from perfx.logs.registry import ENTITIES
-from perfx.terminal import SafeConsole, safe_text, working
+from perfx.terminal import SafeConsole, safe_text, with_note, working
 
 from . import special
 from .user_errors import user_error_types
@@ -185,6 +185,7 @@ class ReplSession:
 
     def explain(self, query: str) -> None:
         from perfx.grammar.parser import parse
+        from perfx.logs.model import log_notes
 
         options = self.explain_options()
         run, store = self.options["run"], self.options["store"]
@@ -199,10 +200,12 @@ class ReplSession:
             # the text, not a parsed query: the engine checks its feature names against the log
             explanation = session.explain(query, options=options, run=run, store=store)
         self.last = explanation
+        note = log_notes(session.log)  # as perfx explain says it: an answer from part of a log
         if self.options["format"] == "json":
-            self.console.print_json(json.dumps(explanation.to_dict()))
+            said = explanation.to_dict()
+            self.console.print_json(json.dumps({**said, "log_note": note} if note else said))
         else:
-            self.console.print(explanation)
+            self.console.print(with_note(explanation, note))
 
     def _busy(self, what: str) -> AbstractContextManager[None]:
         """A spinner once work has run a second (on a terminal; nothing is drawn elsewhere)."""

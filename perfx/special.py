@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console
 
-from perfx.terminal import page, safe_text, working
+from perfx.terminal import page, safe_text, with_note, working
 
 if TYPE_CHECKING:
     from perfx.explain.explanation import Explanation
@@ -132,8 +132,11 @@ def _answer_first(name: str, description: str, answer: Callable[[Session, bool],
     through the pager when taller than the terminal."""
 
     def show(session: ReplSession, arg: str) -> None:
+        from perfx.logs.model import log_notes
+
         every = _all_rows(arg, name)
-        page(answer(session.require_session(), every), session.console)
+        loaded = session.require_session()
+        page(with_note(answer(loaded, every), log_notes(loaded.log)), session.console)
 
     special(name, f"{name} [all]", description)(show)
 

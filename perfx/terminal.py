@@ -57,6 +57,14 @@ def console(*, stderr: bool = False, wide: bool = False) -> SafeConsole:
     return SafeConsole(stderr=stderr, width=width)
 
 
+def with_note(renderable: RenderableType, note: str) -> RenderableType:
+    """An answer followed by the one line saying it comes from part of a log (its skipped
+    lines, its files cut off: ``logs.model.log_notes``), as the CLI and the REPL print it."""
+    from rich.console import Group
+
+    return Group(renderable, safe_text(note)) if note else renderable
+
+
 def page(renderable: RenderableType, out: Console | None = None) -> None:
     """Print ``renderable`` on stdout (or ``out``); on a terminal, through rich's pager when
     it is taller than the screen (piped output is printed as it is)."""

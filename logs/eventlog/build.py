@@ -91,9 +91,19 @@ class AppState:
     plans: dict[int, tuple[str, str]] = field(default_factory=dict)
     """SQL execution id -> (engine, first input) of its physical plan (eventlog.sqlplan)."""
 
+    app_ended: bool = False
+    """Did the log reach its ApplicationEnd? Without it, the log stops where the
+    application was still running, or its driver died, or the file was cut short
+    (``last`` says where: ``logs.model.CutOff``)."""
+    last: tuple[str, int, str] = ("", 0, "")
+    """The file, line number and event type of the last line read ('' where it is no event)."""
+
     def __setstate__(self, kept: dict) -> None:
-        """A state a store kept before perfx read executors or plans (logs.store) has none."""
-        self.__dict__.update({"executors": {}, "plans": {}, **kept})
+        """A state a store kept before perfx read executors, plans or where the log ends
+        (logs.store) has none."""
+        self.__dict__.update(
+            {"executors": {}, "plans": {}, "app_ended": False, "last": ("", 0, ""), **kept}
+        )
 
     # -- event handlers -------------------------------------------------------------------
 
@@ -112,6 +122,7 @@ class AppState:
 
     def on_app_end(self, event: dict) -> None:
         self.end_time = event.get("Timestamp")
+        self.app_ended = True
 
     def on_environment(self, event: dict) -> None:
         props = event.get("Spark Properties") or {}
@@ -462,6 +473,7 @@ def read_app(
     plain = not any(source.codecs)
     unreported = 0
     running = state.running
+    path, number, line = "", 0, b""
     for path, number, line in lines if lines is not None else iter_lines(source, skip):
         if progress is not None and plain:
             unreported += len(line)
@@ -520,11 +532,21 @@ def read_app(
                 handler(state, event)
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             skip(path, number, f"{event.get('Event')} without usable {err}")
+    if number:
+        state.last = (path, number, _event_name(line))
     if close:
         state.close_running(skip)
     if progress is not None:
         progress(unreported if plain else source.size)
     return state
+
+
+def _event_name(line: bytes) -> str:
+    """The event type a line starts with ('' for none, or for a line cut inside it)."""
+    end = line.find(b'"', len(EVENT_KEY))
+    if not line.startswith(EVENT_KEY) or end < 0:
+        return ""
+    return line[len(EVENT_KEY) : end].decode("utf-8", "replace")
 
 
 def _parse(line: bytes, name: bytes):

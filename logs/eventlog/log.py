@@ -12,7 +12,7 @@ from ..aggregate import add_task_aggregates, aggregate_specs, joined_keys, metri
 from ..config import varying_settings
 from ..derive import add_task_features
 from ..feature_tables import SPARK_TASK
-from ..model import Log, SkippedLine
+from ..model import CutOff, Log, SkippedLine
 from ..registry import FeatureRegistry
 from .build import AppState, read_app
 from .counts import add_app_counts, add_job_counts, add_stage_counts
@@ -111,6 +111,11 @@ def log_of_states(states: list[AppState], skipped: list[SkippedLine], sources: l
         registry=registry,
         skipped=skipped,
         sources=sources,
+        cut_off=[
+            CutOff(path, line, event, "application")
+            for path, line, event in (s.last for s in states if not s.app_ended)
+            if line
+        ],
     )
 
 

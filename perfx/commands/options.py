@@ -400,10 +400,8 @@ def emit(
         return
     import dataclasses
 
-    from rich.console import Group
-
-    from perfx.terminal import page, safe_text
+    from perfx.terminal import page, with_note
 
     if show_all and "limit" in getattr(result, "__dataclass_fields__", {}):
         result = dataclasses.replace(result, limit=None)
-    page(Group(result, safe_text(note)) if note else result)
+    page(with_note(result, note))

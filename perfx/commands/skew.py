@@ -8,7 +8,15 @@ import click
 
 from perfx.results.headline import ROWS
 
-from .options import all_option, emit, format_option, log_option, number_option, open_session
+from .options import (
+    all_option,
+    emit,
+    format_option,
+    log_note,
+    log_option,
+    number_option,
+    open_session,
+)
 
 
 @click.command()
@@ -42,4 +50,4 @@ def skew(logs, factor, min_excess, top, show_all, fmt) -> None:
     session = open_session(logs)
     with working("looking for skew"):
         report = session.skew(factor, min_excess, None if show_all else min(top, ROWS))
-    emit(report, fmt, sort_keys=True)
+    emit(report, fmt, sort_keys=True, note=log_note(session))

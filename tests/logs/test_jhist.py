@@ -313,7 +313,9 @@ def test_a_history_cut_before_its_job_ended_says_where_it_ends(tmp_path, capsys)
     with pytest.raises(SystemExit):
         main(["logs", str(path), "--format", "json"])
     data = json.loads(capsys.readouterr().out)
-    assert data["cut_off"] == [{"path": str(path), "line": n, "last_event": events[n]}]
+    assert data["cut_off"] == [
+        {"path": str(path), "line": n, "last_event": events[n], "execution": "job"}
+    ]
     assert (
         data["summary"]["cut_off"] == 1
         and "1 file ends before its job did" in (data["summary"]["text"])

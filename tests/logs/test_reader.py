@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import struct
 from pathlib import Path
 
@@ -14,11 +15,13 @@ import pandas as pd
 import pytest
 import zstandard
 
+from perfx.cli import main
 from perfx.logs.errors import NotALog
 from perfx.logs.eventlog.codecs import LZ4_MAGIC, SNAPPY_MAGIC, lzf_decompress
 from perfx.logs.eventlog.open import NOT_A_LOG
 from perfx.logs.loader import load_log
-from tests.data_files import fixture_log
+from perfx.logs.model import CutOff
+from tests.data_files import PUBLIC, fixture_log
 
 FIXTURE = fixture_log("spark-events/local-1430917381534")
 TEXT = FIXTURE.read_bytes()
@@ -106,6 +109,8 @@ def test_truncated_last_line_of_an_inprogress_log(tmp_path) -> None:
     assert [(s.line, s.reason) for s in log.skipped] == [(len(lines) - 2, "truncated last line")]
     assert log.apps["completed"].tolist() == ["F"]
     assert log.tasks["id"].is_unique
+    event = json.loads(lines[-3])["Event"]
+    assert log.cut_off == [CutOff(str(path), len(lines) - 2, event, "application")]
 
 
 def test_broken_compressed_stream_keeps_the_lines_before(tmp_path) -> None:
@@ -183,6 +188,38 @@ def test_zstd_cut_inside_a_frame_keeps_the_complete_blocks_and_says_so(tmp_path)
         )
     ]
     assert log.apps["completed"].tolist() == ["F"]  # the application end was in the lost block
+    event = json.loads(lines[kept - 1])["Event"]
+    assert log.cut_off == [CutOff(str(path), kept, event, "application")]
+
+
+def test_a_log_that_ends_before_its_application_did_is_cut_off(tmp_path, capsys) -> None:
+    """The fixture cut after its 10th, 30th and next-to-last line (its ApplicationEnd gone):
+    the log names the file, that line and its event's type; `perfx logs` lists it and
+    `perfx stragglers`' answer carries it in its one-line note. The whole file, and a real
+    log Spark wrote while its application ran (sparkscope's), are told apart."""
+    lines = TEXT.splitlines(keepends=True)
+    assert load_log(FIXTURE).cut_off == []
+    for n in (10, 30, len(lines) - 1):
+        path = tmp_path / f"local-1430917381534-{n}"
+        path.write_bytes(b"".join(lines[:n]))
+        event = json.loads(lines[n - 1])["Event"]
+        assert load_log(path).cut_off == [CutOff(str(path), n, event, "application")]
+    with pytest.raises(SystemExit):
+        main(["logs", str(path), "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["cut_off"] == [
+        {"path": str(path), "line": n, "last_event": event, "execution": "application"}
+    ]
+    assert "1 file ends before its application did" in data["summary"]["text"]
+    with pytest.raises(SystemExit):
+        main(["stragglers", "--log", str(path)])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"ends at line {n} ({event}) before its application did" in out
+    running = PUBLIC / "ucesys__sparkscope" / "app-20231025121456-0004-eventLog-running-incomplete"
+    last = running.read_bytes().splitlines()  # its last line is cut inside a JobEnd
+    assert load_log(running).cut_off == [
+        CutOff(str(running), len(last), "SparkListenerJobEnd", "application")
+    ]
 
 
 def test_files_that_only_look_compressed_are_passed_over_not_made_apps(tmp_path) -> None:
