@@ -1,10 +1,11 @@
 """Tracing an unmodified DataFrame script (issue 31): the overhead of ``perfx isolate
 SCRIPT.py`` over the plain run of the same script (a regex row UDF over 4 files of
-PERFX_BENCH_LINES lines, default 100,000 each; local[2], median of 3 alternating runs in one
-session; target <= 1.3x; the traced run includes storing and locating the UDF calls), and, for the regex
-script as a row UDF, a pandas UDF and a mapInPandas function with a few pathological lines,
-how close ``perfx verify``'s measured saving comes to the saving the UDF calls predicted
-(target: within 25 %)."""
+PERFX_BENCH_LINES lines, default 100,000 each; local[2], median of 5 alternating runs in one
+session after 3 of each to warm up; target <= 1.3x; the traced run includes storing and
+locating the UDF calls), and, for the regex script as a row UDF, a pandas UDF and a
+mapInPandas function with a few pathological lines, how close ``perfx verify``'s measured
+saving (5 plain runs each way) comes to the saving the UDF calls predicted (target: within
+25 %)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-REPEATS = 3
+REPEATS = 5
+WARM_UP = 3
 LINES = int(os.environ.get("PERFX_BENCH_LINES", 100_000))
 SCRIPTS = Path(__file__).resolve().parents[1] / "isolation" / "scripts"
 
@@ -41,7 +43,11 @@ def main() -> None:
             trace_script(script, [str(big)], spark=spark, store=store)
 
         with contextlib.redirect_stdout(quiet):
-            plain()  # warm up the JVM, the Python workers and the page cache
+            # warm up the JVM (its JIT: a run's time falls by a third over the first five),
+            # the Python workers and the page cache, both ways
+            for _ in range(WARM_UP):
+                plain()
+                traced()
             times: dict[str, list[float]] = {"plain": [], "traced": []}
             for _ in range(REPEATS):
                 for name, run in (("plain", plain), ("traced", traced)):
@@ -61,7 +67,9 @@ def main() -> None:
 
         small = Path(folder, "small")
         write_lines(small)
-        print("\nperfx verify --without 3 on the pathological lines (3 plain runs each way):")
+        print(
+            f"\nperfx verify --without 3 on the pathological lines ({REPEATS} plain runs each way):"
+        )
         for name in ("regex_udf", "regex_pandas_udf", "regex_map_in_pandas"):
             with contextlib.redirect_stdout(quiet):
                 run = trace_script(SCRIPTS / f"{name}.py", [str(small)], spark=spark, store=store)
