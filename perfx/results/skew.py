@@ -55,12 +55,58 @@ def material(flagged: Any, tasks: Any, min_excess: float) -> Any:
     )
 
 
-def spark_tasks(tasks: Any) -> Any:
-    """The Spark tasks of a log (a folder may mix in MapReduce histories, whose tasks have no
-    Spark stage or task ids): computation skew is looked for in PySpark programs' stages."""
-    if not {"stage_id", "task_id"} <= set(tasks.columns):
-        return tasks.iloc[0:0].assign(app_id="", stage_id=0, task_id=0, partition_id=-1)
-    return tasks[tasks["stage_id"].notna() & tasks["task_id"].notna()]
+def judged_tasks(tasks: Any) -> tuple[Any, int]:
+    """The tasks computation skew is looked for in, with the ids a skewed task is named by
+    (``app_id``, ``stage_id``, ``task_id``, ``partition_id``), and how many of them are
+    MapReduce tasks. A Spark task has its own; a MapReduce task (a job history's, alone or in
+    a folder with Spark logs) is named by its job (``app_id``), its phase (``stage_id``:
+    ``MAP`` or ``REDUCE``) and its id (``task_id``, ``task_..._m_000003``, which holds its
+    number in the phase: no partition of its own)."""
+    import pandas as pd
+
+    frames = []
+    spark = pd.Series(False, index=tasks.index)
+    if {"stage_id", "task_id"} <= set(tasks.columns):
+        spark = tasks["stage_id"].notna() & tasks["task_id"].notna()
+        frames.append(tasks[spark])
+    mapreduce = tasks.iloc[0:0]
+    if {"job_id", "task_type", "id"} <= set(tasks.columns):
+        mapreduce = tasks[tasks["task_type"].isin(MAPREDUCE_PHASES) & ~spark]
+        frames.append(
+            mapreduce.assign(
+                app_id=mapreduce["job_id"],
+                stage_id=mapreduce["task_type"],
+                task_id=mapreduce["id"],
+                partition_id=-1,
+            )
+        )
+    if not frames:
+        return tasks.iloc[0:0].assign(app_id="", stage_id=0, task_id=0, partition_id=-1), 0
+    return (frames[0] if len(frames) == 1 else pd.concat(frames)), len(mapreduce)
+
+
+MAPREDUCE_RERUN = (
+    "MapReduce tasks get no traced re-run (perfx isolate re-runs PySpark programs): their "
+    "cause is the log's"
+)
+"""What a report with skewed MapReduce tasks says instead of a re-run command."""
+
+MAPREDUCE_PHASES = ("MAP", "REDUCE")
+"""The phases of a MapReduce job whose tasks are judged (a job history's setup and cleanup
+tasks do no work of the job's records)."""
+
+
+def _names(table: Any, key: str) -> dict[str, str]:
+    """``key`` -> ``name`` of the rows of ``table`` that have both."""
+    if table.empty or not {key, "name"} <= set(table.columns):
+        return {}
+    return dict(zip(table[key].astype(str), table["name"].fillna("").astype(str)))
+
+
+def _id(value: Any) -> int | str:
+    """A Spark stage's or task's id as its number; a MapReduce phase's or task's as it is
+    spelled (``MAP``, ``task_..._m_000003``)."""
+    return value if isinstance(value, str) else int(value)
 
 
 def partition(value: Any) -> int | None:
@@ -96,7 +142,7 @@ class SkewReport:
     stages: list[dict[str, Any]]
     rerun: str | None
     spark_tasks: int
-    other_tasks: int
+    mapreduce_tasks: int
     top: int | None = 20
     """Skewed tasks the table shows, the most costly first (None: all)."""
 
@@ -118,28 +164,27 @@ class SkewReport:
         from perfx.explain.cause import cause_names
         from perfx.isolation.detect import skewed_tasks
 
-        spark = spark_tasks(log.tasks)
-        flagged = skewed_tasks(spark, factor=factor)
-        flagged = material(flagged, log.tasks, min_excess) if len(flagged) else flagged
+        judged, mapreduce = judged_tasks(log.tasks)
+        flagged = skewed_tasks(judged, factor=factor)
+        flagged = material(flagged, judged, min_excess) if len(flagged) else flagged
         flagged = flagged.reset_index(drop=True)
-        ids = _task_ids(log.tasks, flagged)
+        ids = _task_ids(judged, flagged)
         named = cause_names(asked if asked is not None else log, [i for i in ids if i])
-        names = (
-            dict(zip(log.apps.get("app_id", []), log.apps.get("name", [])))
-            if not log.apps.empty
-            else {}
-        )
+        names = {  # a MapReduce job's name is its job history's
+            **(_names(log.jobs, "id") if mapreduce else {}),
+            **_names(log.apps, "app_id"),
+        }
         per_stage = log.tasks["stage_key"].value_counts()
         stages = [
             {
                 "app_id": app,
                 "app_name": names.get(app, ""),
-                "stage_id": int(stage),
+                "stage_id": _id(stage),
                 "tasks": int(per_stage[rows.stage_key.iloc[0]]),
                 "skewed_tasks": [
                     {
                         "id": ids[r.Index] or None,
-                        "task_id": int(r.task_id),
+                        "task_id": _id(r.task_id),
                         "partition": partition(r.partition_id),
                         "duration_ms": float(r.duration),
                         "excess_ms": round(float(r.excess_ms), 1),
@@ -154,8 +199,9 @@ class SkewReport:
             }
             for (app, stage), rows in flagged.groupby(["app_id", "stage_id"], sort=False)
         ]
-        rerun = isolate_command(log, str(flagged["app_id"].iloc[0])) if stages else None
-        return cls(stages, rerun, len(spark), len(log.tasks) - len(spark), top)
+        spark = flagged[~flagged["stage_id"].isin(MAPREDUCE_PHASES)]
+        rerun = isolate_command(log, str(spark["app_id"].iloc[0])) if len(spark) else None
+        return cls(stages, rerun, len(judged) - mapreduce, mapreduce, top)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -177,11 +223,10 @@ class SkewReport:
             "skewed_tasks": len(rows),
             "at_stake_ms": round(at_stake, 1),
             "spark_tasks": self.spark_tasks,
+            "mapreduce_tasks": self.mapreduce_tasks,
         }
         if not rows:
-            return Headline(
-                f"No computation skew found in {self.spark_tasks:,} Spark tasks.", values
-            )
+            return Headline(f"No computation skew found in {self._judged()}.", values)
         worst = rows[0]
         reasons: dict[str, int] = {}
         for r in rows:
@@ -209,9 +254,19 @@ class SkewReport:
             f"{worst['stage_id']} the most ({duration(worst['excess_ms'])}). Reasons: "
             f"{listing(top)}"
             + (f"; their causes as perfx explain names them: {listing(causes)}" if causes else "")
-            + ". Re-run the program traced (below) to name the records."
+            + (
+                ". Re-run the program traced (below) to name the records."
+                if self.rerun
+                else f". {MAPREDUCE_RERUN}."
+            )
         )
         return Headline(text, values)
+
+    def _judged(self) -> str:
+        """The tasks looked at: ``1,024 Spark tasks``, ``12 MapReduce tasks`` or both."""
+        kinds = [(self.spark_tasks, "Spark"), (self.mapreduce_tasks, "MapReduce")]
+        said = [f"{n:,} {kind}" for n, kind in kinds if n]
+        return f"{' and '.join(said) or '0 Spark'} {'task' if sum(n for n, _ in kinds) == 1 else 'tasks'}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"summary": self.headline().to_dict(), "stages": self.stages, "rerun": self.rerun}
@@ -220,19 +275,15 @@ class SkewReport:
         self, console: Console, options: ConsoleOptions
     ) -> Iterator[RenderableType]:
         if not self.stages:
-            other = (
-                f" ({self.other_tasks} MapReduce tasks not judged: perfx isolate re-runs "
-                "PySpark programs)"
-                if self.other_tasks
-                else ""
-            )
-            yield safe_text(f"No computation skew found in {self.spark_tasks} Spark tasks{other}.")
+            yield self.headline()
             return
         yield self.headline()
         one_app = len({s["app_id"] for s in self.stages}) <= 1
         title = "Skewed tasks by time at stake"
         if one_app:  # its id once, in the title, rather than on every row
-            title += f" (application {self.stages[0]['app_id']})"
+            only = self.stages[0]
+            what = "job" if only["stage_id"] in MAPREDUCE_PHASES else "application"
+            title += f" ({what} {only['app_id']})"
         table = Table(title=safe_text(title))
         columns = ("app", "stage", "tasks", "skewed task (partition)", "at stake", "cause", "why")
         for column in columns[1:] if one_app else columns:
@@ -258,6 +309,10 @@ class SkewReport:
         yield table
         if hidden:
             yield more(hidden, "skewed tasks")
+        if any(s["stage_id"] in MAPREDUCE_PHASES for s in self.stages):
+            yield safe_text(f"{MAPREDUCE_RERUN}.")
+        if self.rerun is None:
+            return
         yield safe_text(
             "Some input records cost far more than others. Re-run the program traced to name them:"
         )

@@ -10,7 +10,7 @@ import json
 from click.testing import CliRunner
 
 from perfx.cli import cli
-from tests.data_files import PUBLIC
+from tests.data_files import PUBLIC, fixture_log
 
 DYNAMIC = PUBLIC / "Netflix-Skunkworks__sparklens" / "local-fresh-dynamic"
 """Spark 3.3.4, app "fresh-kube": tasks of a few ms that read nothing (so their rate is their
@@ -77,3 +77,41 @@ def test_rows_name_the_app_id_and_no_unlogged_partition() -> None:
     text = skew("--log", str(SPARK_1_5))
     assert "(-1)" not in text and "│ 42 " in text
     assert {t["partition"] for t in skewed_tasks("--log", str(SPARK_1_5))} == {None}
+
+
+SLEEP = fixture_log(
+    "hadoop-jhist/job_1329348432655_0001-1329348443227-user-Sleep+job-1329348468601-10-1-"
+    "SUCCEEDED-default.jhist"
+)
+"""Hadoop 0.23's Sleep job: 10 maps (7 of about 11.4 s, 3 of 3.6-4.7 s) and 2 reduces."""
+
+
+def test_a_mapreduce_task_is_judged_as_a_spark_task_is(tmp_path) -> None:
+    """The Sleep job's map 2 made to run three times as long (its attempt's and its task's
+    finish moved on by twice its 11.4 s): it is flagged in its job's MAP phase, named by its
+    task id with its job's name, its cause as perfx explain names it; no Spark re-run
+    command is offered, and the unchanged history has no skew among its 12 tasks."""
+    lines = SLEEP.read_text().splitlines(keepends=True)
+    slow = 1329348450537 + 3 * (1329348461952 - 1329348450537)
+    for n, line in enumerate(lines):
+        if '"taskid":"task_1329348432655_0001_m_000002"' in line and "finishTime" in line:
+            lines[n] = line.replace("1329348461952", str(slow))
+    path = tmp_path / SLEEP.name
+    path.write_text("".join(lines))
+    report = json.loads(skew("--log", str(path), "--format", "json"))
+    assert report["rerun"] is None
+    [stage] = report["stages"]
+    assert (stage["app_id"], stage["app_name"], stage["stage_id"], stage["tasks"]) == (
+        "job_1329348432655_0001",
+        "Sleep job",
+        "MAP",
+        10,
+    )
+    [task] = stage["skewed_tasks"]
+    assert task["task_id"] == task["id"] == "task_1329348432655_0001_m_000002"
+    assert task["reasons"] == ["3.0x the stage's median duration"] and task["cause"]
+    assert report["summary"]["mapreduce_tasks"] == 12 and report["summary"]["spark_tasks"] == 0
+    text = " ".join(skew("--log", str(path)).split())
+    assert "(job job_1329348432655_0001)" in text
+    assert "MapReduce tasks get no traced re-run" in text and "perfx isolate PROGRAM" not in text
+    assert skew("--log", str(SLEEP)) == "No computation skew found in 12 MapReduce tasks.\n"
