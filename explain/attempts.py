@@ -119,9 +119,15 @@ PYTHON_TRACEBACK = "Traceback (most recent call last)"
 
 
 def _text(cols: Columns, column: str, row: int) -> str:
-    if column not in cols.table.columns:
+    values = cols.derived.get(("attempt text", column))
+    if values is None:  # read once per table: every straggler of a report is asked about
+        present = column in cols.table.columns
+        values = cols.derived[("attempt text", column)] = (
+            cols.table[column].to_numpy(dtype=object) if present else None
+        )
+    if values is None:
         return ""
-    value = cols.table[column].iat[row]
+    value = values[row]
     return "" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
 
 

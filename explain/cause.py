@@ -29,10 +29,11 @@ def task_cause(log: Log, task_id: str) -> Diagnosis | None:
     from .reference import find_row, pick_reference
 
     cols = columns_for(log, "task")
-    query = _why_slower().bind(task_id)
     try:
         first = find_row(cols, EntityId(task_id))
-        second, _ = pick_reference(cols, first, query)
+        # the query's clauses pick the reference; its id is the row found (a report names
+        # the cause of every straggler: a query bound per task costs more than its answer)
+        second, _ = pick_reference(cols, first, _why_slower())
     except ExplainError:
         return None
     gap = decompose(cols, first, second)

@@ -102,8 +102,8 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
         where = "of the log"
     same = same[same != first]
     ok = conjunction_mask(cols, list(query.despite.atoms) + list(query.observed.atoms), first, same)
-    if query.expected:
-        ok &= ~conjunction_mask(cols, list(query.expected.atoms), first, same)
+    if query.expected:  # checked only where OBSERVED holds: an atom's mask is pair by pair
+        ok[ok] = ~conjunction_mask(cols, list(query.expected.atoms), first, same[ok])
     fits = same[ok]
     if len(fits) == 0:
         raise ExplainError(
@@ -119,11 +119,10 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
         if np.isfinite(duration).any()
         else float("nan")
     )
-    pick = (
-        int(fits[int(np.nanargmin(np.abs(duration - median)))])
-        if np.isfinite(median)
-        else int(fits[0])
-    )
+    # np.nanargmin's answer (the first closest, missing durations never), without its cost
+    distance = np.abs(duration - median)
+    distance[np.isnan(distance)] = np.inf
+    pick = int(fits[int(np.argmin(distance))]) if np.isfinite(median) else int(fits[0])
     note = (
         f"reference: {entity} {table['id'].iloc[pick]}, the {entity} {where} closest to the median duration "
         f"({median:,.0f} ms) among the {len(fits)}{alike} for which OBSERVED holds and EXPECTED "
