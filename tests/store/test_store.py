@@ -160,7 +160,12 @@ def test_an_in_progress_log_resumes_from_the_bytes_read(tmp_path):
     assert (first.read, first.resumed) == (1, 0)
     read = bytes_read()
     assert whole[:read].endswith(b"\n") and b"\n" not in whole[read:cut]
-    half = load_log([store])
+    half = load_log([store])  # it ends at its last whole line, before its application did
+    last = whole[:read].splitlines()[-1]
+    assert [(c.path, c.line, c.execution) for c in half.cut_off] == [
+        (str(live), whole[:read].count(b"\n"), "application")
+    ]
+    assert half.cut_off[0].last_event == last.split(b'"')[3].decode()
     with live.open("ab") as out:
         out.write(whole[cut:])
     second = ingest([str(live.parent)], store, workers=1)
@@ -168,6 +173,7 @@ def test_an_in_progress_log_resumes_from_the_bytes_read(tmp_path):
     assert (bytes_read(), second.bytes) == (len(whole), len(whole) - read)
     assert len(half.tasks) < len(load_log([store]).tasks)
     assert_same_log(load_log([live]), load_log([store]))
+    assert load_log([store]).cut_off == load_log([live]).cut_off == []  # it ended
 
 
 def test_a_log_that_fails_is_reported_and_leaves_nothing(tmp_path):
