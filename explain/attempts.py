@@ -119,12 +119,11 @@ PYTHON_TRACEBACK = "Traceback (most recent call last)"
 
 
 def _text(cols: Columns, column: str, row: int) -> str:
-    values = cols.derived.get(("attempt text", column))
-    if values is None:  # read once per table: every straggler of a report is asked about
-        present = column in cols.table.columns
-        values = cols.derived[("attempt text", column)] = (
-            cols.table[column].to_numpy(dtype=object) if present else None
-        )
+    key = ("attempt text", column)
+    if key not in cols.derived:  # read once per table: every straggler of a report is asked
+        table = cols.table
+        cols.derived[key] = table[column].to_numpy(object) if column in table else None
+    values = cols.derived[key]
     if values is None:
         return ""
     value = values[row]

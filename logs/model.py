@@ -7,6 +7,7 @@ Every other layer (explanations, blocked-time analysis, isolation's task identit
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
@@ -54,16 +55,17 @@ def cut_off_note(cut_off: list[CutOff]) -> str:
         )
         return f"{where} before its {only.execution} did: its tasks are those it had logged"
     return (
-        f"{len(cut_off)} files end before their {executions(cut_off)} did: their tasks are "
-        "those they had logged (perfx logs lists them)"
+        f"{len(cut_off)} files end before their {executions(c.execution for c in cut_off)} "
+        "did: their tasks are those they had logged (perfx logs lists them)"
     )
 
 
-def executions(cut_off: list[CutOff]) -> str:
-    """What several cut-off files record, in the plural: ``jobs``, ``applications``, or
-    ``jobs and applications``."""
-    kinds = sorted({c.execution for c in cut_off}, key=("job", "application").index)
-    return " and ".join(f"{kind}s" for kind in kinds)
+def executions(kinds: Iterable[str], plural: bool = True) -> str:
+    """What cut-off files record (their ``CutOff.execution``), as an answer names it: ``jobs``,
+    ``applications`` or ``jobs and applications``; one of them: ``job``, ``application`` or
+    ``job or application``."""
+    found = sorted(set(kinds), key=("job", "application").index)
+    return (" and " if plural else " or ").join(f"{k}s" if plural else k for k in found)
 
 
 def log_notes(log: Log) -> str:

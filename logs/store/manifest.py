@@ -45,8 +45,8 @@ class SourceRead:
     properties: dict[str, str] = field(default_factory=dict)
     skipped: list[list] = field(default_factory=list)
     cut_off: list[list] = field(default_factory=list)
-    """``[path, line, last event]`` of a job history that ends before its job did
-    (``logs.model.CutOff``); absent from the entries of older stores: none."""
+    """Each file of the source that ends before its job or application did, as the fields
+    of its ``logs.model.CutOff``; absent from the entries of older stores: none."""
 
     def read_facts(self) -> dict:
         """This record's fields as keywords, to make the other record of the same read."""

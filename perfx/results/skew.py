@@ -274,10 +274,9 @@ class SkewReport:
     def __rich_console__(
         self, console: Console, options: ConsoleOptions
     ) -> Iterator[RenderableType]:
-        if not self.stages:
-            yield self.headline()
-            return
         yield self.headline()
+        if not self.stages:
+            return
         one_app = len({s["app_id"] for s in self.stages}) <= 1
         title = "Skewed tasks by time at stake"
         if one_app:  # its id once, in the title, rather than on every row

@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.table import Table
 
-from perfx.logs.model import CutOff, executions
+from perfx.logs.model import executions
 from perfx.terminal import safe_text
 
 from .headline import Headline, count, listing
@@ -98,14 +98,10 @@ class LogSummary:
             )
         )
         if cut := len(data["cut_off"]):
-            ran = (
-                f"its {data['cut_off'][0]['execution']}"
-                if cut == 1
-                else f"their {executions([CutOff(**c) for c in data['cut_off']])}"
-            )
+            ran = executions((c["execution"] for c in data["cut_off"]), plural=cut > 1)
             text += (
-                f" {count(cut, 'file')} {'ends' if cut == 1 else 'end'} before {ran} did "
-                "(cut off or still running)."
+                f" {count(cut, 'file')} {'ends' if cut == 1 else 'end'} before "
+                f"{'its' if cut == 1 else 'their'} {ran} did (cut off or still running)."
             )
         values = {k: data[k] for k in ("apps", "jobs", "stages", "tasks", "spark_versions")}
         return Headline(text, {**values, "skipped": skipped["count"], "cut_off": cut})
@@ -134,8 +130,8 @@ class LogSummary:
             counts.add_row("files cut off", str(len(data["cut_off"])))
         yield counts
         if data["cut_off"]:
-            runs = executions([CutOff(**c) for c in data["cut_off"]])
-            cut = Table(title=f"Cut off before the {runs.removesuffix('s')} ended")
+            ran = executions((c["execution"] for c in data["cut_off"]), plural=False)
+            cut = Table(title=f"Cut off before the {ran} ended")
             cut.add_column("file")
             cut.add_column("last line", justify="right")
             cut.add_column("last event")
