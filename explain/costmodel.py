@@ -125,9 +125,15 @@ def stage_rows(cols: Columns, row: int) -> np.ndarray:
     """The successful task rows of ``row``'s stage (``row`` included)."""
     if "stage_key" not in cols.table.columns:
         return np.array([row])
-    rows, success = _stage(cols, int(cols.key("stage_key")[row]))
+    code = int(cols.key("stage_key")[row])
+    rows, success = _stage(cols, code)
     if success is None:
         return rows
+    if success[np.searchsorted(rows, row)]:  # the stage's successful rows, kept: every
+        key = ("successful rows", code)  # straggler of a stage asks, and its reference
+        if key not in cols.derived:
+            cols.derived[key] = rows[success]
+        return cols.derived[key]
     return rows[success | (rows == row)]
 
 
@@ -257,7 +263,8 @@ def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
     if fitted is None:
         return None
     model, rows = fitted
-    if second not in rows:
+    at = int(np.searchsorted(rows, second))  # rows are in table order
+    if at == len(rows) or rows[at] != second:
         return None
     kinds: dict[str, VolumePart] = {}
     for column, coef in zip(model.columns, model.coef):

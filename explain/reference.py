@@ -10,11 +10,13 @@ EXPECTED does not — and says which it picked.
 
 from __future__ import annotations
 
-from dataclasses import replace
+import bisect
+import math
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from perfx.grammar.ast import EntityId, Predicate, Query
+from perfx.grammar.ast import Atom, EntityId, Ordering, Predicate, Query
 from perfx.grammar.semantics import check_pair
 from perfx.logs.model import Log
 
@@ -23,7 +25,7 @@ from .costmodel import VOLUMES
 from .errors import ExplainError
 from .explanation import format_conjunction
 from .options import ExplainOptions
-from .pairs import conjunction_mask
+from .pairs import SIMILARITY, conjunction_mask
 from .request import Request
 from .sampling import EXACT_LIMIT, all_pairs, blocks
 
@@ -91,6 +93,10 @@ def _equal_text(values: np.ndarray, text: str) -> np.ndarray:
 
 def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
     """The reference row for a one-sided query, and the note saying why it was chosen."""
+    if cols.entity == "task" and _asks_slower(query):
+        found = _slower_reference(cols, first)
+        if found is not None:
+            return found
     entity = cols.entity
     table = cols.table
     group = next((g for g in GROUP[entity] if g in table.columns), None)
@@ -131,6 +137,155 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
     return pick, note
 
 
+def _asks_slower(query: Query) -> bool:
+    """Does ``query`` ask ``WHY TASK <it> SLOWER`` with the default clauses (no DESPITE,
+    OBSERVED ``duration compare = GT``, EXPECTED ``duration compare = SIM``)? The question a
+    report asks of every straggler: ``_slower_reference`` answers it from its stage's sorted
+    durations."""
+    return (
+        not query.despite.atoms
+        and query.observed.atoms == (_DURATION_GT,)
+        and query.expected is not None
+        and query.expected.atoms == (_DURATION_SIM,)
+    )
+
+
+_DURATION_GT = Atom("duration", "compare", "=", Ordering("GT"))
+_DURATION_SIM = Atom("duration", "compare", "=", Ordering("SIM"))
+
+
+def _slower_reference(cols: Columns, first: int) -> tuple[int, str] | None:
+    """``pick_reference``'s answer to ``WHY TASK <first> SLOWER`` (``_asks_slower``), found
+    by bisection in its stage's durations sorted once, where the general path reads the whole
+    stage once per question (a report asks it of every straggler: 24,570 in a 9,100-task stage
+    of the report benchmark). None where the general path must answer: a stage with a
+    negative or missing duration (the candidates for which OBSERVED holds are a prefix of the
+    sorted durations only when every one is finite and non-negative), or no candidate (the
+    general path raises the error that says why).
+
+    The same answer, not an approximation: ``compare_codes``' GT, the median of the
+    candidates, the first of them in table order closest to it (``test_reference``'s oracle
+    checks it against the general path on every task of every public log)."""
+    group = next((g for g in GROUP["task"] if g in cols.table.columns), None)
+    if group is None:
+        return None
+    code = int(cols.key(group)[first])
+    stage = _SortedStage.of(cols, group, code)
+    duration = float(cols.numeric("duration")[first])
+    if stage is None or not (0.0 <= duration < math.inf):
+        return None
+    pattern = tuple(bool(some[first]) for some in _volumes_had(cols))
+    values, rows = stage.comparable(pattern)
+    fits = _count_faster(values, duration)
+    comparable = ""
+    if fits == 0:
+        values, rows = stage.values, stage.rows
+        fits = _count_faster(values, duration)
+        if fits == 0:
+            return None
+        comparable = _NONE_COMPARABLE
+    median = _median_of_sorted(values, fits)
+    pick = _closest(values, rows, fits, median)
+    where = f"of the same {group.removesuffix('_key').removesuffix('_id')}"
+    note = (
+        f"reference: task {cols.table['id'].iloc[pick]}, the task {where} closest to the median "
+        f"duration ({median:,.0f} ms) among the {fits} for which OBSERVED holds and EXPECTED "
+        "does not" + comparable
+    )
+    return pick, note
+
+
+@dataclass(frozen=True)
+class _SortedStage:
+    """A stage's (a ``GROUP`` value's) durations sorted ascending, ties in table order, with
+    their rows; and, per pattern of volumes a task has (``_comparable``), those of the
+    stage's comparable tasks. Built once per stage (``Columns.derived``)."""
+
+    cols: Columns
+    key: tuple
+    values: list[float]
+    rows: list[int]
+
+    @classmethod
+    def of(cls, cols: Columns, group: str, code: int) -> _SortedStage | None:
+        key = ("sorted stage", group, code)
+        if key not in cols.derived:
+            members = cols.rows_of(group, code)
+            durations = cols.numeric("duration")[members]
+            found = None
+            if bool(np.all(np.isfinite(durations))) and bool(np.all(durations >= 0)):
+                order = np.argsort(durations, kind="stable")
+                found = cls(cols, key, durations[order].tolist(), members[order].tolist())
+            cols.derived[key] = found
+        return cols.derived[key]
+
+    def comparable(self, pattern: tuple[bool, ...]) -> tuple[list[float], list[int]]:
+        """The sorted durations and rows of the stage's tasks ``_comparable`` keeps for a task
+        with ``pattern`` (which kinds of volume it has some of)."""
+        key = (*self.key, pattern)
+        found = self.cols.derived.get(key)
+        if found is None:
+            rows = np.asarray(self.rows, dtype=np.intp)
+            keep = np.ones(len(rows), dtype=bool)
+            succeeded = _succeeded(self.cols)
+            if succeeded is not None:
+                keep &= succeeded[rows]
+            for has, some in zip(pattern, _volumes_had(self.cols)):
+                if has:
+                    keep &= some[rows]
+            found = self.cols.derived[key] = (
+                [v for v, k in zip(self.values, keep.tolist()) if k],
+                [r for r, k in zip(self.rows, keep.tolist()) if k],
+            )
+        return found
+
+
+def _count_faster(values: list[float], duration: float) -> int:
+    """How many of the sorted, non-negative ``values`` are GT-slower than ``duration``
+    (``compare_codes(duration, value) == GT``): a prefix, found by bisection. ``value ==
+    duration`` is never GT, nor any value above it; below it, the gap grows as the value falls
+    while the SIM bound (``SIMILARITY`` x the larger, ``duration``) stays."""
+    bound = SIMILARITY * duration
+    low, high = 0, len(values)
+    while low < high:
+        mid = (low + high) // 2
+        value = values[mid]
+        if value < duration and not abs(duration - value) <= bound:
+            low = mid + 1
+        else:
+            high = mid
+    return low
+
+
+def _median_of_sorted(values: list[float], n: int) -> float:
+    """``np.median`` of the first ``n`` of the sorted ``values``."""
+    half = n // 2
+    if n % 2:
+        return float(values[half])
+    return float((values[half - 1] + values[half]) / 2)
+
+
+def _closest(values: list[float], rows: list[int], n: int, median: float) -> int:
+    """The first row in table order among the first ``n`` sorted ``values`` closest to
+    ``median`` (``np.argmin`` of the distances over the candidates in table order). The
+    closest lie on either side of where ``median`` falls; a run of equal values has its rows
+    in table order, so its first row stands for the run (a stage of repeated tasks ties by
+    the hundred)."""
+    at = bisect.bisect_left(values, median, 0, n)
+    best = min(abs(values[i] - median) for i in (at - 1, at) if 0 <= i < n)
+    tied = []
+    i = at - 1
+    while i >= 0 and abs(values[i] - median) == best:
+        i = bisect.bisect_left(values, values[i], 0, i)
+        tied.append(rows[i])
+        i -= 1
+    i = at
+    while i < n and abs(values[i] - median) == best:
+        tied.append(rows[i])
+        i = bisect.bisect_right(values, values[i], i, n)
+    return min(tied)
+
+
 def _comparable(cols: Columns, first: int, fits: np.ndarray) -> tuple[np.ndarray, str]:
     """The candidate references comparable with task ``first``: successful, and with some of
     every kind of volume it has (never 0 records read against thousands; ``VOLUME_KINDS``).
@@ -146,10 +301,13 @@ def _comparable(cols: Columns, first: int, fits: np.ndarray) -> tuple[np.ndarray
             ok &= some[fits]
     if ok.any():
         return fits[ok], ""
-    return fits, (
-        "; none of them is comparable (successful, with every kind of volume this task has): "
-        "the gap may be a difference in kind"
-    )
+    return fits, _NONE_COMPARABLE
+
+
+_NONE_COMPARABLE = (
+    "; none of them is comparable (successful, with every kind of volume this task has): "
+    "the gap may be a difference in kind"
+)
 
 
 def _volumes_had(cols: Columns) -> list[np.ndarray]:
