@@ -36,6 +36,7 @@ concurrency that the executor did not always offer) is the model error ``whatif`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -307,14 +308,60 @@ class Schedule:
 
     def replay(self, durations: pd.Series) -> Replay:
         """The schedule replayed with new ``durations`` (ms, aligned to the tasks)."""
-        attempts = self.attempts.assign(
-            new=durations.reindex(self.attempts.index).astype(float).clip(lower=0)
+        new = durations.reindex(self.attempts.index).astype(float).clip(lower=0).to_numpy()
+        stage_rows, job_rows, app_rows = [], [], []
+        for app in self._apps:
+            attempts = self.attempts.iloc[app.attempts].assign(new=new[app.attempts])
+            replayed = _AppReplay(attempts, app.stages, app.jobs)
+            replayed.run(self.slots, app.start)
+            new_job_end = replayed.new_job_end()
+            stage_rows.append(
+                app.stages.assign(
+                    replay_start=replayed.new_stage_ready, replay_end=replayed.new_stage_end
+                )
+            )
+            job_rows.append(
+                app.jobs.assign(
+                    app_id=app.name,
+                    real_ms=app.jobs["end"] - app.jobs["start"],
+                    replay_ms=new_job_end - replayed.new_job_start,
+                    overlaps=app.overlaps,
+                )
+            )
+            new_end = new_job_end.max() + (app.end - app.jobs["end"].max())
+            app_rows.append(
+                (
+                    app.name,
+                    app.start,
+                    app.end,
+                    app.end - app.start,
+                    new_end - app.start,
+                    len(app.jobs),
+                )
+            )
+        for (
+            app,
+            real,
+        ) in self.app_bounds.dropna().iterrows():  # apps without jobs keep their real time
+            if app not in {row[0] for row in app_rows}:
+                duration = real["end"] - real["start"]
+                app_rows.append((app, real["start"], real["end"], duration, duration, 0))
+        return Replay(
+            _table(stage_rows, STAGE_COLUMNS, index_name="stage_key"),
+            _table(job_rows, JOB_COLUMNS),
+            pd.DataFrame(app_rows, columns=APP_COLUMNS),
         )
+
+    @cached_property
+    def _apps(self) -> list[_App]:
+        """Each application with jobs, as every replay needs it whatever the durations: found
+        once per schedule (a report replays it once per what-if scenario)."""
         stage_table, job_bounds, app_bounds = self.stage_table, self.job_bounds, self.app_bounds
         apps_seen = list(
             dict.fromkeys([*stage_table["app"], *job_bounds.index.get_level_values(0)])
         )
-        stage_rows, job_rows, app_rows = [], [], []
+        app_of_attempt = self.attempts["app"].to_numpy()
+        found = []
         for app in apps_seen:
             app_stages = stage_table[stage_table["app"] == app]
             app_jobs = _app_jobs(
@@ -332,33 +379,23 @@ class Schedule:
             end = (
                 real["end"] if real is not None and pd.notna(real["end"]) else app_jobs["end"].max()
             )
-            replayed = _AppReplay(attempts[attempts["app"] == app], app_stages, app_jobs)
-            replayed.run(self.slots, start)
-            new_job_end = replayed.new_job_end()
-            stage_rows.append(
-                app_stages.assign(
-                    replay_start=replayed.new_stage_ready, replay_end=replayed.new_stage_end
-                )
-            )
-            job_rows.append(
-                app_jobs.assign(
-                    app_id=app,
-                    real_ms=app_jobs["end"] - app_jobs["start"],
-                    replay_ms=new_job_end - replayed.new_job_start,
-                    overlaps=_overlaps(app_jobs),
-                )
-            )
-            new_end = new_job_end.max() + (end - app_jobs["end"].max())
-            app_rows.append((app, start, end, end - start, new_end - start, len(app_jobs)))
-        for app, real in app_bounds.dropna().iterrows():  # apps without jobs keep their real time
-            if app not in {row[0] for row in app_rows}:
-                duration = real["end"] - real["start"]
-                app_rows.append((app, real["start"], real["end"], duration, duration, 0))
-        return Replay(
-            _table(stage_rows, STAGE_COLUMNS, index_name="stage_key"),
-            _table(job_rows, JOB_COLUMNS),
-            pd.DataFrame(app_rows, columns=APP_COLUMNS),
-        )
+            attempts = np.flatnonzero(app_of_attempt == app)
+            found.append(_App(app, app_stages, app_jobs, start, end, _overlaps(app_jobs), attempts))
+        return found
+
+
+@dataclass(frozen=True)
+class _App:
+    """One application of a ``Schedule``: its stages and jobs with their real bounds, the
+    jobs each job overlapped, and the positions of its attempts."""
+
+    name: str
+    stages: pd.DataFrame
+    jobs: pd.DataFrame
+    start: float
+    end: float
+    overlaps: list[list[str]]
+    attempts: np.ndarray
 
 
 def schedule(

@@ -1,5 +1,9 @@
 """Every command that reads logs runs on every public log of the corpus without an internal
-error: a log perfx cannot use is a one-line user error (exit 1 or 2), never exit 70."""
+error: a log perfx cannot use is a one-line user error (exit 1 or 2), never exit 70.
+
+The commands run as a user's do, with the table cache on (its default): the first command on
+a log reads it and keeps its tables, the others read them back (``tests/logs/test_cache.py``
+checks that every answer is the same either way)."""
 
 from __future__ import annotations
 
@@ -23,6 +27,15 @@ COMMANDS = {
     "skew": lambda path: ["skew", "--log", path],
     "stragglers-json": lambda path: ["stragglers", "--log", path, "--format", "json"],
 }
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache_on(tmp_path_factory):
+    """The cache on, in a home of this module's own: no other test's entries are read."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PERFX_HOME", str(tmp_path_factory.mktemp("commands-home")))
+        patch.delenv("PERFX_CACHE")
+        yield
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
