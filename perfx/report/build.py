@@ -11,7 +11,8 @@ from perfx.explain.options import ExplainOptions
 from perfx.logs.model import log_notes
 
 from . import colours
-from .overview import applications, overview_section
+from .background import Background
+from .overview import applications, overview_replays, overview_section
 from .page import document
 from .questions import candidate_tasks, default_questions, how_chosen, questions_section
 from .stages import stage_table, stages_section
@@ -44,6 +45,8 @@ def render_report(
     from perfx.explain.cause import cause_names
 
     log = session.log
+    # the what-ifs replay the log in a child while this process names the stragglers' causes
+    replays = Background.start(overview_replays, log)
     result = session.stragglers()
     stakes = result.at_stake()
     stages = stage_table(log, session.straggler_analysis, result.named, stakes)
@@ -64,12 +67,12 @@ def render_report(
         if "id" in report.tasks
         else set()
     )
-    sections = [
-        overview_section(log, apps),
+    rest = [
         stages_section(log, stages),
         timeline_section(apps, stragglers),
         questions_section(items, run=run, store=store, how=how, questions=questions),
     ]
+    sections = [overview_section(log, apps, replays.result()), *rest]  # what-ifs waited for last
     legend = colours.legend(list(dict.fromkeys(c for s in sections for c in s.causes)))
     title = "perfx report: " + ", ".join(str(a.facts["name"]) for a in apps[:3])
     intro = [

@@ -371,18 +371,26 @@ def _whatif(results, slot_results, app: App) -> tuple[Html, str]:
     return body, summary
 
 
-def overview_section(log, apps: list[App]) -> Section:
-    """The overview of every application of the log."""
+def overview_replays(log) -> tuple[list | None, list, str | None]:
+    """The overview's what-ifs: (one per default scenario, one per slot factor, None), or
+    (None, [], why) where the log cannot be replayed. The report computes them beside the
+    rest of its page (``background``): they depend on the log alone."""
     from perfx.explain.blocked.whatif import whatifs
     from perfx.explain.errors import ExplainError
     from perfx.results.whatif import DEFAULT_SCENARIOS
 
     try:
         replays = whatifs(log, [[s] for s in DEFAULT_SCENARIOS], SLOT_FACTORS)
-        results, slot_results = replays[: len(DEFAULT_SCENARIOS)], replays[len(DEFAULT_SCENARIOS) :]
-        whatif_error = None
     except ExplainError as err:
-        results, slot_results, whatif_error = None, [], str(err)
+        return None, [], str(err)
+    return replays[: len(DEFAULT_SCENARIOS)], replays[len(DEFAULT_SCENARIOS) :], None
+
+
+def overview_section(
+    log, apps: list[App], replays: tuple[list | None, list, str | None]
+) -> Section:
+    """The overview of every application of the log, with its what-ifs (``overview_replays``)."""
+    results, slot_results, whatif_error = replays
     parts, lines = [], []
     causes: dict[str, None] = {}
     for app in apps:

@@ -1,0 +1,81 @@
+"""A part of the report computed in a child process while the parent builds the rest.
+
+The report's what-if replays (one Python event loop per scenario over every task attempt)
+and its naming of every straggler's cause take about as long as each other on a large log
+and share nothing, so on two cores they can run at once: the child is forked, with the
+loaded log already in its memory (nothing is pickled on the way in), and sends back only
+its result, a few small tables.
+
+Forking is done only where it is safe and worth it: on a system that forks, with more than
+one core, and from a process with no other thread (a notebook with a live SparkContext has
+py4j's; a forked copy of a thread's held lock never opens). Otherwise, and when the child
+could not send its result (it died, or the result does not pickle), the part is computed in
+the process, as it always was: the page is the same either way.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Background(Generic[T]):
+    """``function(*args)``, started in a forked child (``start``); ``result`` waits for it,
+    re-raises its exception, or computes it here when the child gave nothing back."""
+
+    def __init__(self, function: Callable[..., T], args: tuple[Any, ...]):
+        self.function, self.args = function, args
+        self._process: Any = None
+        self._receive: Any = None
+
+    @classmethod
+    def start(cls, function: Callable[..., T], *args: Any) -> Background[T]:
+        job = cls(function, args)
+        if _can_fork():
+            context = multiprocessing.get_context("fork")
+            receive, send = context.Pipe(duplex=False)
+            process = context.Process(target=_child, args=(send, function, args), daemon=True)
+            process.start()
+            send.close()  # the child's end: the parent's recv sees EOF if the child dies
+            job._process, job._receive = process, receive
+        return job
+
+    def result(self) -> T:
+        if self._process is None:
+            return self.function(*self.args)
+        try:
+            kind, value = self._receive.recv()
+        except (EOFError, OSError):
+            kind, value = "lost", None
+        finally:
+            self._receive.close()
+            self._process.join()
+        if kind == "ok":
+            return value
+        if kind == "error":
+            raise value
+        return self.function(*self.args)
+
+
+def _can_fork() -> bool:
+    return hasattr(os, "fork") and (os.cpu_count() or 1) > 1 and threading.active_count() == 1
+
+
+def _child(send: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    """Runs in the child: sends ("ok", result) or ("error", exception), or ("lost", None)
+    when neither pickles."""
+    try:
+        outcome: tuple[str, Any] = ("ok", function(*args))
+    except Exception as err:  # re-raised in the parent, as if raised there
+        outcome = ("error", err)
+    try:
+        send.send(outcome)
+    except Exception:
+        send.send(("lost", None))
+    finally:
+        send.close()

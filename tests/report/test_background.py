@@ -1,0 +1,77 @@
+"""The report's what-ifs computed in a forked child (``perfx.report.background``): the page
+is byte for byte the page computed in one process, a child's exception reaches the parent
+as if raised there, and a child that dies or cannot send its result leaves the work to the
+parent."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from perfx.report import background
+from perfx.report.background import Background
+from perfx.report.build import render_report
+from perfx.session import open as open_session
+from tests.data_files import public_log
+
+
+@pytest.fixture
+def forking(monkeypatch):
+    """Forks whatever threads the test process has (xdist's, Spark's): the children here run
+    numpy and pandas only."""
+    monkeypatch.setattr(background, "_can_fork", lambda: True)
+
+
+def test_the_page_is_the_same_with_the_what_ifs_in_a_child(monkeypatch, forking):
+    session = open_session(
+        [str(public_log("groupon__sparklint/application_1472176676028_407508_1"))]
+    )
+    started = []
+    real_start = Background.start.__func__
+
+    def start(cls, function, *args):
+        job = real_start(cls, function, *args)
+        started.append(job._process)
+        return job
+
+    monkeypatch.setattr(Background, "start", classmethod(start))
+    forked = render_report(session).html
+    assert started and started[0] is not None and started[0].exitcode == 0
+    monkeypatch.setattr(background, "_can_fork", lambda: False)
+    assert render_report(session).html == forked
+
+
+def _fails() -> None:
+    raise ValueError("no replay: bad times")
+
+
+def test_a_childs_exception_is_raised_in_the_parent(forking):
+    with pytest.raises(ValueError, match="no replay: bad times"):
+        Background.start(_fails).result()
+
+
+def _dies_in_a_child(parent: int) -> str:
+    if os.getpid() != parent:
+        os._exit(3)
+    return "computed here"
+
+
+def test_a_child_that_dies_leaves_the_work_to_the_parent(forking):
+    job = Background.start(_dies_in_a_child, os.getpid())
+    assert job.result() == "computed here"
+    assert job._process.exitcode == 3
+
+
+def _unpicklable(parent: int):
+    return (lambda: None) if os.getpid() != parent else "computed here"
+
+
+def test_a_result_that_does_not_pickle_is_computed_in_the_parent(forking):
+    assert Background.start(_unpicklable, os.getpid()).result() == "computed here"
+
+
+def test_without_fork_the_work_is_done_in_the_process(monkeypatch):
+    monkeypatch.setattr(background, "_can_fork", lambda: False)
+    job = Background.start(os.getpid)
+    assert job._process is None and job.result() == os.getpid()
