@@ -1,10 +1,11 @@
 """A part of the report computed in a child process while the parent builds the rest.
 
-The report's what-if replays (one Python event loop per scenario over every task attempt)
-and its naming of every straggler's cause take about as long as each other on a large log
-and share nothing, so on two cores they can run at once: the child is forked, with the
-loaded log already in its memory (nothing is pickled on the way in), and sends back only
-its result, a few small tables.
+The report's what-if replays (one Python event loop per scenario over every task attempt),
+its naming of every straggler's cause, its timelines (matplotlib) and its questions take
+seconds each on a large log or folder and share nothing, so on two cores they can run at
+once: the what-ifs and the timelines are each computed by a forked child, with the loaded
+log already in its memory (nothing is pickled on the way in), which sends back only its
+result (a few small tables, a section's HTML).
 
 Forking is done only where it is safe and worth it: on a system that forks, with more than
 one core, and from a process with no other thread (a notebook with a live SparkContext has

@@ -45,12 +45,20 @@ def render_report(
     from perfx.explain.cause import cause_names
 
     log = session.log
-    # the what-ifs replay the log in a child while this process names the stragglers' causes
+    # the what-ifs replay the log in a child while this process names the stragglers' causes,
+    # and the timelines are drawn in another while it asks the questions
     replays = Background.start(overview_replays, log)
     result = session.stragglers()
     stakes = result.at_stake()
     stages = stage_table(log, session.straggler_analysis, result.named, stakes)
     apps = applications(log, stakes)
+    report = stages.report
+    stragglers = (
+        set(report.tasks.loc[report.tasks["straggler"], "id"].astype(str))
+        if "id" in report.tasks
+        else set()
+    )
+    timeline = Background.start(timeline_section, apps, stragglers)
     how = "Questions from the queries file."
     questions: list = []
     if items is None:
@@ -61,15 +69,9 @@ def render_report(
         queries = [q.query for q in questions]
         items = run_batch(session, expand(queries, []), options, run=run, store=store)
         how = how_chosen(limit, asked=bool(queries))
-    report = stages.report
-    stragglers = (
-        set(report.tasks.loc[report.tasks["straggler"], "id"].astype(str))
-        if "id" in report.tasks
-        else set()
-    )
     rest = [
         stages_section(log, stages),
-        timeline_section(apps, stragglers),
+        timeline.result(),
         questions_section(items, run=run, store=store, how=how, questions=questions),
     ]
     sections = [overview_section(log, apps, replays.result()), *rest]  # what-ifs waited for last
