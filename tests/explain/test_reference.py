@@ -80,6 +80,7 @@ def test_the_fast_pick_is_the_general_pick_on_generated_stages(tasks):
         assert fast == general, row
 
 
+@pytest.mark.slow  # every task of two public logs, each reference picked twice
 @pytest.mark.parametrize(
     "name",
     [

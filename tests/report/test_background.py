@@ -23,6 +23,7 @@ def forking(monkeypatch):
     monkeypatch.setattr(background, "_can_fork", lambda: True)
 
 
+@pytest.mark.slow  # a report rendered twice
 def test_the_page_is_the_same_with_the_what_ifs_in_a_child(monkeypatch, forking):
     session = open_session(
         [str(public_log("groupon__sparklint/application_1472176676028_407508_1"))]
