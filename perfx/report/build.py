@@ -12,7 +12,7 @@ from perfx.logs.model import log_notes
 
 from . import colours
 from .background import Background
-from .overview import applications, overview_replays, overview_section
+from .overview import app_overviews, applications, overview_replays, overview_section
 from .page import document
 from .questions import candidate_tasks, default_questions, how_chosen, questions_section
 from .stages import stage_table, stages_section
@@ -45,8 +45,9 @@ def render_report(
     from perfx.explain.cause import cause_names
 
     log = session.log
-    # the what-ifs replay the log in a child while this process names the stragglers' causes,
-    # and the timelines are drawn in another while it asks the questions
+    # the what-ifs replay the log in a child while this process names the stragglers' causes;
+    # the timelines, and each application's charts and facts, are drawn in two more while it
+    # asks the questions
     replays = Background.start(overview_replays, log)
     result = session.stragglers()
     stakes = result.at_stake()
@@ -59,6 +60,7 @@ def render_report(
         else set()
     )
     timeline = Background.start(timeline_section, apps, stragglers)
+    overviews = Background.start(app_overviews, log, apps)
     how = "Questions from the queries file."
     questions: list = []
     if items is None:
@@ -74,7 +76,8 @@ def render_report(
         timeline.result(),
         questions_section(items, run=run, store=store, how=how, questions=questions),
     ]
-    sections = [overview_section(log, apps, replays.result()), *rest]  # what-ifs waited for last
+    overview = overview_section(log, apps, replays.result(), overviews.result())
+    sections = [overview, *rest]  # the what-ifs waited for last
     legend = colours.legend(list(dict.fromkeys(c for s in sections for c in s.causes)))
     title = "perfx report: " + ", ".join(str(a.facts["name"]) for a in apps[:3])
     intro = [

@@ -386,17 +386,46 @@ def overview_replays(log) -> tuple[list | None, list, str | None]:
     return replays[: len(DEFAULT_SCENARIOS)], replays[len(DEFAULT_SCENARIOS) :], None
 
 
+@dataclass(frozen=True)
+class AppOverview:
+    """What the overview says of one application whatever its what-ifs: where its time went
+    (the chart and its line), its facts (the table and its line) and the causes its chart
+    shows. The report computes these beside the rest of its page (``background``)."""
+
+    where: Html
+    where_line: str
+    facts: Html
+    facts_line: str
+    causes: tuple[str, ...]
+
+
+def app_overviews(log, apps: list[App]) -> list[AppOverview]:
+    """Each application's ``AppOverview``, in the order of ``apps``."""
+    found = []
+    for app in apps:
+        where, where_line = _where(app)
+        causes = tuple(dict.fromkeys(label for label, _ in time_components(app.tasks)))
+        facts, facts_line = _facts(app, log)
+        found.append(AppOverview(where, where_line, facts, facts_line, causes))
+    return found
+
+
 def overview_section(
-    log, apps: list[App], replays: tuple[list | None, list, str | None]
+    log,
+    apps: list[App],
+    replays: tuple[list | None, list, str | None],
+    overviews: list[AppOverview] | None = None,
 ) -> Section:
-    """The overview of every application of the log, with its what-ifs (``overview_replays``)."""
+    """The overview of every application of the log, with its what-ifs (``overview_replays``)
+    and what it says of each whatever they are (``app_overviews``, computed here if not
+    given)."""
     results, slot_results, whatif_error = replays
     parts, lines = [], []
     causes: dict[str, None] = {}
-    for app in apps:
-        where, where_line = _where(app)
-        causes.update(dict.fromkeys(label for label, _ in time_components(app.tasks)))
-        facts, facts_line = _facts(app, log)
+    for app, overview in zip(apps, overviews or app_overviews(log, apps)):
+        where, where_line = overview.where, overview.where_line
+        causes.update(dict.fromkeys(overview.causes))
+        facts, facts_line = overview.facts, overview.facts_line
         if results is not None:
             whatif, whatif_line = _whatif(results, slot_results, app)
         else:

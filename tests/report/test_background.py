@@ -1,4 +1,4 @@
-"""The report's what-ifs and timelines computed in forked children
+"""The report's what-ifs, timelines and charts computed in forked children
 (``perfx.report.background``): the page is byte for byte the page computed in one process,
 a child's exception reaches the parent as if raised there, and a child that dies or cannot
 send its result leaves the work to the parent."""
@@ -38,7 +38,7 @@ def test_the_page_is_the_same_with_the_what_ifs_in_a_child(monkeypatch, forking)
 
     monkeypatch.setattr(Background, "start", classmethod(start))
     forked = render_report(session).html
-    assert len(started) == 2  # the what-ifs and the timelines
+    assert len(started) == 3  # the what-ifs, the timelines, the applications' charts
     assert all(process is not None and process.exitcode == 0 for process in started)
     monkeypatch.setattr(background, "_can_fork", lambda: False)
     assert render_report(session).html == forked
