@@ -69,14 +69,17 @@ def _can_fork() -> bool:
 
 def _child(send: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
     """Runs in the child: sends ("ok", result) or ("error", exception), or ("lost", None)
-    when neither pickles."""
+    when neither pickles. Ctrl-C reaches the whole process group: the parent says so, once,
+    and the child leaves without a traceback."""
     try:
-        outcome: tuple[str, Any] = ("ok", function(*args))
-    except Exception as err:  # re-raised in the parent, as if raised there
-        outcome = ("error", err)
-    try:
-        send.send(outcome)
-    except Exception:
-        send.send(("lost", None))
-    finally:
+        try:
+            outcome: tuple[str, Any] = ("ok", function(*args))
+        except Exception as err:  # re-raised in the parent, as if raised there
+            outcome = ("error", err)
+        try:
+            send.send(outcome)
+        except Exception:
+            send.send(("lost", None))
         send.close()
+    except KeyboardInterrupt:
+        os._exit(130)

@@ -1,7 +1,7 @@
 """The report's what-ifs, timelines and charts computed in forked children
 (``perfx.report.background``): the page is byte for byte the page computed in one process,
-a child's exception reaches the parent as if raised there, and a child that dies or cannot
-send its result leaves the work to the parent."""
+a child's exception reaches the parent as if raised there, a child that dies or cannot send
+its result leaves the work to the parent, and Ctrl-C leaves no child's traceback."""
 
 from __future__ import annotations
 
@@ -77,3 +77,16 @@ def test_without_fork_the_work_is_done_in_the_process(monkeypatch):
     monkeypatch.setattr(background, "_can_fork", lambda: False)
     job = Background.start(os.getpid)
     assert job._process is None and job.result() == os.getpid()
+
+
+def _interrupted_in_a_child(parent: int) -> str:
+    if os.getpid() != parent:
+        raise KeyboardInterrupt  # Ctrl-C reaches the whole process group
+    return "computed here"
+
+
+def test_ctrl_c_in_a_child_prints_no_traceback(forking, capfd):
+    job = Background.start(_interrupted_in_a_child, os.getpid())
+    assert job.result() == "computed here"
+    assert job._process.exitcode == 130
+    assert "Traceback" not in capfd.readouterr().err
