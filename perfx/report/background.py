@@ -16,6 +16,7 @@ the process, as it always was: the page is the same either way.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import threading
@@ -68,9 +69,9 @@ def _can_fork() -> bool:
 
 
 def _child(send: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    """Runs in the child: sends ("ok", result) or ("error", exception), or ("lost", None)
-    when neither pickles. Ctrl-C reaches the whole process group: the parent says so, once,
-    and the child leaves without a traceback."""
+    """Runs in the child: sends ("ok", result) or ("error", exception), ("lost", None) when
+    neither pickles, nothing when the parent is gone. Ctrl-C reaches the whole process group:
+    the parent says so, once, and the child leaves without a traceback."""
     try:
         try:
             outcome: tuple[str, Any] = ("ok", function(*args))
@@ -78,8 +79,9 @@ def _child(send: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> No
             outcome = ("error", err)
         try:
             send.send(outcome)
-        except Exception:
-            send.send(("lost", None))
+        except Exception:  # it does not pickle, or the parent is gone (killed): nothing to say
+            with contextlib.suppress(Exception):
+                send.send(("lost", None))
         send.close()
     except KeyboardInterrupt:
         os._exit(130)
