@@ -165,7 +165,8 @@ def _slower_reference(cols: Columns, first: int) -> tuple[int, str] | None:
 
     The same answer, not an approximation: ``compare_codes``' GT, the median of the
     candidates, the first of them in table order closest to it (``test_reference``'s oracle
-    checks it against the general path on every task of every public log)."""
+    checks it against the general path on generated stages and every task of two public
+    logs)."""
     group = next((g for g in GROUP["task"] if g in cols.table.columns), None)
     if group is None:
         return None
