@@ -99,13 +99,8 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
             return found
     entity = cols.entity
     table = cols.table
-    group = next((g for g in GROUP[entity] if g in table.columns), None)
-    if group is not None:
-        same = cols.rows_of(group, cols.key(group)[first])
-        where = f"of the same {group.removesuffix('_key').removesuffix('_id')}"
-    else:
-        same = np.arange(cols.n)
-        where = "of the log"
+    group, where = _group(cols)
+    same = cols.rows_of(group, cols.key(group)[first]) if group is not None else np.arange(cols.n)
     same = same[same != first]
     ok = conjunction_mask(cols, list(query.despite.atoms) + list(query.observed.atoms), first, same)
     if query.expected:  # checked only where OBSERVED holds: an atom's mask is pair by pair
@@ -129,12 +124,27 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
     distance = np.abs(duration - median)
     distance[np.isnan(distance)] = np.inf
     pick = int(fits[int(np.argmin(distance))]) if np.isfinite(median) else int(fits[0])
-    note = (
-        f"reference: {entity} {table['id'].iloc[pick]}, the {entity} {where} closest to the median duration "
-        f"({median:,.0f} ms) among the {len(fits)}{alike} for which OBSERVED holds and EXPECTED "
-        "does not" + comparable
+    return pick, _note(cols, pick, where, median, f"{len(fits)}{alike}", comparable)
+
+
+def _group(cols: Columns) -> tuple[str | None, str]:
+    """The column a reference is looked for within (``GROUP``; None: the whole log), and the
+    words for it in the note (``of the same stage``)."""
+    group = next((g for g in GROUP[cols.entity] if g in cols.table.columns), None)
+    if group is None:
+        return None, "of the log"
+    return group, f"of the same {group.removesuffix('_key').removesuffix('_id')}"
+
+
+def _note(cols: Columns, pick: int, where: str, median: float, among: str, comparable: str) -> str:
+    """Why the reference ``pick`` was chosen: ``reference: task app-1/12, the task of the same
+    stage closest to the median duration (1,204 ms) among the 97 for which ...``."""
+    entity = cols.entity
+    return (
+        f"reference: {entity} {cols.table['id'].iloc[pick]}, the {entity} {where} closest to the "
+        f"median duration ({median:,.0f} ms) among the {among} for which OBSERVED holds and "
+        "EXPECTED does not" + comparable
     )
-    return pick, note
 
 
 def _asks_slower(query: Query) -> bool:
@@ -167,7 +177,7 @@ def _slower_reference(cols: Columns, first: int) -> tuple[int, str] | None:
     candidates, the first of them in table order closest to it (``test_reference``'s oracle
     checks it against the general path on generated stages and every task of two public
     logs)."""
-    group = next((g for g in GROUP["task"] if g in cols.table.columns), None)
+    group, where = _group(cols)
     if group is None:
         return None
     code = int(cols.key(group)[first])
@@ -187,13 +197,7 @@ def _slower_reference(cols: Columns, first: int) -> tuple[int, str] | None:
         comparable = _NONE_COMPARABLE
     median = _median_of_sorted(values, fits)
     pick = _closest(values, rows, fits, median)
-    where = f"of the same {group.removesuffix('_key').removesuffix('_id')}"
-    note = (
-        f"reference: task {cols.table['id'].iloc[pick]}, the task {where} closest to the median "
-        f"duration ({median:,.0f} ms) among the {fits} for which OBSERVED holds and EXPECTED "
-        "does not" + comparable
-    )
-    return pick, note
+    return pick, _note(cols, pick, where, median, str(fits), comparable)
 
 
 @dataclass(frozen=True)

@@ -329,23 +329,17 @@ class Schedule:
                 )
             )
             new_end = new_job_end.max() + (app.end - app.jobs["end"].max())
+            span = app.end - app.start
             app_rows.append(
-                (
-                    app.name,
-                    app.start,
-                    app.end,
-                    app.end - app.start,
-                    new_end - app.start,
-                    len(app.jobs),
-                )
+                (app.name, app.start, app.end, span, new_end - app.start, len(app.jobs))
             )
-        for (
-            app,
-            real,
-        ) in self.app_bounds.dropna().iterrows():  # apps without jobs keep their real time
-            if app not in {row[0] for row in app_rows}:
+        listed = {app.name for app in self._apps}
+        # apps without jobs keep their real time
+        for name, real in self.app_bounds.dropna().iterrows():
+            if name not in listed:
                 duration = real["end"] - real["start"]
-                app_rows.append((app, real["start"], real["end"], duration, duration, 0))
+                app_rows.append((name, real["start"], real["end"], duration, duration, 0))
+                listed.add(name)
         return Replay(
             _table(stage_rows, STAGE_COLUMNS, index_name="stage_key"),
             _table(job_rows, JOB_COLUMNS),

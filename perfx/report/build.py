@@ -76,7 +76,7 @@ def render_report(
         timeline.result(),
         questions_section(items, run=run, store=store, how=how, questions=questions),
     ]
-    overview = overview_section(log, apps, replays.result(), overviews.result())
+    overview = overview_section(apps, replays.result(), overviews.result())
     sections = [overview, *rest]  # the what-ifs waited for last
     legend = colours.legend(list(dict.fromkeys(c for s in sections for c in s.causes)))
     title = "perfx report: " + ", ".join(str(a.facts["name"]) for a in apps[:3])

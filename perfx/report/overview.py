@@ -411,21 +411,18 @@ def app_overviews(log, apps: list[App]) -> list[AppOverview]:
 
 
 def overview_section(
-    log,
     apps: list[App],
     replays: tuple[list | None, list, str | None],
-    overviews: list[AppOverview] | None = None,
+    overviews: list[AppOverview],
 ) -> Section:
-    """The overview of every application of the log, with its what-ifs (``overview_replays``)
-    and what it says of each whatever they are (``app_overviews``, computed here if not
-    given)."""
+    """The overview of every application of the log: its what-ifs (``overview_replays``) and
+    what it says of each whatever they are (``app_overviews``)."""
     results, slot_results, whatif_error = replays
     parts, lines = [], []
     causes: dict[str, None] = {}
-    for app, overview in zip(apps, overviews or app_overviews(log, apps)):
-        where, where_line = overview.where, overview.where_line
+    for app, overview in zip(apps, overviews):
         causes.update(dict.fromkeys(overview.causes))
-        facts, facts_line = overview.facts, overview.facts_line
+        where_line, facts_line = overview.where_line, overview.facts_line
         if results is not None:
             whatif, whatif_line = _whatif(results, slot_results, app)
         else:
@@ -441,9 +438,9 @@ def overview_section(
                 "article",
                 tag("h3", f"{app.facts['name']} ({app.facts['id']})"),
                 tag("p", f"{stake}{where_line}{capacity}; {whatif_line}.", cls="summary"),
-                facts,
+                overview.facts,
                 tag("h4", "Where the time went"),
-                where,
+                overview.where,
                 tag("h4", "What if"),
                 whatif,
             )
