@@ -21,7 +21,7 @@ import pyarrow.json as pajson
 
 from perfx.logs import spark_metrics
 from perfx.logs.eventlog import fastend
-from perfx.logs.eventlog.build import TASK_END_PREFIX
+from perfx.logs.eventlog.build import TASK_END_PREFIXES
 from tests.bench.bench_load import synthesise
 
 TASKS = 30_000
@@ -110,7 +110,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="perfx-bench-") as tmp:
         log = Path(tmp) / "app"
         synthesise(log, 0, 0, TASKS)
-        ends = [line for line in log.read_bytes().splitlines() if line.startswith(TASK_END_PREFIX)]
+        ends = [line for line in log.read_bytes().splitlines() if line.startswith(TASK_END_PREFIXES)]
         file = Path(tmp) / "ends.json"
         file.write_bytes(b"\n".join(ends))
         decoders = options(ends, file)

@@ -218,13 +218,13 @@ FLOOR = (
     PEAK_RSS
     + """
 import sys, time
-from perfx.logs.eventlog.build import TASK_END_PREFIX
+from perfx.logs.eventlog.build import TASK_END_PREFIXES
 from perfx.logs.eventlog.fastend import _DECODE
 t0 = time.perf_counter()
 tasks = 0
 with open(sys.argv[1], "rb", buffering=1 << 20) as f:
     for line in f:
-        if line.startswith(TASK_END_PREFIX):
+        if line.startswith(TASK_END_PREFIXES):
             _DECODE(line)
             tasks += 1
 seconds = time.perf_counter() - t0

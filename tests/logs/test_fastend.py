@@ -116,3 +116,34 @@ on/off-heap memory metrics, ``Remote Requests Duration`` and ``Push Based Shuffl
 
 def test_spark4_layout_takes_the_fast_path_with_the_same_values() -> None:
     assert fastend.read(SPARK4_TASK_END) == events.task_end(orjson.loads(SPARK4_TASK_END))
+
+
+def test_a_log_rewritten_by_python_json_reads_alike_and_takes_the_fast_path(
+    tmp_path, monkeypatch
+) -> None:
+    """A log a script rewrote with ``json.dumps`` (a space after every colon and comma: an
+    anonymised or filtered copy) gives the tables of Spark's own compact layout, and its
+    task events take the same fast paths (build.EVENT_KEYS)."""
+    import json
+
+    spaced = tmp_path / TEMPLATE.name
+    lines = TEMPLATE.read_bytes().splitlines()
+    spaced.write_text("".join(json.dumps(orjson.loads(line)) + "\n" for line in lines))
+    assert spaced.read_bytes().startswith(b'{"Event": "')
+    taken: list[bool] = []
+    read = fastend.read
+    monkeypatch.setattr(
+        build.fastend, "read", lambda line: taken.append((row := read(line)) is not None) or row
+    )
+    compact = load_log(TEMPLATE)
+    compact_taken, taken[:] = list(taken), []
+    rewritten = load_log(spaced)
+    for entity in ("task", "stage", "job", "app"):
+        pd.testing.assert_frame_equal(
+            rewritten.table(entity).drop(columns="source", errors="ignore"),
+            compact.table(entity).drop(columns="source", errors="ignore"),
+            check_exact=True,
+            obj=entity,
+        )
+    assert rewritten.skipped == compact.skipped == []
+    assert taken == compact_taken and sum(taken) == len(task_end_lines())
