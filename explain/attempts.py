@@ -131,7 +131,7 @@ def _text(cols: Columns, column: str, row: int) -> str:
 
 
 def _number(cols: Columns, column: str, row: int) -> float | None:
-    if column not in cols.table.columns:
+    if column not in cols.present:
         return None
     value = float(cols.numeric(column)[row])
     return value if np.isfinite(value) else None

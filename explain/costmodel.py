@@ -101,7 +101,7 @@ def compute_times(cols: Columns, rows: np.ndarray) -> np.ndarray:
     the whole table once: every straggler of a report asks for its own and its reference's)."""
     found = cols.derived.get("compute times")
     if found is None:
-        present = set(cols.table.columns)
+        present = cols.present
         found = cols.numeric("duration").copy()
         for part in TIME_PARTS:
             for column in part.columns:
@@ -123,13 +123,13 @@ def _finite(value: float) -> float:
 
 def stage_rows(cols: Columns, row: int) -> np.ndarray:
     """The successful task rows of ``row``'s stage (``row`` included)."""
-    if "stage_key" not in cols.table.columns:
+    if "stage_key" not in cols.present:
         return np.array([row])
     code = int(cols.key("stage_key")[row])
     rows, success = _stage(cols, code)
     if success is None:
         return rows
-    if success[np.searchsorted(rows, row)]:  # the stage's successful rows, kept: every
+    if success[rows.searchsorted(row)]:  # the stage's successful rows, kept: every
         key = ("successful rows", code)  # straggler of a stage asks, and its reference
         if key not in cols.derived:
             cols.derived[key] = rows[success]
@@ -144,7 +144,7 @@ def _stage(cols: Columns, code: int) -> tuple[np.ndarray, np.ndarray | None]:
     if found is None:
         rows = cols.rows_of("stage_key", code)
         success = None
-        if "status" in cols.table.columns:
+        if "status" in cols.present:
             codes, categories = cols.codes("status")
             ok = np.array([str(c) == "SUCCESS" for c in categories], dtype=bool)
             success = np.where(codes[rows] >= 0, ok[np.maximum(codes[rows], 0)], False)
@@ -168,7 +168,7 @@ def _fit(cols: Columns, rows: np.ndarray) -> StageModel | None:
     if len(rows) < MIN_TYPICAL:
         return None
     y = compute_times(cols, rows)
-    present = [c for c, _, _ in VOLUMES if c in cols.table.columns]
+    present = [c for c, _, _ in VOLUMES if c in cols.present]
     x = (
         np.column_stack([np.nan_to_num(cols.numeric(c)[rows]) for c in present])
         if present
@@ -263,16 +263,15 @@ def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
     if fitted is None:
         return None
     model, rows = fitted
-    at = int(np.searchsorted(rows, second))  # rows are in table order
+    at = int(rows.searchsorted(second))  # rows are in table order
     if at == len(rows) or rows[at] != second:
         return None
+    terms = _terms(cols, model)
+    firsts = [_finite(float(values[first])) for _, _, _, _, values in terms]
+    seconds = [_finite(float(values[second])) for _, _, _, _, values in terms]
     kinds: dict[str, VolumePart] = {}
-    for column, coef in zip(model.columns, model.coef):
-        values = cols.numeric(column)
-        a, b = _finite(float(values[first])), _finite(float(values[second]))
-        ms = float(coef) * (a - b)
-        kind = KIND_OF[column]
-        label = next(lab for c, _, lab in VOLUMES if c == column)
+    for (column, coef, kind, label, _), a, b in zip(terms, firsts, seconds):
+        ms = coef * (a - b)
         held = kinds.get(kind)
         if held is None:
             kinds[kind] = VolumePart(kind, column, label, a, b, ms)
@@ -285,12 +284,8 @@ def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
             kinds[kind] = VolumePart(kind, *lead, held.ms + ms)
     computed = compute_times(cols, np.array([first, second]))
     predicted = [
-        model.intercept
-        + sum(
-            float(c) * _finite(float(cols.numeric(col)[r]))
-            for col, c in zip(model.columns, model.coef)
-        )
-        for r in (first, second)
+        model.intercept + sum(term[1] * x for term, x in zip(terms, xs))
+        for xs in (firsts, seconds)
     ]
     residual = computed - np.array(predicted)
     z = (float(residual[0]) - model.centre) / model.spread
@@ -301,6 +296,23 @@ def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
         z > TRIM,
         z,
     )
+
+
+def _terms(cols: Columns, model: StageModel) -> list[tuple[str, float, str, str, np.ndarray]]:
+    """(column, coefficient, kind, label, values) of each of ``model``'s volumes, looked up
+    once per model: a report splits the gap of every straggler of a stage by it."""
+    key = ("model terms", id(model))
+    found = cols.derived.get(key)
+    if found is None or found[0] is not model:
+        terms = [
+            (column, float(coef), KIND_OF[column], _LABELS[column], cols.numeric(column))
+            for column, coef in zip(model.columns, model.coef)
+        ]
+        found = cols.derived[key] = (model, terms)
+    return found[1]
+
+
+_LABELS = {column: label for column, _, label in VOLUMES}
 
 
 @dataclass(frozen=True)
@@ -350,7 +362,7 @@ def standing(cols: Columns, row: int, column: str = "duration") -> Standing | No
     read from the stage's values sorted once (``_Peers``): a report asks for every straggler
     of a stage, and each would sort the stage again."""
     value = float(cols.numeric(column)[row])
-    if "stage_key" not in cols.table.columns or not math.isfinite(value):
+    if "stage_key" not in cols.present or not math.isfinite(value):
         return None
     peers = _Peers.of(cols, row, column, value)
     if peers.n < 2:
@@ -386,8 +398,8 @@ class _Peers:
         if values is None:
             found = cols.numeric(column)[rows if success is None else rows[success]]
             values = cols.derived[key] = np.sort(found[np.isfinite(found)])
-        mine = success is None or bool(success[np.searchsorted(rows, row)])
-        without = int(np.searchsorted(values, value)) if mine else -1
+        mine = success is None or bool(success[rows.searchsorted(row)])
+        without = int(values.searchsorted(value)) if mine else -1
         return cls(cols, code, column, values, without)
 
     @property
@@ -409,7 +421,7 @@ class _Peers:
         without = -1
         if self.without >= 0:
             own = abs(float(self.values[self.without]) - median)
-            without = int(np.searchsorted(deviations, own))
+            without = int(deviations.searchsorted(own))
         return _median_without(deviations, without)
 
 

@@ -291,7 +291,7 @@ def decompose(cols: Columns, first: int, second: int) -> Gap | None:
     """The gap between rows ``first`` and ``second`` of ``cols``' table, or None when the
     table has no duration to split (or either value is missing)."""
     suffix = "" if cols.entity == "task" else "_sum"
-    present = set(cols.table.columns)
+    present = cols.present
     total = "duration" + suffix
     if total not in present:
         return None
@@ -299,11 +299,9 @@ def decompose(cols: Columns, first: int, second: int) -> Gap | None:
     if math.isnan(a) or math.isnan(b):
         return None
     parts: list[Part] = []
-    for name, label, columns in PARTS:
-        found = [c + suffix for c in columns if c + suffix in present]
-        if found:
-            values = [_pair(cols, c, first, second) for c in found]
-            parts.append(Part(name, label, _sum(v[0] for v in values), _sum(v[1] for v in values)))
+    for name, label, found in _logged_parts(cols, suffix):
+        values = [_pair(cols, c, first, second) for c in found]
+        parts.append(Part(name, label, _sum(v[0] for v in values), _sum(v[1] for v in values)))
     compute = Part(
         "compute", "compute", a - sum(p.first for p in parts), b - sum(p.second for p in parts)
     )
@@ -322,8 +320,23 @@ def decompose(cols: Columns, first: int, second: int) -> Gap | None:
     return gap
 
 
+def _logged_parts(cols: Columns, suffix: str) -> list[tuple[str, str, list[str]]]:
+    """``PARTS`` with the columns of each that the table logs (``suffix``: ``_sum`` for a
+    stage's, job's or app's), the parts it logs none of left out: found once per table, as a
+    report decomposes the gap of every straggler."""
+    key = ("logged parts", suffix)
+    found = cols.derived.get(key)
+    if found is None:
+        found = cols.derived[key] = [
+            (name, label, logged)
+            for name, label, columns in PARTS
+            if (logged := [c + suffix for c in columns if c + suffix in cols.present])
+        ]
+    return found
+
+
 def _split(
-    cols: Columns, suffix: str, present: set, first: int, second: int, compute: Part
+    cols: Columns, suffix: str, present: frozenset, first: int, second: int, compute: Part
 ) -> Split | None:
     if compute.first <= 0 or compute.second <= 0:
         return None
@@ -384,7 +397,7 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
     if standing is not None and not standing.stands_out and not _part_stands_out(cols, first, gap):
         return Diagnosis(
             NOTHING_STANDS_OUT,
-            f"{cols.entity} {cols.table['id'].iat[first]} took {format_ms(standing.value)}, within "
+            f"{cols.entity} {cols.values('id')[first]} took {format_ms(standing.value)}, within "
             f"its stage's spread of {_range(standing)}: no cause stands out",
         )
     found = mechanism(cols, first, second, gap)
@@ -418,7 +431,7 @@ def _part_stands_out(cols: Columns, first: int, gap: Gap) -> bool:
     columns |= {name: measured[0] for name, _, measured in PARTS}
     for part, share in gap.shares.items():
         column = columns.get(part)
-        if share >= VOLUME_SHARE and column is not None and column in cols.table.columns:
+        if share >= VOLUME_SHARE and column is not None and column in cols.present:
             found = costmodel.standing(cols, first, column)
             return found is not None and found.stands_out
     return False
@@ -511,7 +524,7 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
     if part in ("cost", "compute"):
         if _spilled_more(cols, first, second):
             spilled = [
-                _sum(_pair(cols, c, first, second)[k] for c in SPILLED if c in cols.table.columns)
+                _sum(_pair(cols, c, first, second)[k] for c in SPILLED if c in cols.present)
                 for k in (0, 1)
             ]
             what = (
@@ -626,7 +639,7 @@ def _off_cpu(cols: Columns, first: int, second: int, gap: Gap) -> tuple[bool, st
     plan on the GPU (still computation skew: the worker or the GPU runs the records), in a
     JVM stage (Scala, or a SQL plan of JVM operators alone) waiting (I/O, locks, a busy
     host)."""
-    if "executor_cpu_time" not in cols.table.columns:
+    if "executor_cpu_time" not in cols.present:
         return True, ""
     compute = next(p for p in gap.parts if p.name == "compute")
     cpu = _pair(cols, "executor_cpu_time", first, second)
@@ -686,7 +699,7 @@ def _where_isolation_fits(cols: Columns, row: int, found: Diagnosis) -> Diagnosi
 def _plan(cols: Columns, row: int) -> tuple[str, str]:
     """(engine, first input) of the SQL plan of ``row``'s job (eventlog.sqlplan), or ("", "")
     where the log names none (an RDD job, a log without SQL events)."""
-    if cols.entity != "task" or "job_id" not in cols.table.columns:
+    if cols.entity != "task" or "job_id" not in cols.present:
         return "", ""
     jobs = cols.log.table("job")
     if "plan_engine" not in jobs.columns:
@@ -699,7 +712,7 @@ def _plan(cols: Columns, row: int) -> tuple[str, str]:
         ):
             plans.setdefault(job, (str(engine or ""), str(scanned or "")))
         found = cols.derived["plans"] = (jobs, plans)
-    job = f"{cols.table['app_key'].iat[row]}/{cols.table['job_id'].iat[row]}"
+    job = f"{cols.values('app_key')[row]}/{cols.values('job_id')[row]}"
     return found[1].get(job, ("", ""))
 
 
@@ -714,7 +727,7 @@ def _scala(cols: Columns, row: int) -> bool:
 def _call_site(cols: Columns, row: int) -> str:
     """The name and details (call site) of ``row``'s stage, or "" where the log has none."""
     stages = cols.log.table("stage")
-    if "stage_key" not in cols.table.columns or "name" not in stages.columns:
+    if "stage_key" not in cols.present or "name" not in stages.columns:
         return ""
     found = cols.derived.get("call_sites")
     if found is None or found[0] is not stages:  # built once per stage table
@@ -723,7 +736,7 @@ def _call_site(cols: Columns, row: int) -> str:
         for key, values in zip(stages["id"].to_numpy(), stages[shown].to_numpy()):
             texts.setdefault(key, []).extend(str(v) for v in values)
         found = cols.derived["call_sites"] = (stages, {k: " ".join(v) for k, v in texts.items()})
-    return found[1].get(cols.table["stage_key"].iat[row], "")
+    return found[1].get(cols.values("stage_key")[row], "")
 
 
 def _pair(cols: Columns, column: str, first: int, second: int) -> tuple[float, float]:
@@ -743,16 +756,16 @@ def _sum(values) -> float:
 
 def _more(cols: Columns, column: str, first: int, second: int) -> bool:
     """Did the first have clearly more of ``column`` (half again, or some against none)?"""
-    if column not in cols.table.columns:
+    if column not in cols.present:
         return False
     a, b = _pair(cols, column, first, second)
     return a > 0 and not (b >= a / SIMILAR_VOLUME)
 
 
 def _value(cols: Columns, column: str, row: int) -> object:
-    if column not in cols.table.columns:
+    if column not in cols.present:
         return None
-    return cols.table[column].iat[row]
+    return cols.values(column)[row]
 
 
 def whole_percents(values: list[float]) -> list[int]:

@@ -32,7 +32,7 @@ def slow_host(cols: Columns, first: int, second: int, percent: str) -> Diagnosis
     """``slow host`` where ``first``'s host ran all of its stage's tasks slower than the
     stage's other hosts did (see the module docstring); None otherwise, or where the pair
     ran on one host (then the host explains no difference)."""
-    if "host" not in cols.table.columns or "duration" not in cols.table.columns:
+    if "host" not in cols.present or "duration" not in cols.present:
         return None
     hosts = cols.derived.get("hosts")
     if hosts is None:  # once per table: every straggler of a report asks

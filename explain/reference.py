@@ -130,7 +130,7 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
 def _group(cols: Columns) -> tuple[str | None, str]:
     """The column a reference is looked for within (``GROUP``; None: the whole log), and the
     words for it in the note (``of the same stage``)."""
-    group = next((g for g in GROUP[cols.entity] if g in cols.table.columns), None)
+    group = next((g for g in GROUP[cols.entity] if g in cols.present), None)
     if group is None:
         return None, "of the log"
     return group, f"of the same {group.removesuffix('_key').removesuffix('_id')}"
@@ -141,7 +141,7 @@ def _note(cols: Columns, pick: int, where: str, median: float, among: str, compa
     stage closest to the median duration (1,204 ms) among the 97 for which ...``."""
     entity = cols.entity
     return (
-        f"reference: {entity} {cols.table['id'].iloc[pick]}, the {entity} {where} closest to the "
+        f"reference: {entity} {cols.values('id')[pick]}, the {entity} {where} closest to the "
         f"median duration ({median:,.0f} ms) among the {among} for which OBSERVED holds and "
         "EXPECTED does not" + comparable
     )
