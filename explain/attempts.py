@@ -29,8 +29,8 @@ def attempt_diagnosis(cols: Columns, row: int) -> Diagnosis | None:
     status = _text(cols, "status", row)
     speculative = _text(cols, "speculative", row) in ("T", "True", "true")
     reason = _text(cols, "failure", row) or _text(cols, "end_reason", row)
-    partition = _partition(cols, row)
     if speculative or (status == "KILLED" and "another attempt succeeded" in reason):
+        partition = _partition(cols, row)
         what = (
             f"this attempt is a speculative copy of {partition}: Spark launched it because "
             "the first attempt was slow"
@@ -45,6 +45,7 @@ def attempt_diagnosis(cols: Columns, row: int) -> Diagnosis | None:
             "attempt that succeeded",
         )
     if status == "FAILED":
+        partition = _partition(cols, row)
         lost = "ExecutorLost" in _text(cols, "end_reason", row) or "ExecutorLost" in reason
         return Diagnosis(
             "executor lost" if lost else "failed attempt",

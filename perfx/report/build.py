@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from perfx.explain.options import ExplainOptions
 from perfx.logs.model import log_notes
 
-from . import colours
-from .background import Background
+from . import colours, plots
+from perfx.background import Background
 from .overview import app_overviews, applications, overview_replays, overview_section
 from .page import document
 from .questions import candidate_tasks, default_questions, how_chosen, questions_section
@@ -47,7 +47,8 @@ def render_report(
     log = session.log
     # the what-ifs replay the log in a child while this process names the stragglers' causes;
     # the timelines, and each application's charts and facts, are drawn in two more while it
-    # asks the questions
+    # asks the questions (with the charting library imported here, once, before the forks)
+    plots.load_pyplot()
     replays = Background.start(overview_replays, log)
     result = session.stragglers()
     stakes = result.at_stake()

@@ -36,12 +36,23 @@ SHAPES_PER_STAGE = 2000
 (matplotlib writes a shape in about 0.1 ms: 10^5 tasks running at once took 25 s)."""
 
 
-@contextmanager
-def _figure(key: str, height: float, **subplots):
+def load_pyplot():
+    """matplotlib's pyplot on the Agg backend, imported once (about a second): the report
+    imports it before it forks the children that draw (``perfx.background``), which then
+    inherit it."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    return plt
+
+
+@contextmanager
+def _figure(key: str, height: float, **subplots):
+    import matplotlib
+
+    plt = load_pyplot()
 
     style: dict[Any, Any] = {
         "svg.fonttype": "none",

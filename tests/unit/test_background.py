@@ -1,7 +1,8 @@
-"""The report's what-ifs, timelines and charts computed in forked children
-(``perfx.report.background``): the page is byte for byte the page computed in one process,
-a child's exception reaches the parent as if raised there, a child that dies or cannot send
-its result leaves the work to the parent, and Ctrl-C leaves no child's traceback."""
+"""The report's what-ifs, timelines and charts, and half of the stragglers' causes, computed
+in forked children (``perfx.background``): the page and the causes are those computed in one
+process, a child's exception reaches the parent as if raised there, a child that dies or
+cannot send its result leaves the work to the parent, and Ctrl-C leaves no child's
+traceback."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import os
 
 import pytest
 
-from perfx.report import background
-from perfx.report.background import Background
+from perfx import background
+from perfx.background import Background, in_halves
+from perfx.results import stragglers
+from perfx.results.stragglers import StragglerReport
 from perfx.report.build import render_report
 from perfx.session import open as open_session
 from tests.data_files import public_log
@@ -90,3 +93,37 @@ def test_ctrl_c_in_a_child_prints_no_traceback(forking, capfd):
     assert job.result() == "computed here"
     assert job._process.exitcode == 130
     assert "Traceback" not in capfd.readouterr().err
+
+
+def _pids(items: list[int]) -> dict[int, int]:
+    return {item: os.getpid() for item in items}
+
+
+def test_in_halves_computes_the_second_half_in_a_child(forking):
+    got = in_halves(_pids, list(range(10)), least=4)
+    assert list(got) == list(range(10))
+    assert {got[i] for i in range(5)} == {os.getpid()}
+    assert len({got[i] for i in range(5, 10)}) == 1 and got[9] != os.getpid()
+
+
+def test_in_halves_leaves_fewer_than_least_items_here(forking):
+    assert set(in_halves(_pids, list(range(3)), least=4).values()) == {os.getpid()}
+
+
+def test_the_stragglers_causes_are_the_same_named_in_halves(monkeypatch, forking):
+    session = open_session(
+        [str(public_log("groupon__sparklint/application_1472176676028_407508_1"))]
+    )
+    monkeypatch.setattr(stragglers, "NAMED_IN_HALVES", 10)
+    forks = []
+    real_start = Background.start.__func__
+    monkeypatch.setattr(
+        Background,
+        "start",
+        classmethod(lambda cls, *args: forks.append(1) or real_start(cls, *args)),
+    )
+    halves = StragglerReport.of(session.straggler_analysis, session.log).named
+    monkeypatch.setattr(background, "_can_fork", lambda: False)
+    alone = StragglerReport.of(session.straggler_analysis, session.log).named
+    assert forks == [1] and halves is not None and len(halves) >= 10
+    assert list(halves.items()) == list(alone.items())

@@ -1,11 +1,12 @@
-"""A part of the report computed in a child process while the parent builds the rest.
+"""Work computed in a child process while the parent does the rest.
 
 The report's what-if replays (one Python event loop per scenario over every task attempt),
 its naming of every straggler's cause, its timelines (matplotlib) and its questions take
 seconds each on a large log or folder and share nothing, so on two cores they can run at
 once: the what-ifs, the timelines and the applications' charts are each computed by a forked
 child, with the loaded log already in its memory (nothing is pickled on the way in), which
-sends back only its result (a few small tables, HTML).
+sends back only its result (a few small tables, HTML). Naming the stragglers' causes, one
+task at a time, is split in two halves the same way (``in_halves``).
 
 Forking is done only where it is safe and worth it: on a system that forks, with more than
 one core, and from a process with no other thread (a notebook with a live SparkContext has
@@ -24,6 +25,8 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 class Background(Generic[T]):
@@ -62,6 +65,23 @@ class Background(Generic[T]):
         if kind == "error":
             raise value
         return self.function(*self.args)
+
+
+def in_halves(function: Callable[[list[K]], dict[K, V]], items: list[K], least: int) -> dict[K, V]:
+    """``function(items)`` for a function that maps each item on its own: the second half
+    of ``items`` computed by a forked child (``Background``) while this process computes the
+    first, where there are at least ``least`` items (fewer are not worth a fork). The first
+    item is computed before the fork, so that what it loads once (a lazy import, a table's
+    index) is loaded once, and the child inherits it. The dict is the one computed in one
+    process, in the same order."""
+    if len(items) < least or not _can_fork():
+        return function(items)
+    half = len(items) // 2
+    done = function(items[:1])
+    rest = Background.start(function, items[half:])
+    done.update(function(items[1:half]))
+    done.update(rest.result())
+    return done
 
 
 def _can_fork() -> bool:
