@@ -14,9 +14,13 @@ PATHOLOGICAL = "a" * 21 + "!"
 
 
 def write_lines(
-    folder: Path, files: int = 4, lines: int = 3000, slow: dict | None = None
+    folder: Path,
+    files: int = 4,
+    lines: int = 3000,
+    slow: dict | None = None,
+    pathological: str = PATHOLOGICAL,
 ) -> set[tuple[str, int]]:
-    """``files`` files of ``lines`` short word lines each, with the pathological lines of
+    """``files`` files of ``lines`` short word lines each, with the ``pathological`` lines of
     ``slow`` (default ``SLOW``); returns their (resolved path, line number)."""
     slow = SLOW if slow is None else slow
     folder.mkdir(parents=True, exist_ok=True)
@@ -28,7 +32,7 @@ def write_lines(
         out = []
         for line in range(1, lines + 1):
             if line in slow.get(number, ()):
-                out.append(PATHOLOGICAL)
+                out.append(pathological)
                 found.add((str(path.resolve()), line))
             else:
                 out.append(" ".join(draw.choice(words) for _ in range(6)))
