@@ -283,9 +283,9 @@ def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
             )
             kinds[kind] = VolumePart(kind, *lead, held.ms + ms)
     computed = compute_times(cols, np.array([first, second]))
+    coefs = [coef for _, coef, _, _, _ in terms]
     predicted = [
-        model.intercept + sum(term[1] * x for term, x in zip(terms, xs))
-        for xs in (firsts, seconds)
+        model.intercept + sum(c * x for c, x in zip(coefs, xs)) for xs in (firsts, seconds)
     ]
     residual = computed - np.array(predicted)
     z = (float(residual[0]) - model.centre) / model.spread

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from perfx.background import Background
 from perfx.explain.options import ExplainOptions
 from perfx.logs.model import log_notes
 
 from . import colours, plots
-from perfx.background import Background
 from .overview import app_overviews, applications, overview_replays, overview_section
 from .page import document
 from .questions import candidate_tasks, default_questions, how_chosen, questions_section

@@ -110,7 +110,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="perfx-bench-") as tmp:
         log = Path(tmp) / "app"
         synthesise(log, 0, 0, TASKS)
-        ends = [line for line in log.read_bytes().splitlines() if line.startswith(TASK_END_PREFIXES)]
+        ends = [
+            line for line in log.read_bytes().splitlines() if line.startswith(TASK_END_PREFIXES)
+        ]
         file = Path(tmp) / "ends.json"
         file.write_bytes(b"\n".join(ends))
         decoders = options(ends, file)

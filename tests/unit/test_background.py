@@ -12,9 +12,9 @@ import pytest
 
 from perfx import background
 from perfx.background import Background, in_halves
+from perfx.report.build import render_report
 from perfx.results import stragglers
 from perfx.results.stragglers import StragglerReport
-from perfx.report.build import render_report
 from perfx.session import open as open_session
 from tests.data_files import public_log
 
