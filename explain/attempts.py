@@ -120,14 +120,9 @@ PYTHON_TRACEBACK = "Traceback (most recent call last)"
 
 
 def _text(cols: Columns, column: str, row: int) -> str:
-    key = ("attempt text", column)
-    if key not in cols.derived:  # read once per table: every straggler of a report is asked
-        table = cols.table
-        cols.derived[key] = table[column].to_numpy(object) if column in table else None
-    values = cols.derived[key]
-    if values is None:
+    if column not in cols.present:
         return ""
-    value = values[row]
+    value = cols.values(column)[row]
     return "" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
 
 

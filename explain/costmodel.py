@@ -61,6 +61,8 @@ KIND_OF = {column: kind for column, kind, _ in VOLUMES} | {
     "bytes_in": "input+shuffle read",
 }
 """A volume feature -> the kind(s) of volume whose share of a gap it accounts for."""
+_LABELS = {column: label for column, _, label in VOLUMES}
+"""A volume column -> its words (``VOLUMES``)."""
 
 MIN_TYPICAL = 6
 """Typical tasks a stage needs for a fit: fewer fall back to the records-only split."""
@@ -266,12 +268,13 @@ def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
     at = int(rows.searchsorted(second))  # rows are in table order
     if at == len(rows) or rows[at] != second:
         return None
-    terms = _terms(cols, model)
-    firsts = [_finite(float(values[first])) for _, _, _, _, values in terms]
-    seconds = [_finite(float(values[second])) for _, _, _, _, values in terms]
+    columns, coefs = model.columns, [float(coef) for coef in model.coef]
+    firsts = [_finite(float(cols.numeric(c)[first])) for c in columns]
+    seconds = [_finite(float(cols.numeric(c)[second])) for c in columns]
     kinds: dict[str, VolumePart] = {}
-    for (column, coef, kind, label, _), a, b in zip(terms, firsts, seconds):
+    for column, coef, a, b in zip(columns, coefs, firsts, seconds):
         ms = coef * (a - b)
+        kind, label = KIND_OF[column], _LABELS[column]
         held = kinds.get(kind)
         if held is None:
             kinds[kind] = VolumePart(kind, column, label, a, b, ms)
@@ -283,7 +286,6 @@ def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
             )
             kinds[kind] = VolumePart(kind, *lead, held.ms + ms)
     computed = compute_times(cols, np.array([first, second]))
-    coefs = [coef for _, coef, _, _, _ in terms]
     predicted = [
         model.intercept + sum(c * x for c, x in zip(coefs, xs)) for xs in (firsts, seconds)
     ]
@@ -296,23 +298,6 @@ def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
         z > TRIM,
         z,
     )
-
-
-def _terms(cols: Columns, model: StageModel) -> list[tuple[str, float, str, str, np.ndarray]]:
-    """(column, coefficient, kind, label, values) of each of ``model``'s volumes, looked up
-    once per model: a report splits the gap of every straggler of a stage by it."""
-    key = ("model terms", id(model))
-    found = cols.derived.get(key)
-    if found is None or found[0] is not model:
-        terms = [
-            (column, float(coef), KIND_OF[column], _LABELS[column], cols.numeric(column))
-            for column, coef in zip(model.columns, model.coef)
-        ]
-        found = cols.derived[key] = (model, terms)
-    return found[1]
-
-
-_LABELS = {column: label for column, _, label in VOLUMES}
 
 
 @dataclass(frozen=True)
