@@ -124,7 +124,7 @@ class ScriptTracer:
         )
         from .udf import UdfRecorder
 
-        self.udfs = UdfRecorder.for_run(self.store, self.run_id)
+        self.udfs = UdfRecorder.for_run(self.store, self.run_id, self.spark.sparkContext)
         return self.ctx
 
     def _start(self, options: dict[str, Any]):
@@ -162,7 +162,7 @@ def _warm_up(session) -> None:
     from pyspark.sql.udf import UserDefinedFunction
     from pyspark.util import PythonEvalType
 
-    from .udf import timed_row, timed_series
+    from .udf import TaskTallies, timed_row, timed_series
 
     with tempfile.TemporaryDirectory(prefix="perfx-warm-up-") as work:
         with TracedContext(session, store=work) as ctx:
@@ -171,7 +171,8 @@ def _warm_up(session) -> None:
         calls = os.path.join(work, "udf")
         os.mkdir(calls)
         frame = session.range(parallelism * 50, numPartitions=parallelism)
-        touch = UserDefinedFunction(timed_row(str, "warm-up", calls), StringType())
+        tally = session.sparkContext.accumulator({}, TaskTallies())
+        touch = UserDefinedFunction(timed_row(str, "warm-up", calls, tally), StringType())
         frame.select(touch("id")).collect()
         texts = timed_series(lambda ids: ids.astype(str), "warm-up", calls)
         pandas = PythonEvalType.SQL_SCALAR_PANDAS_UDF  # not pandas_udf: the script's is patched

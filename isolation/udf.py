@@ -26,16 +26,15 @@ import glob
 import heapq
 import inspect
 import json
-import mmap
 import os
 import pickle
-import struct
 import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from pyspark.accumulators import AccumulatorParam
 
 from . import linehash
 from .errors import IsolationError
@@ -128,126 +127,82 @@ def _write_line(folder: str, line: str) -> None:
     os.write(fd, line.encode("utf-8"))
 
 
-class CheapTally:
-    """One worker's tally of one row UDF's cheap calls, per task: the calls' count and their
-    nanoseconds, kept in place in a memory-mapped file (``cheap-PID-K.bin``, its UDF's name in
-    ``cheap-PID-K.name``).
+class TaskTallies(AccumulatorParam):
+    """A row UDF's cheap calls, per task: ``{(stage, partition, attempt): [calls, ns]}``,
+    summed by a Spark accumulator.
 
     A cheap call cannot be a culprit, but its time is its task's: every task's UDF time must
     add up. Writing a line per call cost more than the UDFs it timed (a regex on a short line:
-    tracing ran 4x the plain script); buffering would lose the calls of a worker that stays
-    idle or is killed after its last task. A store into a shared file mapping costs a memory
-    write, and the page it lands in is the file's at once (readers see it while the worker
-    lives, and after it is killed)."""
+    tracing ran 4x the plain script), and so did storing each call's counts in a shared file
+    mapping (the worker cannot tell which call is a task's last). An accumulator's value is
+    what Spark sends back with the task's result: the worker counts in place, and PySpark
+    writes the counts when the task ends, before the task is done; the driver has added them
+    up (and acknowledged them) before the job returns. A failed attempt's counts are not
+    added, as Spark adds no accumulator of a failed task; its recorded calls are kept."""
 
-    SLOT = struct.Struct("<qqqqq")
-    """stage, partition, attempt, calls, nanoseconds"""
+    def zero(self, value: dict) -> dict:
+        return {}
 
-    SLOTS = 256
-    """Slots the file starts with (a worker runs a few tasks; it doubles when full)."""
-
-    def __init__(self, folder: str, name: str):
-        index = sum(1 for key in _TALLIES if key[:2] == (os.getpid(), folder))
-        base = os.path.join(folder, f"cheap-{os.getpid()}-{index}")
-        with open(base + ".name", "w", encoding="utf-8") as out:
-            out.write(name)
-        self._fd = os.open(base + ".bin", os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
-        self.map = mmap.mmap(self._fd, self._resized(self.SLOTS))
-        self._slots: dict[tuple[int, int, int], TallySlot] = {}
-
-    def _resized(self, slots: int) -> int:
-        os.ftruncate(self._fd, slots * self.SLOT.size)
-        return slots * self.SLOT.size
-
-    def slot(self, task: tuple[int, int, int]) -> TallySlot:
-        """The task's slot (two uses of one UDF in a task share it)."""
-        found = self._slots.get(task)
-        if found is None:
-            if (len(self._slots) + 1) * self.SLOT.size > len(self.map):
-                self.map.close()
-                self.map = mmap.mmap(self._fd, self._resized(2 * len(self._slots)))
-            found = self._slots[task] = TallySlot(self, len(self._slots), task)
-        return found
-
-    def add(self, task: tuple[int, int, int], ns: int) -> None:
-        self.slot(task).add(ns)
-
-    @staticmethod
-    def read(folder: Path) -> list[list]:
-        """The tallies of every worker, as call records (``COLUMNS``): one per UDF and task,
-        its rows the calls it counts (no digest, no excerpt: none is a culprit)."""
-        rows: list[list] = []
-        for names in sorted(folder.glob("cheap-*.name")):
-            name = names.read_text(encoding="utf-8")
-            data = names.with_suffix(".bin").read_bytes()
-            for stage, partition, attempt, calls, ns in CheapTally.SLOT.iter_unpack(data):
-                if calls:
-                    rows.append([name, stage, partition, attempt, ns, calls, "", None, None])
-        return rows
+    def addInPlace(self, value1: dict, value2: dict) -> dict:
+        for task, (calls, ns) in value2.items():
+            counts = value1.setdefault(task, [0, 0])
+            counts[0] += calls
+            counts[1] += ns
+        return value1
 
 
-class TallySlot:
-    """One task's calls in a ``CheapTally``: counted here, stored in the mapping at once
-    (the task when the slot is made, then the two counts at ``offset``)."""
+class _TaskCalls:
+    """A row UDF's timer state in one task, on the worker: the task, how many of its calls
+    were recorded with their row, and its counts in the UDF's ``TaskTallies`` once those
+    are ``WITNESSES``.
 
-    __slots__ = ("calls", "ns", "offset", "pack", "tally")
+    PySpark's worker unpickles a task's UDFs for every task (``worker.read_command``), and an
+    instance unpickles as a new one (``__reduce__``): each task's timer starts afresh, and
+    calls on the driver before the function was shipped do not travel with it. The timer
+    need not ask Spark for the task on every call, which cost a third of its time."""
 
-    COUNTS = struct.Struct("<qq")
+    __slots__ = ("counts", "recorded", "task")
 
-    def __init__(self, tally: CheapTally, index: int, task: tuple[int, int, int]):
-        at = index * CheapTally.SLOT.size
-        CheapTally.SLOT.pack_into(tally.map, at, *task, 0, 0)
-        self.tally, self.offset, self.pack = tally, at + 24, self.COUNTS.pack_into
-        self.calls = self.ns = 0
+    def __init__(self) -> None:
+        self.recorded = 0
+        self.task: tuple[int, int, int] | None = None
+        self.counts: list[int] | None = None
 
-    def add(self, ns: int) -> None:
-        self.calls += 1
-        self.ns += ns
-        self.pack(self.tally.map, self.offset, self.calls, self.ns)
+    def __reduce__(self):
+        return _TaskCalls, ()
 
-
-_TALLIES: dict[tuple[int, str, str], CheapTally] = {}
-"""By worker (a forked worker makes its own), folder and UDF."""
-
-
-def _tally(folder: str, name: str) -> CheapTally:
-    key = (os.getpid(), folder, name)
-    found = _TALLIES.get(key)
-    if found is None:
-        found = _TALLIES[key] = CheapTally(folder, name)
-    return found
+    def of_task(self) -> tuple[int, int, int]:
+        if self.task is None:
+            self.task = _task()
+        return self.task
 
 
-def timed_row(function, name: str, folder: str):
+def timed_row(function, name: str, folder: str, tally):
     """A row UDF's function timed per call: a task's first ``WITNESSES`` calls and every call
-    of at least ``NOTED_NS`` recorded with its row; the others tallied (``CheapTally``). The
-    task is looked up again only when the task attempt changes (the per-call cost is what a
-    cheap UDF's tracing costs)."""
-    from pyspark import TaskContext
-
-    clock, current = time.perf_counter_ns, TaskContext.get
-    state: list[Any] = [None, (-1, -1, -1), 0, None]  # attempt id, task, calls, tally slot
+    of at least ``NOTED_NS`` recorded with its row; the others counted in the task's entry of
+    ``tally`` (an accumulator of ``TaskTallies``). The cheap path is what a cheap UDF's
+    tracing costs: two clock reads and two additions."""
+    clock = time.perf_counter_ns
+    mine = _TaskCalls()
 
     @functools.wraps(function)
     def call(*args):
         started = clock()
         result = function(*args)
         spent = clock() - started
-        context = current()
-        attempt = context.taskAttemptId() if context is not None else -1
-        if attempt != state[0]:
-            state[:] = [attempt, _task(), 0, None]
-        state[2] += 1
-        if spent < NOTED_NS and state[2] > WITNESSES:  # a cheap call: its time only
-            slot = state[3]
-            if slot is None:
-                slot = state[3] = _tally(folder, name).slot(state[1])
-            slot.calls += 1  # TallySlot.add, inlined: this runs once per row
-            slot.ns += spent
-            slot.pack(slot.tally.map, slot.offset, slot.calls, slot.ns)
+        counts = mine.counts
+        if counts is not None and spent < NOTED_NS:
+            counts[0] += 1
+            counts[1] += spent
             return result
+        task = mine.of_task()
         first = next((a for a in args if isinstance(a, (str, bytes))), None)
-        _write(folder, [name, *state[1], spent, 1, "", digest(first), _excerpt(args)])
+        _write(folder, [name, *task, spent, 1, "", digest(first), _excerpt(args)])
+        mine.recorded += 1
+        if mine.recorded == WITNESSES:
+            # the worker's accumulator of this task (PySpark's Accumulator has no public
+            # read inside a task); two uses of the UDF in one task share its entry
+            mine.counts = tally._value.setdefault(task, [0, 0])
         return result
 
     return call
@@ -365,22 +320,32 @@ def _row_values(kind: str, batch) -> list[tuple[str | None, str]]:
 
 class UdfRecorder:
     """Where a run's UDF calls go while it runs, the script's functions by the name their
-    calls are recorded under, and the calls' table when the run finishes."""
+    calls are recorded under, each row UDF's tally of cheap calls (an accumulator of the
+    run's SparkContext), and the calls' table when the run finishes."""
 
-    def __init__(self, run_dir: Path):
+    def __init__(self, run_dir: Path, context):
         self.run_dir = run_dir
         self.folder = run_dir / "udf"
         self.folder.mkdir(parents=True, exist_ok=True)
+        self.context = context
         self.functions: dict[str, tuple[str, Any]] = {}
+        self.tallies: dict[str, Any] = {}
 
     @classmethod
-    def for_run(cls, store, run_id: str) -> UdfRecorder:
+    def for_run(cls, store, run_id: str, context) -> UdfRecorder:
         where = store.local_dir(run_id)
         if where is None:
             raise IsolationError(
                 "tracing a script's UDFs needs a lineage store on a local folder (not ignite://)"
             )
-        return cls(Path(where))
+        return cls(Path(where), context)
+
+    def row_timer(self, function):
+        """``function`` as a row UDF timed into this run (``timed_row``)."""
+        name = self.name(function, "row")
+        if name not in self.tallies:
+            self.tallies[name] = self.context.accumulator({}, TaskTallies())
+        return timed_row(function, name, str(self.folder), self.tallies[name])
 
     def name(self, function, kind: str) -> str:
         """The name ``function``'s calls are recorded under (its own, numbered if taken)."""
@@ -398,7 +363,9 @@ class UdfRecorder:
             text = part.read_text(encoding="utf-8")
             whole = text[: text.rfind("\n") + 1]  # a line cut short by a killed worker: out
             rows.extend(json.loads("[" + whole.replace("\n", ",").rstrip(",") + "]"))
-        rows.extend(CheapTally.read(self.folder))  # after every recorded call: see finish
+        for name, tally in self.tallies.items():  # after every recorded call: see finish
+            for (stage, partition, attempt), (count, ns) in tally.value.items():
+                rows.append([name, stage, partition, attempt, ns, count, "", None, None])
         return pd.DataFrame(rows, columns=COLUMNS)
 
     def finish(self, inputs: list[str] | None = None) -> int:
@@ -539,17 +506,23 @@ def locate_lines(inputs: list[str], wanted: set[str]) -> dict[str, list[tuple[st
                 continue
             seen.add(file.resolve())
             name = str(file.resolve())
-            for base, number, data in _blocks(file):
-                for offset, index, found in linehash.find(data, wanted):
-                    located.setdefault(found, []).append(
-                        (f"{name}@{base + offset}", number + index + 1)
+            number = 0
+            for base, data in _blocks(file):
+                found, lines = linehash.find(data, wanted)
+                for key, offsets, indexes in found:
+                    located.setdefault(key, []).extend(
+                        zip(
+                            [f"{name}@{base + offset}" for offset in offsets],
+                            [number + index + 1 for index in indexes],
+                        )
                     )
+                number += lines
     return located
 
 
 def _blocks(file: Path):
-    """(byte offset, lines before it, data) of ``file``'s blocks of whole lines."""
-    base = number = 0
+    """(byte offset, data) of ``file``'s blocks of whole lines."""
+    base = 0
     rest = b""
     with file.open("rb") as handle:
         while True:
@@ -561,9 +534,8 @@ def _blocks(file: Path):
             else:
                 rest = b""
             if data:
-                yield base, number, data
+                yield base, data
                 base += len(data)
-                number += data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
             if not block:
                 return
 
@@ -677,7 +649,8 @@ def patched_udfs(tracer):
                 return udf(g, return_type, *args, **kwargs)
 
             return decorate
-        wrapped = timed_row(f, recorded_name(f, "row"), folder())
+        tracer.session()
+        wrapped = tracer.udfs.row_timer(f)
         return original_udf(wrapped, returnType or "string", *args, **kwargs)
 
     def pandas_udf(f=None, returnType=None, functionType=None):
@@ -745,7 +718,7 @@ def traced_registration(registration, tracer):
     class Registration:
         def register(self, name, f, returnType=None):
             if callable(f) and not hasattr(f, "func"):
-                f = timed_row(f, tracer.udfs.name(f, "row"), str(tracer.udfs.folder))
+                f = tracer.udfs.row_timer(f)
             return registration.register(name, f, returnType)
 
         def __getattr__(self, attribute):

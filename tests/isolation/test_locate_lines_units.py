@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from perfx.isolation import udf
 
-LINE = st.text(alphabet="ab\r", max_size=6)
+LINE = st.text(alphabet="ab\r", max_size=20)
 
 
 def line_by_line(files: list[Path], wanted: set[str]) -> dict[str, list[tuple[str, int]]]:
@@ -53,3 +53,22 @@ def test_the_block_wise_pass_finds_what_reading_line_by_line_finds(
         finally:
             udf.BLOCK = saved
         assert found == line_by_line(sorted(paths), wanted)
+
+
+def test_lines_that_share_their_sampled_bytes_are_told_apart(tmp_path: Path):
+    """Two lines of one length with the same first, middle and last 8 bytes have the same
+    sample (``linehash``): the BLAKE2b part of the digest tells which one is wanted."""
+    wanted_line = "2026-11-27 user=alice INFO -- GET /index.html 200 0.4 ms"
+    other_line = "2026-11-27 user=carol INFO -- GET /index.html 200 0.4 ms"
+    assert len(wanted_line) == len(other_line)
+    assert udf.digest(wanted_line).split("-")[:2] == udf.digest(other_line).split("-")[:2]
+    path = tmp_path / "log.txt"
+    path.write_text(f"{other_line}\n{wanted_line}\r\n{other_line}\n{wanted_line}", "utf-8")
+    found = udf.locate_lines([str(tmp_path)], {udf.digest(wanted_line)})
+    step = len(other_line) + 1
+    assert found == {
+        udf.digest(wanted_line): [
+            (f"{path.resolve()}@{step}", 2),
+            (f"{path.resolve()}@{3 * step + 1}", 4),  # after a \r\n
+        ]
+    }

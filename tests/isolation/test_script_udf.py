@@ -68,15 +68,29 @@ def test_verify_reruns_the_script_without_the_named_lines(spark, lines_input, st
 
 @pytest.mark.spark
 def test_every_row_the_udf_read_is_counted_once_in_its_task(spark, lines_input, store):
-    """The calls noted with their rows and the tallies of cheap calls (``CheapTally``)
-    together count each input line once, in the task that read it."""
+    """The calls noted with their rows and the tallies of cheap calls (``TaskTallies``)
+    together count each input line once, in the task that read it: per partition, the rows
+    plain PySpark reads there (the workers run several tasks each, so a timer's counts must
+    start afresh with each task)."""
     from perfx.isolation.udf import stored_calls
 
     folder, _ = lines_input
-    tracer = trace_script(SCRIPTS / "regex_udf.py", [str(folder)], spark=spark, store=store)
+    split = "spark.sql.files.maxPartitionBytes"
+    saved = spark.conf.get(split)
+    spark.conf.set(split, "32k")  # about 3 partitions a file: 12 tasks on 2 workers
+    try:
+        tracer = trace_script(SCRIPTS / "regex_udf.py", [str(folder)], spark=spark, store=store)
+        frame = spark.read.text(str(folder))
+        per_partition = dict(
+            frame.rdd.mapPartitionsWithIndex(lambda i, rows: [(i, sum(1 for _ in rows))]).collect()
+        )
+    finally:
+        spark.conf.set(split, saved)
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
     lines = sum(len(f.read_bytes().splitlines()) for f in Path(folder).iterdir())
     assert int(calls["rows"].sum()) == lines
+    assert len(per_partition) > 4
+    assert calls.groupby("partition")["rows"].sum().to_dict() == per_partition
     tallied = calls[calls["excerpt"].isna()]
     assert len(tallied) and (tallied["rows"] > 1).all()  # the cheap calls, one row a task
     assert not tallied.duplicated(["udf", "spark_stage", "partition", "attempt"]).any()

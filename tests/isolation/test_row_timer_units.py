@@ -1,0 +1,50 @@
+"""The row-UDF timer without Spark (``udf.timed_row``): a task's first calls recorded with
+their rows, the rest counted in the task's entry of an accumulator (``TaskTallies``), and a
+copy shipped to a worker starting afresh."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pyspark.accumulators import Accumulator, _accumulatorRegistry
+
+from perfx.isolation import udf
+from perfx.isolation.udf import TaskTallies
+
+
+def test_tallies_add_up_per_task():
+    tallies = TaskTallies()
+    total = tallies.zero({(9, 9, 9): [1, 1]})
+    assert total == {}
+    tallies.addInPlace(total, {(3, 0, 0): [2, 3_500]})
+    tallies.addInPlace(total, {(3, 0, 0): [1, 500], (3, 1, 1): [1, 700]})
+    assert total == {(3, 0, 0): [3, 4_000], (3, 1, 1): [1, 700]}
+
+
+def test_the_timer_records_its_witnesses_then_tallies_and_ships_without_its_counts(
+    tmp_path: Path, monkeypatch
+):
+    """A task's first ``WITNESSES`` calls are recorded with their rows, the rest tallied. A
+    copy unpickled as PySpark's worker unpickles it for each task starts afresh, whatever
+    the original had counted: it records its own witnesses, and its tally adds to the
+    task's (in one process, the copy's accumulator is the original's, as a worker's two
+    uses of one UDF in a task share theirs)."""
+    from pyspark import cloudpickle
+
+    monkeypatch.setattr(udf, "_task", lambda: (4, 2, 0))
+    recorder = udf.UdfRecorder(tmp_path, context=None)
+    recorder.tallies["upper"] = tally = Accumulator(10_001, {}, TaskTallies())
+    monkeypatch.setitem(_accumulatorRegistry, 10_001, tally)  # out of the registry after
+    timed = udf.timed_row(str.upper, "upper", str(recorder.folder), tally)
+    for _ in range(udf.WITNESSES + 7):
+        assert timed("w") == "W"
+    shipped = cloudpickle.loads(cloudpickle.dumps(timed))
+    for _ in range(udf.WITNESSES + 3):
+        assert shipped("w") == "W"
+    calls = recorder.calls()
+    noted, tallied = calls[calls["excerpt"].notna()], calls[calls["excerpt"].isna()]
+    assert len(noted) == 2 * udf.WITNESSES and set(noted["excerpt"]) == {"'w'"}
+    assert tallied[["spark_stage", "partition", "attempt", "rows"]].values.tolist() == [
+        [4, 2, 0, 10]
+    ]
+    assert int(tallied["ns"].iloc[0]) > 0
