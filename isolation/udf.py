@@ -128,8 +128,8 @@ def _write_line(folder: str, line: str) -> None:
 
 
 class TaskTallies(AccumulatorParam):
-    """A row UDF's cheap calls, per task: ``{(stage, partition, attempt): [calls, ns]}``,
-    summed by a Spark accumulator.
+    """A row UDF's cheap calls, per task: ``{(stage, partition, attempt): [calls,
+    seconds]}``, summed by a Spark accumulator.
 
     A cheap call cannot be a culprit, but its time is its task's: every task's UDF time must
     add up. Writing a line per call cost more than the UDFs it timed (a regex on a short line:
@@ -144,10 +144,10 @@ class TaskTallies(AccumulatorParam):
         return {}
 
     def addInPlace(self, value1: dict, value2: dict) -> dict:
-        for task, (calls, ns) in value2.items():
-            counts = value1.setdefault(task, [0, 0])
+        for task, (calls, seconds) in value2.items():
+            counts = value1.setdefault(task, [0, 0.0])
             counts[0] += calls
-            counts[1] += ns
+            counts[1] += seconds
         return value1
 
 
@@ -166,7 +166,7 @@ class _TaskCalls:
     def __init__(self) -> None:
         self.recorded = 0
         self.task: tuple[int, int, int] | None = None
-        self.counts: list[int] | None = None
+        self.counts: list[float] | None = None  # [calls, seconds]
 
     def __reduce__(self):
         return _TaskCalls, ()
@@ -180,9 +180,13 @@ class _TaskCalls:
 def timed_row(function, name: str, folder: str, tally):
     """A row UDF's function timed per call: a task's first ``WITNESSES`` calls and every call
     of at least ``NOTED_NS`` recorded with its row; the others counted in the task's entry of
-    ``tally`` (an accumulator of ``TaskTallies``). The cheap path is what a cheap UDF's
-    tracing costs: two clock reads and two additions."""
-    clock = time.perf_counter_ns
+    ``tally`` (an accumulator of ``TaskTallies``: calls and seconds). The cheap path is what
+    a cheap UDF's tracing costs: two clock reads and two additions. The clock is
+    ``perf_counter``'s float seconds, exact to the nanosecond over days of uptime: the
+    integer nanoseconds of ``perf_counter_ns`` are a new large int on every read, which made
+    the clock reads cost twice as much."""
+    clock = time.perf_counter
+    noted = NOTED_NS / 1e9
     mine = _TaskCalls()
 
     @functools.wraps(function)
@@ -191,18 +195,19 @@ def timed_row(function, name: str, folder: str, tally):
         result = function(*args)
         spent = clock() - started
         counts = mine.counts
-        if counts is not None and spent < NOTED_NS:
+        if counts is not None and spent < noted:
             counts[0] += 1
             counts[1] += spent
             return result
         task = mine.of_task()
         first = next((a for a in args if isinstance(a, (str, bytes))), None)
-        _write(folder, [name, *task, spent, 1, "", digest(first), _excerpt(args)])
+        ns = round(spent * 1e9)
+        _write(folder, [name, *task, ns, 1, "", digest(first), _excerpt(args)])
         mine.recorded += 1
         if mine.recorded == WITNESSES:
             # the worker's accumulator of this task (PySpark's Accumulator has no public
             # read inside a task); two uses of the UDF in one task share its entry
-            mine.counts = tally._value.setdefault(task, [0, 0])
+            mine.counts = tally._value.setdefault(task, [0, 0.0])
         return result
 
     return call
@@ -364,7 +369,8 @@ class UdfRecorder:
             whole = text[: text.rfind("\n") + 1]  # a line cut short by a killed worker: out
             rows.extend(json.loads("[" + whole.replace("\n", ",").rstrip(",") + "]"))
         for name, tally in self.tallies.items():  # after every recorded call: see finish
-            for (stage, partition, attempt), (count, ns) in tally.value.items():
+            for (stage, partition, attempt), (count, seconds) in tally.value.items():
+                ns = round(seconds * 1e9)
                 rows.append([name, stage, partition, attempt, ns, count, "", None, None])
         return pd.DataFrame(rows, columns=COLUMNS)
 

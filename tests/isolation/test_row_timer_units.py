@@ -16,9 +16,9 @@ def test_tallies_add_up_per_task():
     tallies = TaskTallies()
     total = tallies.zero({(9, 9, 9): [1, 1]})
     assert total == {}
-    tallies.addInPlace(total, {(3, 0, 0): [2, 3_500]})
-    tallies.addInPlace(total, {(3, 0, 0): [1, 500], (3, 1, 1): [1, 700]})
-    assert total == {(3, 0, 0): [3, 4_000], (3, 1, 1): [1, 700]}
+    tallies.addInPlace(total, {(3, 0, 0): [2, 3.5e-6]})
+    tallies.addInPlace(total, {(3, 0, 0): [1, 0.5e-6], (3, 1, 1): [1, 0.7e-6]})
+    assert total == {(3, 0, 0): [3, 3.5e-6 + 0.5e-6], (3, 1, 1): [1, 0.7e-6]}
 
 
 def test_the_timer_records_its_witnesses_then_tallies_and_ships_without_its_counts(
