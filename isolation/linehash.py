@@ -61,7 +61,8 @@ def find(data: bytes, wanted: set[str]) -> tuple[list[tuple[str, list[int], list
     if not wanted:
         return [], len(starts)
     keys = {(int(n), int(sample, 16)) for n, sample, _ in (d.split("-", 2) for d in wanted)}
-    ends = ends - ((ends > starts) & (raw[np.maximum(ends - 1, 0)] == 13))
+    if b"\r" in data:
+        ends = ends - ((ends > starts) & (raw[np.maximum(ends - 1, 0)] == 13))
     sizes = ends - starts
     ahead = np.flatnonzero(
         np.isin(sizes, np.fromiter({n for n, _ in keys}, np.int64), kind="table")

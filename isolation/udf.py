@@ -403,8 +403,9 @@ class UdfRecorder:
         """Each kept batch that cost ``OUTLIER`` times its UDF's cheapest per-row cost (or
         is its UDF's only batch) replaced by its rows, each timed alone here and given its
         share of the batch's measured time."""
-        batches = calls[calls["rows"] > 0]
-        batches = batches[batches["batch"] != ""]
+        batches = calls[(calls["batch"] != "") & (calls["rows"] > 0)]
+        if batches.empty:  # row UDFs only
+            return calls
         per_row = calls["ns"] / calls["rows"].clip(lower=1)
         split, replaced = [], []
         for index, call in batches.iterrows():
