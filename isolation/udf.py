@@ -57,14 +57,17 @@ EXCERPT = 120
 NOTED_NS = 50_000
 """A row UDF call this slow (50 µs) is recorded with its row's digest and arguments; a
 cheaper one with its time only (it cannot be a culprit; digesting every row would cost more
-than many UDFs do)."""
+than many UDFs do). Only rows that cost this much are located in the input: a cheaper row
+is no culprit (``perfx why`` names none under a millisecond, ``chain.MIN_IMPACT_MS``), and
+a run whose rows are all cheap is stored without a pass over its input."""
 
 WITNESSES = 20
 """A task's first calls are recorded with their rows whatever their cost: they tell which
 input files the task read (a repeated line is placed among those)."""
 
 CANDIDATES = 50
-"""The costliest calls per task located in the input (the culprits come from these)."""
+"""The costliest calls per task located in the input, of those that cost at least
+``NOTED_NS`` (the culprits come from these)."""
 
 COLUMNS = [
     "udf",
@@ -376,8 +379,9 @@ class UdfRecorder:
 
     def finish(self, inputs: list[str] | None = None) -> int:
         """Stores the calls (outlier batches split into their rows; each task's
-        ``CANDIDATES`` costliest and ``WITNESSES`` first rows located in ``inputs``) as one
-        table; returns how many."""
+        ``CANDIDATES`` costliest rows of at least ``NOTED_NS`` located in ``inputs``, with
+        its ``WITNESSES`` first rows where one of those lines repeats) as one table; returns
+        how many."""
         calls = self.calls()
         if calls.empty:
             return 0
@@ -386,12 +390,15 @@ class UdfRecorder:
         calls["occurrence"] = calls.groupby([*task, "digest"], dropna=True).cumcount()
         calls["position"] = calls.groupby(task).cumcount()
         costly = calls.groupby(task)["ns"].rank(method="first", ascending=False)
-        # the witnesses place a repeated line (_placed); one pass over the input finds both
-        chosen = calls[(costly <= CANDIDATES) | (calls["position"] < WITNESSES)]
-        located = locate_lines(inputs or [], set(chosen["digest"].dropna()))
-        costliest = calls[costly <= CANDIDATES]
-        if not any(len(located.get(d, ())) > 1 for d in costliest["digest"].dropna()):
-            chosen = costliest  # no repeated line to place: the witnesses are not needed
+        candidate = (costly <= CANDIDATES) & (calls["ns"] >= NOTED_NS)
+        costliest = chosen = calls[candidate]
+        located: dict[str, list[tuple[str, int]]] = {}
+        if costliest["digest"].notna().any():
+            # the witnesses place a repeated line (_placed); one pass over the input finds both
+            chosen = calls[candidate | (calls["position"] < WITNESSES)]
+            located = locate_lines(inputs or [], set(chosen["digest"].dropna()))
+            if not any(len(located.get(d, ())) > 1 for d in costliest["digest"].dropna()):
+                chosen = costliest  # no repeated line to place: the witnesses are not needed
         calls["location"], calls["line"] = None, float("nan")
         where, lines = _placed(chosen, located)
         calls.loc[chosen.index, "location"] = where

@@ -249,7 +249,7 @@ def _verify_script(stored, without: int, master: str, repeats: int, spark) -> Ve
 
     from perfx.isolation.runner import spark_session
     from perfx.isolation.script import run_plain
-    from perfx.isolation.udf import stage_prediction, stored_calls, udf_culprits
+    from perfx.isolation.udf import NOTED_NS, stage_prediction, stored_calls, udf_culprits
 
     meta = stored.meta
     calls = stored_calls(stored.store.local_dir(stored.run))
@@ -260,6 +260,18 @@ def _verify_script(stored, without: int, master: str, repeats: int, spark) -> Ve
         )
     ranked = udf_culprits(calls, top=without)
     locations = [loc for loc in ranked.location if isinstance(loc, str)]
+    cheap = int((ranked.location.isna() & (ranked.ms * 1e6 < NOTED_NS)).sum())
+    if cheap:  # not located: a row this cheap is no culprit (udf.NOTED_NS)
+        fewer = (
+            f" (--without {len(ranked) - cheap} removes those that do)"
+            if cheap < len(ranked)
+            else ""
+        )
+        raise IsolationError(
+            f"run {stored.run}: {cheap} of its top {without} rows cost under "
+            f"{NOTED_NS // 1000} µs in their UDF calls: they do not stand out, and are not "
+            f"located to be removed{fewer}"
+        )
     if len(locations) < len(ranked):
         raise IsolationError(
             f"run {stored.run}: {len(ranked) - len(locations)} of the top {without} rows were "

@@ -47,6 +47,8 @@ def print_udf_culprits(console, frame) -> None:
     """The rows whose Python UDF calls cost the most in the task that spent most in UDFs."""
     from rich.table import Table
 
+    from perfx.isolation.udf import NOTED_NS
+
     where = (
         f"Spark stage {frame.spark_stage.iloc[0]} partition {frame.partition.iloc[0]}"
         if len(frame)
@@ -57,11 +59,16 @@ def print_udf_culprits(console, frame) -> None:
         numeric = column in ("#", "line", "ms", "share of the task")
         table.add_column(column, justify="right" if numeric else "left", overflow="fold")
     for rank, r in enumerate(frame.itertuples(), 1):
-        located = isinstance(r.location, str)
+        if isinstance(r.location, str):
+            where = r.location.rsplit("@", 1)[0]
+        elif r.ms * 1e6 < NOTED_NS:
+            where = f"(under {NOTED_NS // 1000} µs: not located)"
+        else:
+            where = "(not located)"
         table.add_row(
             str(rank),
             safe_text(r.udf),
-            safe_text(r.location.rsplit("@", 1)[0] if located else "(not located)"),
+            safe_text(where),
             "" if r.line is None or r.line != r.line else str(int(r.line)),
             safe_text(r.excerpt),
             _ms(r.ms),

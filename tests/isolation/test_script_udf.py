@@ -175,3 +175,36 @@ def test_isolate_command_refuses_script_arguments_with_input(tmp_path):
     result = CliRunner().invoke(cli, ["isolate", str(program), "--input", str(tmp_path), "x"])
     assert result.exit_code == 2
     assert "arguments after PROGRAM.py are a script's" in result.output
+
+
+@pytest.mark.spark
+def test_a_run_whose_rows_are_all_cheap_is_stored_without_a_pass_over_its_input(
+    spark, tmp_path, store, monkeypatch
+):
+    """No call reaches ``udf.NOTED_NS`` (set to 10 s here, so that no pause of a busy
+    machine makes one): no row is located (none is a culprit), so the input is not read
+    again, and ``perfx verify`` says that no row stands out."""
+    from click.testing import CliRunner
+
+    from perfx.cli import cli
+    from perfx.isolation import udf
+    from perfx.isolation.errors import IsolationError
+    from perfx.verify import verify
+
+    folder = tmp_path / "in"
+    write_lines(folder, lines=500, slow={})
+
+    def unwanted(*args):
+        raise AssertionError("the input was read to locate rows that do not stand out")
+
+    monkeypatch.setattr(udf, "NOTED_NS", 10_000_000_000)
+    monkeypatch.setattr(udf, "locate_lines", unwanted)
+    tracer = trace_script(SCRIPTS / "regex_udf.py", [str(folder)], spark=spark, store=store)
+    calls = udf.stored_calls(tracer.store.local_dir(tracer.run_id))
+    assert calls["location"].isna().all() and len(calls[calls["excerpt"].notna()])
+    with pytest.raises(IsolationError, match="3 of its top 3 rows cost under 10000000 µs"):
+        verify(tracer.run_id, without=3, store=store, spark=spark, repeats=1)
+    text = CliRunner(env={"COLUMNS": "250"}).invoke(
+        cli, ["culprits", tracer.run_id, "--store", store]
+    )
+    assert text.output.count("(under 10000000 µs: not located)") == 10
