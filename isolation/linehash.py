@@ -23,23 +23,17 @@ _MASKS = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [(1 << 64) - 1], np.u
 def digest(line: bytes) -> str:
     """The digest of one line (its text, without its end of line)."""
     n = len(line)
-    first = int.from_bytes(line[:8], "little")
-    if n < 8:
-        middle = last = first
-    else:
-        middle = int.from_bytes(line[(n - 8) // 2 : (n - 8) // 2 + 8], "little")
-        last = int.from_bytes(line[n - 8 :], "little")
-    return f"{n}-{_mixed(first, middle, last):016x}-{_blake(line)}"
+    at = [0, (n - 8) // 2, n - 8] if n >= 8 else [0, 0, 0]
+    words = np.array([int.from_bytes(line[i : i + 8], "little") for i in at], np.uint64)
+    return f"{n}-{int(_mixed(*words)):016x}-{_blake(line)}"
 
 
 def _mixed(first, middle, last):
-    """The sample of three words (Python ints or numpy uint64 arrays alike)."""
+    """The sample of three words (numpy uint64 scalars or arrays alike)."""
     return first ^ _rotated(middle, 21) ^ _rotated(last, 42)
 
 
 def _rotated(word, bits: int):
-    if isinstance(word, int):
-        return ((word << bits) | (word >> (64 - bits))) & 0xFFFF_FFFF_FFFF_FFFF
     return (word << np.uint64(bits)) | (word >> np.uint64(64 - bits))
 
 

@@ -50,8 +50,6 @@ def load_pyplot():
 
 @contextmanager
 def _figure(key: str, height: float, **subplots):
-    import matplotlib
-
     plt = load_pyplot()
 
     style: dict[Any, Any] = {
@@ -62,7 +60,7 @@ def _figure(key: str, height: float, **subplots):
         "axes.spines.top": False,
         "axes.spines.right": False,
     }
-    with matplotlib.rc_context(style):
+    with plt.rc_context(style):
         figure, axes = plt.subplots(figsize=(WIDTH, height), **subplots)
         try:
             yield figure, axes
