@@ -224,8 +224,9 @@ class _AppReplay:
         opens, closes = by_executor["launch"].min(), by_executor["finish"].max()
         counts = slots.reindex(opens.index).astype(int)
         executor_of = a["executor"].map(pd.Series(np.arange(len(opens)), index=opens.index))
-        pool = SlotPool(list(counts))
-        opens, closes = opens.to_numpy(float).tolist(), closes.to_numpy(float).tolist()
+        pool = SlotPool(
+            list(counts), opens.to_numpy(float).tolist(), closes.to_numpy(float).tolist()
+        )
         executor_of = executor_of.to_numpy(int)
         stage_of = a["stage"].map(pd.Series(np.arange(len(self.stages)), index=self.stages.index))
         stage_of = stage_of.to_numpy(int)
@@ -233,8 +234,8 @@ class _AppReplay:
         # times a float in the arithmetic of one attempt, and a log has 10^5 of them.
         held, new, lag = a["held"].tolist(), a["new"].tolist(), a["lag"].tolist()
         stage_list, executor_list = stage_of.tolist(), executor_of.tolist()
-        job_of_stage = self.job_of_stage.tolist()
-        stage_end = self.new_stage_end.tolist()
+        job_of_stage, submitted = self.job_of_stage.tolist(), self.stage_submit.tolist()
+        stage_end, stage_ready = self.new_stage_end.tolist(), self.new_stage_ready.tolist()
         job_last = self.new_job_last.tolist()
         n_jobs, n_stages = len(self.jobs), len(self.stages)
         kinds = np.repeat([0, 1, 2], [n_jobs, n_stages, len(a)])
@@ -245,17 +246,21 @@ class _AppReplay:
                 self.submit_job(event, origin)
             elif event < n_jobs + n_stages:
                 self.new_stage_end[:] = stage_end  # submit_stage reads the replayed stage ends
-                self.submit_stage(event - n_jobs)
+                s = event - n_jobs
+                self.submit_stage(s)
+                stage_ready[s] = float(self.new_stage_ready[s])
             else:
                 i = event - n_jobs - n_stages
                 s = stage_list[i]
-                ready, e = float(self.new_stage_ready[s]), executor_list[i]
-                if not pool.joined(e):
-                    shift = ready - float(self.stage_submit[s])
-                    pool.join(e, opens[e] + shift, closes[e] + shift)
-                free, slot = pool.take(e, ready)
-                finish = max(free, ready) + held[i] + new[i]
-                pool.give_back(slot, finish - min(lag[i], new[i] / 2))
+                busy = new[i]
+                finish = pool.place(
+                    executor_list[i],
+                    stage_ready[s],
+                    submitted[s],
+                    held[i],
+                    busy,
+                    min(lag[i], busy / 2),
+                )
                 if finish > stage_end[s]:
                     stage_end[s] = finish
                 j = job_of_stage[s]
