@@ -32,7 +32,6 @@ whichever measure follows the time).
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,16 +110,6 @@ def compute_times(cols: Columns, rows: np.ndarray) -> np.ndarray:
                     found -= np.nan_to_num(cols.numeric(column))
         cols.derived["compute times"] = found
     return found[rows]
-
-
-def _finite(value: float) -> float:
-    """``np.nan_to_num`` of one value, without an array's cost: NaN is 0, an infinity the
-    largest float of its sign."""
-    if value != value:
-        return 0.0
-    if value in (math.inf, -math.inf):
-        return math.copysign(sys.float_info.max, value)
-    return value
 
 
 def stage_rows(cols: Columns, row: int) -> np.ndarray:
@@ -268,9 +257,11 @@ def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
     at = int(rows.searchsorted(second))  # rows are in table order
     if at == len(rows) or rows[at] != second:
         return None
-    columns, coefs = model.columns, [float(coef) for coef in model.coef]
-    firsts = [_finite(float(cols.numeric(c)[first])) for c in columns]
-    seconds = [_finite(float(cols.numeric(c)[second])) for c in columns]
+    terms = _Terms.of(cols, model, first)
+    i, j = terms.position(first), terms.position(second)
+    columns, coefs = model.columns, terms.coefs
+    firsts: list[float] = terms.volumes[i].tolist()
+    seconds: list[float] = terms.volumes[j].tolist()
     kinds: dict[str, VolumePart] = {}
     for column, coef, a, b in zip(columns, coefs, firsts, seconds):
         ms = coef * (a - b)
@@ -285,19 +276,51 @@ def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
                 else (held.column, held.label, held.first, held.second)
             )
             kinds[kind] = VolumePart(kind, *lead, held.ms + ms)
-    computed = compute_times(cols, np.array([first, second]))
-    predicted = [
-        model.intercept + sum(c * x for c, x in zip(coefs, xs)) for xs in (firsts, seconds)
-    ]
-    residual = computed - np.array(predicted)
-    z = (float(residual[0]) - model.centre) / model.spread
+    residual = terms.residual
+    z = (float(residual[i]) - model.centre) / model.spread
     return ModelSplit(
         model,
         tuple(kinds.values()),
-        float(residual[0] - residual[1]),
+        float(residual[i] - residual[j]),
         z > TRIM,
         z,
     )
+
+
+@dataclass(frozen=True)
+class _Terms:
+    """A fitted stage's model applied to each of its tasks, successful or not: the volumes
+    it reads (``np.nan_to_num``'d: a missing volume is none) and the compute time the
+    model leaves unexplained (the residual). Computed once per stage (``cols.derived``):
+    a report splits the gap of every straggler of a stage against its reference, and the
+    sums are those ``split`` would add per task, term by term in the same order."""
+
+    rows: np.ndarray
+    """The stage's rows, in table order."""
+    coefs: list[float]
+    volumes: np.ndarray
+    """Per row of ``rows``, the model's volumes (its ``columns``)."""
+    residual: np.ndarray
+    """Per row of ``rows``, compute time less the model's prediction."""
+
+    @classmethod
+    def of(cls, cols: Columns, model: StageModel, row: int) -> _Terms:
+        code = int(cols.key("stage_key")[row])
+        key = ("model terms", code)
+        found = cols.derived.get(key)
+        if found is None:
+            rows = _stage(cols, code)[0]
+            coefs = [float(coef) for coef in model.coef]
+            volumes = np.column_stack([np.nan_to_num(cols.numeric(c)[rows]) for c in model.columns])
+            predicted = np.zeros(len(rows))
+            for k, coef in enumerate(coefs):
+                predicted = predicted + coef * volumes[:, k]
+            residual = compute_times(cols, rows) - (model.intercept + predicted)
+            found = cols.derived[key] = cls(rows, coefs, volumes, residual)
+        return found
+
+    def position(self, row: int) -> int:
+        return int(self.rows.searchsorted(row))
 
 
 @dataclass(frozen=True)

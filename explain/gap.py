@@ -38,6 +38,8 @@ import math
 from dataclasses import dataclass, replace
 from functools import cached_property
 
+import numpy as np
+
 from perfx.logs.eventlog import sqlplan
 from perfx.logs.time_parts import TIME_PARTS
 
@@ -299,9 +301,8 @@ def decompose(cols: Columns, first: int, second: int) -> Gap | None:
     if math.isnan(a) or math.isnan(b):
         return None
     parts: list[Part] = []
-    for name, label, found in _logged_parts(cols, suffix):
-        values = [_pair(cols, c, first, second) for c in found]
-        parts.append(Part(name, label, _sum(v[0] for v in values), _sum(v[1] for v in values)))
+    for name, label, values in _logged_parts(cols, suffix):
+        parts.append(Part(name, label, float(values[first]), float(values[second])))
     compute = Part(
         "compute", "compute", a - sum(p.first for p in parts), b - sum(p.second for p in parts)
     )
@@ -320,18 +321,24 @@ def decompose(cols: Columns, first: int, second: int) -> Gap | None:
     return gap
 
 
-def _logged_parts(cols: Columns, suffix: str) -> list[tuple[str, str, list[str]]]:
-    """``PARTS`` with the columns of each that the table logs (``suffix``: ``_sum`` for a
-    stage's, job's or app's), the parts it logs none of left out: found once per table, as a
-    report decomposes the gap of every straggler."""
+def _logged_parts(cols: Columns, suffix: str) -> list[tuple[str, str, np.ndarray]]:
+    """``PARTS`` with each part's value in every row of the table: the sum of the part's
+    columns the table logs (``suffix``: ``_sum`` for a stage's, job's or app's), a missing
+    value counting as zero, added in the order ``_sum`` adds them; the parts it logs none of
+    are left out. Summed once per table: a report decomposes the gap of every straggler."""
     key = ("logged parts", suffix)
     found = cols.derived.get(key)
     if found is None:
-        found = cols.derived[key] = [
-            (name, label, logged)
-            for name, label, columns in PARTS
-            if (logged := [c + suffix for c in columns if c + suffix in cols.present])
-        ]
+        found = []
+        for name, label, columns in PARTS:
+            logged = [c + suffix for c in columns if c + suffix in cols.present]
+            if logged:
+                total = np.zeros(cols.n)
+                for column in logged:
+                    values = cols.numeric(column)
+                    total = total + np.where(np.isnan(values), 0.0, values)
+                found.append((name, label, total))
+        cols.derived[key] = found
     return found
 
 
