@@ -36,6 +36,10 @@ class SlotPool:
         self.version: list[int] = []
         self.mine: list[list] = [[] for _ in counts]
         self.anywhere: list = []
+        self.alone = len(counts) == 1
+        """One executor (local mode): no slot of another to move to, so ``anywhere`` is not
+        kept (its top would be the executor's own slot or a later one, never a locality
+        wait sooner)."""
 
     def _join(self, executor: int, shift: float) -> None:
         """``executor``'s slots open ``shift`` after it really started; from its real end
@@ -48,7 +52,8 @@ class SlotPool:
             self.version.append(0)
             entry = (opens, slot, 0)
             heappush(self.mine[executor], entry)
-            heappush(self.anywhere, entry)
+            if not self.alone:
+                heappush(self.anywhere, entry)
 
     def place(
         self, executor: int, ready: float, submitted: float, held: float, busy: float, lag: float
@@ -75,7 +80,9 @@ class SlotPool:
             heappop(mine)
         anywhere, executor_of = self.anywhere, self.executor_of
         other = None
-        while anywhere:  # ... and any executor's that is still there when it could start
+        while (
+            anywhere
+        ):  # ... and any executor's (empty when alone) that is still there when it could start
             entry = anywhere[0]
             free = entry[0]
             if (
@@ -101,5 +108,6 @@ class SlotPool:
         version[slot] += 1
         entry = (release, slot, version[slot])
         heappush(self.mine[executor_of[slot]], entry)
-        heappush(anywhere, entry)
+        if not self.alone:
+            heappush(anywhere, entry)
         return finish
