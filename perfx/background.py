@@ -3,8 +3,8 @@
 The report's what-if replays (one Python event loop per scenario over every task attempt),
 its naming of every straggler's cause, its timelines (matplotlib) and its questions take
 seconds each on a large log or folder and share nothing, so on two cores they can run at
-once: the what-ifs, the timelines and the applications' charts are each computed by a forked
-child, with the loaded log already in its memory (nothing is pickled on the way in), which
+once: the what-ifs, the timelines, the applications' charts and the stages' charts are each
+computed by a forked child, with the loaded log already in its memory (nothing is pickled on the way in), which
 sends back only its result (a few small tables, HTML). Naming the stragglers' causes, one
 task at a time, is split in two halves the same way (``in_halves``).
 

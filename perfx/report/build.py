@@ -46,8 +46,9 @@ def render_report(
 
     log = session.log
     # the what-ifs replay the log in a child while this process names the stragglers' causes;
-    # the timelines, and each application's charts and facts, are drawn in two more while it
-    # asks the questions (with the charting library imported here, once, before the forks)
+    # the timelines, each application's charts and facts, and the stages' charts are drawn in
+    # three more while it asks the questions (with the charting library imported here, once,
+    # before the forks)
     plots.load_pyplot()
     replays = Background.start(overview_replays, log)
     result = session.stragglers()
@@ -62,6 +63,7 @@ def render_report(
     )
     timeline = Background.start(timeline_section, apps, stragglers)
     overviews = Background.start(app_overviews, log, apps)
+    stage_page = Background.start(stages_section, log, stages)  # its charts, while it asks
     how = "Questions from the queries file."
     questions: list = []
     if items is None:
@@ -72,11 +74,8 @@ def render_report(
         queries = [q.query for q in questions]
         items = run_batch(session, expand(queries, []), options, run=run, store=store)
         how = how_chosen(limit, asked=bool(queries))
-    rest = [
-        stages_section(log, stages),
-        timeline.result(),
-        questions_section(items, run=run, store=store, how=how, questions=questions),
-    ]
+    answers = questions_section(items, run=run, store=store, how=how, questions=questions)
+    rest = [stage_page.result(), timeline.result(), answers]
     overview = overview_section(apps, replays.result(), overviews.result())
     sections = [overview, *rest]  # the what-ifs waited for last
     legend = colours.legend(list(dict.fromkeys(c for s in sections for c in s.causes)))

@@ -41,7 +41,7 @@ def test_the_page_is_the_same_with_the_what_ifs_in_a_child(monkeypatch, forking)
 
     monkeypatch.setattr(Background, "start", classmethod(start))
     forked = render_report(session).html
-    assert len(started) == 3  # the what-ifs, the timelines, the applications' charts
+    assert len(started) == 4  # the what-ifs, the timelines, the applications' and stages' charts
     assert all(process is not None and process.exitcode == 0 for process in started)
     monkeypatch.setattr(background, "_can_fork", lambda: False)
     assert render_report(session).html == forked
