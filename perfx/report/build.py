@@ -45,12 +45,12 @@ def render_report(
     from perfx.explain.cause import cause_names
 
     log = session.log
-    # the what-ifs replay the log in a child while this process names the stragglers' causes;
-    # the timelines, each application's charts and facts, and the stages' charts are drawn in
-    # three more while it asks the questions (with the charting library imported here, once,
-    # before the forks)
-    plots.load_pyplot()
+    # the what-ifs replay the log in a child (started first: it draws nothing) while this
+    # process names the stragglers' causes; the timelines, each application's charts and facts,
+    # and the stages' charts are drawn in three more while it asks the questions (with the
+    # charting library imported here, once, before the forks)
     replays = Background.start(overview_replays, log)
+    plots.load_pyplot()
     result = session.stragglers()
     stakes = result.at_stake()
     stages = stage_table(log, session.straggler_analysis, result.named, stakes)
