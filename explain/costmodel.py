@@ -32,7 +32,10 @@ whichever measure follows the time).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -172,8 +175,7 @@ def _fit(cols: Columns, rows: np.ndarray) -> StageModel | None:
     varied = [k for k in range(x.shape[1]) if (x[:, k] > 0).sum() >= MIN_TYPICAL]
     if not varied or not np.isfinite(y).all():
         return None
-    from scipy.optimize import nnls  # here: its import costs more than a command's answer
-
+    nnls = nnls_solver()
     x = x[:, varied]
     scale = x.max(axis=0)
     design = np.column_stack([np.ones(len(rows)), x / scale])
@@ -203,6 +205,57 @@ def _fit(cols: Columns, rows: np.ndarray) -> StageModel | None:
         spread,
         centre,
     )
+
+
+@cache
+def nnls_solver() -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, float]]:
+    """``scipy.optimize.nnls``: the same compiled routine (Lawson and Hanson's, in scipy's
+    ``_slsqplib``) called as that function calls it, loaded from its extension module alone.
+    Importing it from ``scipy.optimize`` first imports the package's 60-odd other solvers
+    (linprog, shgo, ...): 0.6 s, the largest single cost of ``perfx explain`` and the one
+    part of a report that no other work can overlap. Where scipy keeps the routine elsewhere
+    (another version), the package's function is used."""
+    routine = _slsqplib_nnls()
+    if routine is None:
+        from scipy.optimize import nnls
+
+        return nnls
+
+    def solve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
+        a = np.asarray_chkfinite(a, dtype=np.float64, order="C")
+        b = np.asarray_chkfinite(b, dtype=np.float64)
+        x, rnorm, info = routine(a, b, 3 * a.shape[1])
+        if info == 3:
+            raise RuntimeError("Maximum number of iterations reached.")
+        return x, rnorm
+
+    return solve
+
+
+def _slsqplib_nnls() -> Callable | None:
+    """``nnls`` of scipy's ``optimize/_slsqplib`` extension (scipy 1.17 has it), loaded from its
+    file without its package; None where there is none."""
+    import importlib.machinery
+    import importlib.util
+
+    found = importlib.util.find_spec("scipy")
+    if found is None or not found.submodule_search_locations:
+        return None
+    folder = Path(next(iter(found.submodule_search_locations))) / "optimize"
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = folder / f"_slsqplib{suffix}"
+        if path.is_file():
+            loader = importlib.machinery.ExtensionFileLoader("_slsqplib", str(path))
+            spec = importlib.util.spec_from_file_location("_slsqplib", path, loader=loader)
+            if spec is None:
+                return None
+            module = importlib.util.module_from_spec(spec)
+            try:
+                loader.exec_module(module)
+            except ImportError:
+                return None
+            return getattr(module, "nnls", None)
+    return None
 
 
 def _centre_spread(residual: np.ndarray, compute: np.ndarray) -> tuple[float, float]:

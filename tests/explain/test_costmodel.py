@@ -117,3 +117,32 @@ def test_a_volume_only_a_few_slow_tasks_have_is_not_fitted_to_their_slowness():
     assert "shuffle_read_bytes" not in model.columns
     gap = decompose(cols, 0, 5)
     assert not any(v.column == "shuffle_read_bytes" for v in gap.model.volumes)
+
+
+def test_the_nnls_routine_loaded_alone_is_scipys():
+    """The fit's NNLS, loaded from scipy's extension without ``scipy.optimize`` (whose import
+    costs 0.6 s), answers as ``scipy.optimize.nnls`` does, bit for bit, on problems of every
+    shape the fit gives it (a column per volume, thousands of tasks), zero columns included."""
+    import importlib.util
+    from pathlib import Path
+
+    from scipy.optimize import nnls
+
+    from perfx.explain.costmodel import nnls_solver
+
+    solve = nnls_solver()
+    spec = importlib.util.find_spec("scipy")
+    assert spec is not None and spec.submodule_search_locations
+    shipped = any(
+        (Path(folder) / "optimize").glob("_slsqplib*") for folder in spec.submodule_search_locations
+    )
+    assert (solve is not nnls) == shipped  # the routine alone wherever scipy ships it alone
+    rng = np.random.default_rng(7)
+    for _ in range(100):
+        rows, columns = int(rng.integers(6, 3000)), int(rng.integers(1, 12))
+        a = rng.random((rows, columns)) * rng.choice([1.0, 1e6], size=columns)
+        a[:, rng.random(columns) < 0.2] = 0.0
+        b = a @ rng.random(columns) - rng.random(rows) * 5
+        expected, expected_norm = nnls(a, b)
+        got, norm = solve(a, b)
+        assert got.tobytes() == expected.tobytes() and norm == expected_norm
