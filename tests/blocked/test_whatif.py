@@ -50,6 +50,19 @@ def test_scenarios_share_the_replay_of_the_real_durations():
     assert list(gc.apps.columns[:2]) == ["app_id", "start"]
 
 
+def test_a_scenario_that_changes_nothing_replays_as_the_real_run_and_slots_still_count():
+    """Four waves of 100 ms on two executors of one slot each, no GC logged: without GC is
+    the real run's replay (reused, not replayed again), while twice the slots take half the
+    time and half the slots (one each, at least) the same: the replays of other slot counts
+    are their own, never the one kept for the real durations."""
+    log = log_of(stage([task(100, gc_time=0) for _ in range(8)], executors=2, gap=100))
+    gc, twice, half = whatifs(log, [["gc"]], (2.0, 0.5))
+    assert gc.jobs["whatif_ms"].iloc[0] == gc.jobs["modelled_ms"].iloc[0] == 400
+    assert twice.jobs["whatif_ms"].iloc[0] == pytest.approx(200, abs=10)
+    assert sum(twice.app_slots.values()) == 4
+    assert half.jobs["whatif_ms"].iloc[0] == 400 and sum(half.app_slots.values()) == 2
+
+
 def test_unknown_scenarios_are_refused_with_the_choices():
     with pytest.raises(UnknownScenario, match=r"choose from .*gc"):
         new_durations(stage([task(10)]), ["gcc"])
