@@ -8,6 +8,7 @@ non-zero exit code, never as a traceback.
 
 from __future__ import annotations
 
+import gc
 import os
 import pkgutil
 import sys
@@ -108,5 +109,17 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(0)
 
 
+def run() -> None:
+    """The console script: ``main``, then the interpreter's exit without its last collection
+    over every object the command built (``gc.freeze``), which took half a second after a
+    report of 10^5 tasks, a quarter of a cached ``perfx explain``. Objects are still freed
+    (by their counts), files closed and exit handlers run; only garbage in reference cycles
+    is left to the process's end. Not in ``main``: tests call it in their own process."""
+    try:
+        main()
+    finally:
+        gc.freeze()
+
+
 if __name__ == "__main__":
-    main()
+    run()
