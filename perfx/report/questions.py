@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
+from perfx.background import in_halves
 from perfx.explain import wording
 from perfx.explain.cause import NO_REFERENCE
 from perfx.explain.explanation import format_atom
@@ -314,6 +316,17 @@ def _short(text: str) -> str:
     return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
 
 
+ANSWERS_IN_HALVES = 4
+"""From this many answers on, half of them are rendered in a forked child
+(``background.in_halves``): each draws two charts (a fifth of a second or more), while the
+report's other children are done with theirs and a core waits."""
+
+
+def _answers(items: Sequence, by_query: dict, numbers: list[int]) -> dict[int, Html]:
+    """The answers (``answer``) to the questions numbered ``numbers`` (from 1) of ``items``."""
+    return {n: answer(n, items[n - 1], by_query.get(items[n - 1].query)) for n in numbers}
+
+
 def questions_section(
     items: Sequence,
     *,
@@ -335,7 +348,9 @@ def questions_section(
     if run is not None:
         parts += [tag("h3", f"Traced run {run}"), heat_map(run, store)]
     by_query = {q.query: q for q in questions}
-    parts += [answer(n, item, by_query.get(item.query)) for n, item in enumerate(items, 1)]
+    numbers = list(range(1, len(items) + 1))
+    answers = in_halves(partial(_answers, items, by_query), numbers, ANSWERS_IN_HALVES)
+    parts += [answers[n] for n in numbers]
     covered = sum(len(q.covers) for q in questions)
     if covered > len(questions):
         summary += f"; they stand for {covered:,} tasks, one question per cause"

@@ -1,8 +1,8 @@
-"""The report's what-ifs, timelines and charts, and half of the stragglers' causes, computed
-in forked children (``perfx.background``): the page and the causes are those computed in one
-process, a child's exception reaches the parent as if raised there, a child that dies or
-cannot send its result leaves the work to the parent, and Ctrl-C leaves no child's
-traceback."""
+"""The report's what-ifs, timelines and charts, half of the stragglers' causes and half of
+its answers, computed in forked children (``perfx.background``): the page, the causes and
+the answers are those computed in one process, a child's exception reaches the parent as if
+raised there, a child that dies or cannot send its result leaves the work to the parent, and
+Ctrl-C leaves no child's traceback."""
 
 from __future__ import annotations
 
@@ -127,3 +127,34 @@ def test_the_stragglers_causes_are_the_same_named_in_halves(monkeypatch, forking
     alone = StragglerReport.of(session.straggler_analysis, session.log).named
     assert forks == [1] and halves is not None and len(halves) >= 10
     assert list(halves.items()) == list(alone.items())
+
+
+@pytest.mark.slow  # four questions answered, their answers rendered twice
+def test_answers_rendered_in_halves_are_those_rendered_in_one_process(monkeypatch, forking):
+    """Four answers or more: half are rendered in a forked child, and the section is the one
+    rendered in one process, byte for byte, in the questions' order."""
+    from perfx.batch import expand, run_batch
+    from perfx.report import questions
+
+    session = open_session(
+        [str(public_log("groupon__sparklint/application_1472176676028_407508_1"))]
+    )
+    ids = session.log.tasks["id"].astype(str).tolist()
+    asked = [f"WHY TASK '{task}' SLOWER" for task in ids[-4:]]
+    items = run_batch(session, expand(asked, []))
+    forks = []
+    real_start = Background.start.__func__
+    monkeypatch.setattr(
+        Background,
+        "start",
+        classmethod(lambda cls, *args: forks.append(1) or real_start(cls, *args)),
+    )
+    halves = questions.questions_section(items)
+    monkeypatch.setattr(background, "_can_fork", lambda: False)
+    alone = questions.questions_section(items)
+    assert forks == [1] and len(items) == questions.ANSWERS_IN_HALVES
+    assert halves == alone
+    html = str(halves.body)
+    assert [html.index(f'id="q{n}"') for n in range(1, 5)] == sorted(
+        html.index(f'id="q{n}"') for n in range(1, 5)
+    )
