@@ -110,18 +110,24 @@ def test_in_halves_leaves_fewer_than_least_items_here(forking):
     assert set(in_halves(_pids, list(range(3)), least=4).values()) == {os.getpid()}
 
 
-def test_the_stragglers_causes_are_the_same_named_in_halves(monkeypatch, forking):
-    session = open_session(
-        [str(public_log("groupon__sparklint/application_1472176676028_407508_1"))]
-    )
-    monkeypatch.setattr(stragglers, "NAMED_IN_HALVES", 10)
-    forks = []
+def counted_forks(monkeypatch) -> list:
+    """A list that gets an entry for every ``Background.start`` from now on."""
+    forks: list = []
     real_start = Background.start.__func__
     monkeypatch.setattr(
         Background,
         "start",
         classmethod(lambda cls, *args: forks.append(1) or real_start(cls, *args)),
     )
+    return forks
+
+
+def test_the_stragglers_causes_are_the_same_named_in_halves(monkeypatch, forking):
+    session = open_session(
+        [str(public_log("groupon__sparklint/application_1472176676028_407508_1"))]
+    )
+    monkeypatch.setattr(stragglers, "NAMED_IN_HALVES", 10)
+    forks = counted_forks(monkeypatch)
     halves = StragglerReport.of(session.straggler_analysis, session.log).named
     monkeypatch.setattr(background, "_can_fork", lambda: False)
     alone = StragglerReport.of(session.straggler_analysis, session.log).named
@@ -142,13 +148,7 @@ def test_answers_rendered_in_halves_are_those_rendered_in_one_process(monkeypatc
     ids = session.log.tasks["id"].astype(str).tolist()
     asked = [f"WHY TASK '{task}' SLOWER" for task in ids[-4:]]
     items = run_batch(session, expand(asked, []))
-    forks = []
-    real_start = Background.start.__func__
-    monkeypatch.setattr(
-        Background,
-        "start",
-        classmethod(lambda cls, *args: forks.append(1) or real_start(cls, *args)),
-    )
+    forks = counted_forks(monkeypatch)
     halves = questions.questions_section(items)
     monkeypatch.setattr(background, "_can_fork", lambda: False)
     alone = questions.questions_section(items)
