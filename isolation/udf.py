@@ -61,6 +61,18 @@ than many UDFs do). Only rows that cost this much are located in the input: a ch
 is no culprit (``perfx why`` names none under a millisecond, ``chain.MIN_IMPACT_MS``), and
 a run whose rows are all cheap is stored without a pass over its input."""
 
+
+def under_noted(ms):
+    """Whether a row's UDF time (ms: a number or a Series) is under ``NOTED_NS``: such a row
+    is no culprit and is never located in the input (``UdfRecorder.finish``)."""
+    return ms * 1e6 < NOTED_NS
+
+
+def noted_words() -> str:
+    """``NOTED_NS`` as a reader is told it (``50 µs``)."""
+    return f"{NOTED_NS // 1000} µs"
+
+
 WITNESSES = 20
 """A task's first calls are recorded with their rows whatever their cost: they tell which
 input files the task read (a repeated line is placed among those)."""

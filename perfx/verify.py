@@ -249,7 +249,13 @@ def _verify_script(stored, without: int, master: str, repeats: int, spark) -> Ve
 
     from perfx.isolation.runner import spark_session
     from perfx.isolation.script import run_plain
-    from perfx.isolation.udf import NOTED_NS, stage_prediction, stored_calls, udf_culprits
+    from perfx.isolation.udf import (
+        noted_words,
+        stage_prediction,
+        stored_calls,
+        udf_culprits,
+        under_noted,
+    )
 
     meta = stored.meta
     calls = stored_calls(stored.store.local_dir(stored.run))
@@ -260,7 +266,7 @@ def _verify_script(stored, without: int, master: str, repeats: int, spark) -> Ve
         )
     ranked = udf_culprits(calls, top=without)
     locations = [loc for loc in ranked.location if isinstance(loc, str)]
-    cheap = int((ranked.location.isna() & (ranked.ms * 1e6 < NOTED_NS)).sum())
+    cheap = int((ranked.location.isna() & under_noted(ranked.ms)).sum())
     if cheap:  # not located: a row this cheap is no culprit (udf.NOTED_NS)
         fewer = (
             f" (--without {len(ranked) - cheap} removes those that do)"
@@ -269,7 +275,7 @@ def _verify_script(stored, without: int, master: str, repeats: int, spark) -> Ve
         )
         raise IsolationError(
             f"run {stored.run}: {cheap} of its top {without} rows cost under "
-            f"{NOTED_NS // 1000} µs in their UDF calls: they do not stand out, and are not "
+            f"{noted_words()} in their UDF calls: they do not stand out, and are not "
             f"located to be removed{fewer}"
         )
     if len(locations) < len(ranked):

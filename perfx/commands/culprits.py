@@ -47,7 +47,7 @@ def print_udf_culprits(console, frame) -> None:
     """The rows whose Python UDF calls cost the most in the task that spent most in UDFs."""
     from rich.table import Table
 
-    from perfx.isolation.udf import NOTED_NS
+    from perfx.isolation.udf import noted_words, under_noted
 
     where = (
         f"Spark stage {frame.spark_stage.iloc[0]} partition {frame.partition.iloc[0]}"
@@ -61,8 +61,8 @@ def print_udf_culprits(console, frame) -> None:
     for rank, r in enumerate(frame.itertuples(), 1):
         if isinstance(r.location, str):
             where = r.location.rsplit("@", 1)[0]
-        elif r.ms * 1e6 < NOTED_NS:
-            where = f"(under {NOTED_NS // 1000} µs: not located)"
+        elif under_noted(r.ms):
+            where = f"(under {noted_words()}: not located)"
         else:
             where = "(not located)"
         table.add_row(
