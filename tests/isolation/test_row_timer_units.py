@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from pyspark.accumulators import Accumulator, _accumulatorRegistry
 
 from perfx.isolation import udf
@@ -48,3 +49,54 @@ def test_the_timer_records_its_witnesses_then_tallies_and_ships_without_its_coun
         [4, 2, 0, 10]
     ]
     assert int(tallied["ns"].iloc[0]) > 0
+
+
+def _width(s):
+    return len(s)
+
+
+def _padded(s, fill="."):
+    return s.rjust(6, fill)
+
+
+def _count(result):  # a parameter named as a local of the timer it would be written into
+    return len(result)
+
+
+def test_the_timer_takes_arguments_by_position_and_by_name_as_its_function_does(
+    tmp_path: Path, monkeypatch
+):
+    """Spark passes a UDF's columns by position, or by name (``f(s=col)``). A function of
+    plain parameters gets a timer written with them; any other (a default, a builtin, a
+    parameter named as the timer's own locals) one of ``*args, **kwargs``. Each answers and
+    fails as its function does, shipped or not, and records its named arguments' row."""
+    from pyspark import cloudpickle
+
+    monkeypatch.setattr(udf, "_task", lambda: (1, 0, 0))
+    recorder = udf.UdfRecorder(tmp_path, context=None)
+    tally = Accumulator(10_002, {}, TaskTallies())
+    monkeypatch.setitem(_accumulatorRegistry, 10_002, tally)
+
+    def timed(function):
+        return udf.timed_row(function, function.__name__, str(recorder.folder), tally)
+
+    assert udf._plain_parameters(_width) == ["s"]
+    assert udf._plain_parameters(_padded) is None
+    assert udf._plain_parameters(_count) is None
+    assert udf._plain_parameters(str.upper) is None
+    for function in (_width, _padded, _count):
+        shipped = cloudpickle.loads(cloudpickle.dumps(timed(function)))
+        for copy in (timed(function), shipped):
+            assert copy.__wrapped__ is function and copy.__name__ == function.__name__
+            assert copy("abc") == function("abc")
+            named = {"result": "de"} if function is _count else {"s": "de"}
+            assert copy(**named) == function(**named)
+            with pytest.raises(TypeError) as plain:
+                function("a", "b", "c")
+            with pytest.raises(TypeError) as traced:
+                copy("a", "b", "c")
+            assert str(traced.value) == str(plain.value)
+    assert timed(_padded)(s="de", fill="-") == "----de"
+    calls = recorder.calls()
+    assert "'de', '-'" in set(calls["excerpt"])
+    assert udf.digest("de") in set(calls["digest"])

@@ -208,3 +208,23 @@ def test_a_run_whose_rows_are_all_cheap_is_stored_without_a_pass_over_its_input(
         cli, ["culprits", tracer.run_id, "--store", store]
     )
     assert text.output.count("(under 10000000 µs: not located)") == 10
+
+
+@pytest.mark.spark
+def test_udfs_given_their_columns_by_name_run_as_they_do_plainly(spark, store, capsys):
+    """PySpark passes a UDF's columns by name where the script names them (``f(s=col)``):
+    the timers take them as the function does, row and pandas UDFs alike."""
+    from perfx.isolation.script import run_plain
+    from perfx.isolation.udf import stored_calls
+
+    script = SCRIPTS / "named_arguments.py"
+    run_plain(script, [], spark)
+    plain = capsys.readouterr().out
+    tracer = trace_script(script, [], spark=spark, store=store)
+    assert capsys.readouterr().out == plain
+    assert plain == (
+        "[(2, 2, '....de', 'ddddde', 2), (3, 3, '...abc', 'aaaabc', 3), "
+        "(5, 5, '.fghij', 'ffghij', 5)]\n"
+    )
+    calls = stored_calls(tracer.store.local_dir(tracer.run_id))
+    assert set(calls["udf"]) == {"width", "padded", "letters"}
