@@ -29,6 +29,8 @@ import json
 import os
 import pickle
 import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -602,29 +604,54 @@ BLOCK = 1 << 24
 
 def locate_lines(inputs: list[str], wanted: set[str]) -> dict[str, list[tuple[str, int]]]:
     """Digest -> every (``path@offset``, line number from 1) of an input line with it, in
-    file order: one pass over the input, a block at a time (``linehash.find``)."""
+    file order: one pass over the input, a block at a time (``linehash.find``).
+
+    The pass runs when the script's job is done, and its blocks are searched on every core:
+    numpy lets go of the interpreter's lock while it scans a block, and the scans are most
+    of the pass. A block more than there are cores is read ahead; the results are taken in
+    file order, which numbers the lines."""
     located: dict[str, list[tuple[str, int]]] = {}
     if not wanted:
         return located
+    searched: deque = deque()
+
+    def take() -> None:
+        name, base, number, search = searched.popleft()
+        found, lines = search.result()
+        for key, offsets, indexes in found:
+            located.setdefault(key, []).extend(
+                zip(
+                    [f"{name}@{base + offset}" for offset in offsets],
+                    [number[0] + index + 1 for index in indexes],
+                )
+            )
+        number[0] += lines
+
+    cores = os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=cores) as pool:
+        file, number = None, [0]
+        for name, base, data in _input_blocks(inputs):
+            if name != file:
+                file, number = name, [0]  # the file's lines counted so far, in its blocks
+            searched.append((name, base, number, pool.submit(linehash.find, data, wanted)))
+            if len(searched) > cores:
+                take()
+        while searched:
+            take()
+    return located
+
+
+def _input_blocks(inputs: list[str]):
+    """(file's resolved path, byte offset, data) of every block of every input file, once
+    each, in the inputs' order."""
     seen: set[Path] = set()
     for path in inputs:
         for file in input_files(path):
             if file.resolve() in seen:
                 continue
             seen.add(file.resolve())
-            name = str(file.resolve())
-            number = 0
             for base, data in _blocks(file):
-                found, lines = linehash.find(data, wanted)
-                for key, offsets, indexes in found:
-                    located.setdefault(key, []).extend(
-                        zip(
-                            [f"{name}@{base + offset}" for offset in offsets],
-                            [number + index + 1 for index in indexes],
-                        )
-                    )
-                number += lines
-    return located
+                yield str(file.resolve()), base, data
 
 
 def _blocks(file: Path):
