@@ -30,6 +30,7 @@ import os
 import pickle
 import time
 from collections import deque
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -350,29 +351,51 @@ def _by_position(function, args: tuple, kwargs: dict) -> tuple | None:
 
 
 def timed_batches(function, name: str, folder: str):
-    """A ``mapInPandas`` function (an iterator of pandas DataFrames in and out) timed per
-    input batch: the time from taking a batch to asking for the next one."""
+    """A function of an iterator of pandas batches that yields a result per batch
+    (``mapInPandas``'s, an iterator pandas UDF's) timed per input batch: the time from
+    taking a batch to asking for the next one."""
 
     @functools.wraps(function)
     def call(batches):
-        current: dict[str, Any] = {}
-
-        def feed():
-            for batch in batches:
-                current["batch"], current["started"] = batch, time.perf_counter_ns()
-                yield batch
-                finish()
-
-        def finish():
-            batch = current.pop("batch", None)
-            if batch is not None:
-                spent = time.perf_counter_ns() - current["started"]
-                _record_batch(folder, name, spent, batch)
-
-        yield from function(feed())
-        finish()
+        fed, done = _batch_clock(batches, name, folder)
+        yield from function(fed)
+        done()
 
     return call
+
+
+def timed_batch_aggregate(function, name: str, folder: str):
+    """A pandas UDF that folds a group's iterator of batches into one value
+    (``Iterator[pd.Series] -> float``), timed per input batch as ``timed_batches``."""
+
+    @functools.wraps(function)
+    def call(batches):
+        fed, done = _batch_clock(batches, name, folder)
+        value = function(fed)
+        done()
+        return value
+
+    return call
+
+
+def _batch_clock(batches, name: str, folder: str):
+    """``batches`` as fed to the user's function, each recorded with the time from when the
+    function took it to when it asked for the next one; and what records the last one."""
+    current: dict[str, Any] = {}
+
+    def feed():
+        for batch in batches:
+            current["batch"], current["started"] = batch, time.perf_counter_ns()
+            yield batch
+            done()
+
+    def done():
+        batch = current.pop("batch", None)
+        if batch is not None:
+            spent = time.perf_counter_ns() - current["started"]
+            _record_batch(folder, name, spent, batch)
+
+    return feed(), done
 
 
 def timed_groups(function, name: str, folder: str):
@@ -399,6 +422,16 @@ def _one_row(kind: str, function, batch, i: int):
     if kind == "map":
         for _ in function(iter([batch.iloc[i : i + 1]])):
             pass
+    elif kind == "iter":  # a batch is a Series or frame, or a tuple of them (several columns)
+        row = (
+            tuple(a.iloc[i : i + 1] for a in batch)
+            if isinstance(batch, tuple)
+            else batch.iloc[i : i + 1]
+        )
+        results = function(iter([row]))
+        if isinstance(results, Iterator):  # not one value: an aggregate's
+            for _ in results:
+                pass
     elif kind == "group":
         function(*batch[:-1], batch[-1].iloc[i : i + 1])
     else:
@@ -407,7 +440,12 @@ def _one_row(kind: str, function, batch, i: int):
 
 def _row_values(kind: str, batch) -> list[tuple[str | None, str]]:
     """(digest, excerpt) of each row of a kept batch."""
-    frames = [batch] if kind == "map" else [batch[-1]] if kind == "group" else list(batch)
+    if kind == "group":
+        frames = [batch[-1]]
+    elif kind in ("map", "iter") and not isinstance(batch, tuple):
+        frames = [batch]
+    else:
+        frames = list(batch)
     columns = []
     for frame in frames:
         if isinstance(frame, pd.DataFrame):
@@ -764,6 +802,7 @@ def patched_udfs(tracer):
     """While a traced script runs, the UDF factories and DataFrame methods it calls wrap the
     user's function with the timers above (writing into the tracer's run once it has one)."""
     import pyspark.sql.functions as functions
+    from pyspark.util import PythonEvalType
 
     def folder() -> str:
         tracer.session()
@@ -795,7 +834,16 @@ def patched_udfs(tracer):
                 return pandas_udf(g, return_type, functionType)
 
             return decorate
-        wrapped = timed_series(f, recorded_name(f, "series"), folder())
+        # a UDF of an iterator of batches (Iterator[pd.Series], or of tuples of Series)
+        # yields a result per batch, as mapInPandas does, or folds a group's batches into a
+        # value (PySpark 4.1 and later): timed per batch, as mapInPandas is
+        kind = original_pandas(f, returnType, functionType).evalType
+        if kind == PythonEvalType.SQL_SCALAR_PANDAS_ITER_UDF:
+            wrapped = timed_batches(f, recorded_name(f, "iter"), folder())
+        elif kind == getattr(PythonEvalType, "SQL_GROUPED_AGG_PANDAS_ITER_UDF", None):
+            wrapped = timed_batch_aggregate(f, recorded_name(f, "iter"), folder())
+        else:
+            wrapped = timed_series(f, recorded_name(f, "series"), folder())
         return original_pandas(wrapped, returnType, functionType)
 
     def map_in(original):

@@ -4,6 +4,7 @@ copy shipped to a worker starting afresh."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,25 @@ def test_the_timer_takes_arguments_by_position_and_by_name_as_its_function_does(
     calls = recorder.calls()
     assert "'de', '-'" in set(calls["excerpt"])
     assert udf.digest("de") in set(calls["digest"])
+
+
+def test_a_kept_batch_of_an_iterator_udf_is_split_into_its_rows(tmp_path: Path):
+    """An iterator pandas UDF's batch of two columns is a tuple of Series: its rows are
+    timed one by one through the function (an iterator of one row in, its results out) and
+    each gets its text's digest and its arguments' excerpt."""
+    import pandas as pd
+
+    def shifted(batches):
+        for texts, shifts in batches:
+            yield texts.str.len() + shifts
+
+    recorder = udf.UdfRecorder(tmp_path, context=None)
+    recorder.functions["shifted"] = ("iter", shifted)
+    batch = (pd.Series(["a", "bb", "ccc"]), pd.Series([0, 1, 2]))
+    (recorder.folder / "batch-k.pkl").write_bytes(pickle.dumps(batch))
+    row = ["shifted", 2, 0, 0, 9_000_000, 3, "k", None, "(3 rows)"]
+    calls = recorder._rows_of_outliers(pd.DataFrame([row], columns=udf.COLUMNS))
+    assert calls["rows"].tolist() == [1, 1, 1]
+    assert calls["digest"].tolist() == [udf.digest(t) for t in ("a", "bb", "ccc")]
+    assert calls["excerpt"].tolist() == ["'a', 0", "'bb', 1", "'ccc', 2"]
+    assert 0 < calls["ns"].sum() <= 9_000_000

@@ -211,20 +211,38 @@ def test_a_run_whose_rows_are_all_cheap_is_stored_without_a_pass_over_its_input(
 
 
 @pytest.mark.spark
-def test_udfs_given_their_columns_by_name_run_as_they_do_plainly(spark, store, capsys):
-    """PySpark passes a UDF's columns by name where the script names them (``f(s=col)``):
-    the timers take them as the function does, row and pandas UDFs alike."""
+@pytest.mark.parametrize(
+    ("script", "udfs"),
+    [
+        ("named_arguments", {"width", "padded", "letters"}),
+        (
+            "pandas_udf_kinds",
+            {"lengths", "shifted_lengths", "mean_length", "longest", "arrow_width"},
+        ),
+    ],
+)
+def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, udfs):
+    """Forms of UDF a script may use beyond the regex scripts': columns passed by name
+    (``f(s=col)``, which PySpark passes as keyword arguments), and the pandas UDF kinds
+    PySpark tells apart by type hints (an iterator of batches to an iterator of results;
+    Series to a scalar) and an Arrow-optimised row UDF. Each prints what it prints plainly,
+    and each UDF's calls are stored."""
     from perfx.isolation.script import run_plain
     from perfx.isolation.udf import stored_calls
 
-    script = SCRIPTS / "named_arguments.py"
-    run_plain(script, [], spark)
+    path = SCRIPTS / f"{script}.py"
+    run_plain(path, [], spark)
     plain = capsys.readouterr().out
-    tracer = trace_script(script, [], spark=spark, store=store)
+    tracer = trace_script(path, [], spark=spark, store=store)
     assert capsys.readouterr().out == plain
-    assert plain == (
-        "[(2, 2, '....de', 'ddddde', 2), (3, 3, '...abc', 'aaaabc', 3), "
-        "(5, 5, '.fghij', 'ffghij', 5)]\n"
-    )
+    assert plain.count("\n") == (1 if script == "named_arguments" else 4)
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
-    assert set(calls["udf"]) == {"width", "padded", "letters"}
+    assert set(calls["udf"]) == udfs
+    if script == "named_arguments":
+        assert plain == (
+            "[(2, 2, '....de', 'ddddde', 2), (3, 3, '...abc', 'aaaabc', 3), "
+            "(5, 5, '.fghij', 'ffghij', 5)]\n"
+        )
+    else:
+        for udf in ("lengths", "shifted_lengths", "arrow_width"):  # outlier batches split
+            assert int(calls.loc[calls["udf"] == udf, "rows"].sum()) == 60  # into rows too
