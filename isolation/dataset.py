@@ -67,6 +67,10 @@ def _value_of(row):
     return row[0]
 
 
+def _listed(records):
+    return [list(records)]
+
+
 def called_at(depth: int = 2) -> str:
     """``file:line`` of the program line that called the operator (``depth`` frames up)."""
     frame = sys._getframe(depth)
@@ -75,14 +79,12 @@ def called_at(depth: int = 2) -> str:
 
 UNTRACED = {
     "zip": "zipWithIndex on both and a join on the index",
-    "glom": "mapPartitions(lambda it: [list(it)])",
     "aggregate": "aggregate on the traced dataset (it is traced); this looks like a typo",
     "toDF": "collect() the records and build the DataFrame on the driver",
     "checkpoint": "cache() (a traced dataset is computed and traced once)",
     "localCheckpoint": "cache() (a traced dataset is computed and traced once)",
     "pipe": "mapPartitions with subprocess",
     "groupBy": "keyBy(f).groupByKey()",
-    "lookup": "filter(lambda kv: kv[0] == key).values().collect()",
 }
 """What to use instead of an RDD operator the traced dataset does not have."""
 
@@ -187,6 +189,13 @@ class TracedDataset:
         rdd = self._consume().mapPartitionsWithIndex(function, preservesPartitioning)
         return self._derived(rdd, "mapPartitionsWithIndex")
 
+    def glom(self) -> TracedDataset:
+        """Each partition's records as one list, derived from all of them (an empty
+        partition's empty list from none), as ``mapPartitions`` traces its outputs."""
+        function = narrow.map_partitions(_listed, False, self.ctx.full)
+        rdd = self._consume().mapPartitionsWithIndex(function)
+        return self._derived(rdd, "glom")
+
     def union(self, other: TracedDataset) -> TracedDataset:
         """Both parents' records, each keeping its own provenance."""
         self._same_context(other, "union")
@@ -240,6 +249,17 @@ class TracedDataset:
         keyed = self.ctx._persist(self._consume().map(_keyed_record))
         rdd = keyed.sortByKey(ascending, numPartitions, keyfunc).map(_record)
         return self._derived(rdd, "sortByKey")
+
+    def repartitionAndSortWithinPartitions(
+        self, numPartitions=None, partitionFunc=portable_hash, ascending=True, keyfunc=lambda x: x
+    ) -> TracedDataset:
+        """Spark's own partitioning and sort of the records by key, each record keeping its
+        provenance (``sortByKey``'s way)."""
+        keyed = self._consume().map(_keyed_record)
+        rdd = keyed.repartitionAndSortWithinPartitions(
+            numPartitions, partitionFunc, ascending, keyfunc
+        ).map(_record, preservesPartitioning=True)
+        return self._derived(rdd, "repartitionAndSortWithinPartitions")
 
     def sortBy(self, keyfunc, ascending: bool = True, numPartitions=None) -> TracedDataset:
         return self.keyBy(keyfunc).sortByKey(ascending, numPartitions).values()
@@ -458,6 +478,9 @@ class TracedDataset:
     def saveAsTextFile(self, path: str, compressionCodecClass: str | None = None) -> None:
         self._on_values(lambda values: values.saveAsTextFile(path, compressionCodecClass))
 
+    def saveAsPickleFile(self, path: str, batchSize: int = 10) -> None:
+        self._on_values(lambda values: values.saveAsPickleFile(path, batchSize))
+
     def reduce(self, f):
         """Spark's reduce of the output values (``f`` runs in the tasks, untimed)."""
         return self._on_values(lambda values: values.reduce(f))
@@ -468,8 +491,17 @@ class TracedDataset:
     def aggregate(self, zeroValue, seqOp, combOp):
         return self._on_values(lambda values: values.aggregate(zeroValue, seqOp, combOp))
 
+    def treeAggregate(self, zeroValue, seqOp, combOp, depth: int = 2):
+        return self._on_values(lambda values: values.treeAggregate(zeroValue, seqOp, combOp, depth))
+
+    def treeReduce(self, f, depth: int = 2):
+        return self._on_values(lambda values: values.treeReduce(f, depth))
+
     def collectAsMap(self) -> dict:
         return self._on_values(lambda values: values.collectAsMap())
+
+    def lookup(self, key) -> list:
+        return self._on_values(lambda values: values.lookup(key))
 
     def countByKey(self) -> dict:
         return self._on_values(lambda values: values.countByKey())
@@ -512,6 +544,18 @@ class TracedDataset:
 
     def stdev(self) -> float:
         return self._on_values(lambda values: values.stdev())
+
+    def sampleVariance(self) -> float:
+        return self._on_values(lambda values: values.sampleVariance())
+
+    def sampleStdev(self) -> float:
+        return self._on_values(lambda values: values.sampleStdev())
+
+    def histogram(self, buckets):
+        return self._on_values(lambda values: values.histogram(buckets))
+
+    def countApproxDistinct(self, relativeSD: float = 0.05) -> int:
+        return self._on_values(lambda values: values.countApproxDistinct(relativeSD))
 
     def isEmpty(self) -> bool:
         return self._on_values(lambda values: values.isEmpty())

@@ -5,10 +5,11 @@ in full lineage, give the same output on data made to break provenance bookkeepi
 from __future__ import annotations
 
 import sys
+import tempfile
 
 import pytest
 
-from tests.isolation.oracle import PAIRS, SMALL, assert_same_outputs, parse, plus, write_inputs
+from tests.isolation.oracle import HOT, PAIRS, SMALL, assert_same_outputs, parse, plus, write_inputs
 
 pytestmark = pytest.mark.spark
 
@@ -107,6 +108,12 @@ PIPELINES = {
     "mid-run-count": lambda ctx, i: (lambda n: pairs(ctx).mapValues(lambda v: (v, n)))(
         text_pairs(ctx, i).count()
     ),
+    "glom": lambda ctx, i: text_pairs(ctx, i).glom(),
+    "repartitionAndSortWithinPartitions": lambda ctx, i: (
+        text_pairs(ctx, i)
+        .repartitionAndSortWithinPartitions(2, ascending=False)
+        .mapPartitionsWithIndex(lambda n, kvs: [(n, tuple(k for k, _ in kvs))])
+    ),
     "mid-run-collectAsMap": lambda ctx, i: (
         lambda names: text_pairs(ctx, i).map(lambda kv: (kv[0], names.value.get(kv[0])))
     )(ctx.broadcast(small(ctx).collectAsMap())),
@@ -122,6 +129,12 @@ def test_traced_output_equals_plain(spark, store, inputs, name):
 
 def numbers(ctx, i):
     return pairs(ctx, 5).values().filter(lambda v: v is not None)
+
+
+def ctx_of(ctx):
+    """The plain SparkContext behind a traced context (or the plain one itself): to read
+    back what an action wrote."""
+    return getattr(ctx, "sc", ctx)
 
 
 ACTIONS = {
@@ -146,6 +159,22 @@ ACTIONS = {
     "mean": lambda ctx, i: numbers(ctx, i).mean(),
     "stats": lambda ctx, i: repr(numbers(ctx, i).stats()),
     "isEmpty": lambda ctx, i: numbers(ctx, i).filter(lambda v: v > 10**6).isEmpty(),
+    "treeAggregate": lambda ctx, i: numbers(ctx, i).treeAggregate(
+        (0, 0), lambda acc, v: (acc[0] + v, acc[1] + 1), lambda a, b: (a[0] + b[0], a[1] + b[1])
+    ),
+    "treeReduce": lambda ctx, i: numbers(ctx, i).map(float).treeReduce(lambda a, b: a + b, 3),
+    "lookup": lambda ctx, i: pairs(ctx).lookup(HOT),
+    "histogram": lambda ctx, i: numbers(ctx, i).histogram(4),
+    "histogram-buckets": lambda ctx, i: numbers(ctx, i).histogram([-12, 0, 5, 60]),
+    "sampleVariance": lambda ctx, i: numbers(ctx, i).sampleVariance(),
+    "sampleStdev": lambda ctx, i: numbers(ctx, i).sampleStdev(),
+    "countApproxDistinct": lambda ctx, i: pairs(ctx).keys().map(repr).countApproxDistinct(),
+    "saveAsPickleFile": lambda ctx, i: (
+        lambda path: (
+            numbers(ctx, i).saveAsPickleFile(path, 3),
+            sorted(ctx_of(ctx).pickleFile(path).collect()),
+        )[1]
+    )(tempfile.mkdtemp() + "/out"),
     "foreach-accumulator": lambda ctx, i: (
         lambda acc: (numbers(ctx, i).foreach(lambda v: acc.add(v)), acc.value)[1]
     )(ctx.accumulator(0)),
@@ -174,10 +203,10 @@ def test_an_untraced_operator_fails_at_the_programs_line(spark, store):
     with TracedContext(spark, store=store) as ctx:
         data = ctx.parallelize([1, 2])
         with pytest.raises(IsolationError) as caught:
-            data.glom()
+            data.zip(data)
         line = sys._getframe().f_lineno - 1
-    assert str(caught.value).startswith(f"{__file__}:{line}: glom is not traced by perfx; use ")
-    assert "mapPartitions" in str(caught.value)
+    assert str(caught.value).startswith(f"{__file__}:{line}: zip is not traced by perfx; use ")
+    assert "zipWithIndex" in str(caught.value)
 
 
 def test_a_damaged_run_is_refused_naming_stage_and_partition(spark, store, inputs):
