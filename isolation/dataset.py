@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import sys
+from typing import cast
 
 from pyspark.core.rdd import RDD, portable_hash
 
@@ -71,6 +72,14 @@ def _listed(records):
     return [list(records)]
 
 
+class _PartitionFunction:
+    """Stands for an RDD in a call of an RDD method that only maps its partitions
+    (``RDD.pipe``): gives back the function the method would map them with."""
+
+    def mapPartitions(self, function, preservesPartitioning: bool = False):
+        return function
+
+
 def called_at(depth: int = 2) -> str:
     """``file:line`` of the program line that called the operator (``depth`` frames up)."""
     frame = sys._getframe(depth)
@@ -78,13 +87,10 @@ def called_at(depth: int = 2) -> str:
 
 
 UNTRACED = {
-    "zip": "zipWithIndex on both and a join on the index",
     "aggregate": "aggregate on the traced dataset (it is traced); this looks like a typo",
     "toDF": "collect() the records and build the DataFrame on the driver",
     "checkpoint": "cache() (a traced dataset is computed and traced once)",
     "localCheckpoint": "cache() (a traced dataset is computed and traced once)",
-    "pipe": "mapPartitions with subprocess",
-    "groupBy": "keyBy(f).groupByKey()",
 }
 """What to use instead of an RDD operator the traced dataset does not have."""
 
@@ -196,6 +202,14 @@ class TracedDataset:
         rdd = self._consume().mapPartitionsWithIndex(function)
         return self._derived(rdd, "glom")
 
+    def pipe(self, command: str, env=None, checkCode: bool = False) -> TracedDataset:
+        """Each partition's records piped through ``command`` by PySpark's own function, its
+        output lines derived from all of them, as ``mapPartitions`` traces its outputs."""
+        piped = RDD.pipe(cast(RDD, _PartitionFunction()), command, env, checkCode)
+        function = narrow.map_partitions(piped, False, self.ctx.full)
+        rdd = self._consume().mapPartitionsWithIndex(function)
+        return self._derived(rdd, "pipe")
+
     def union(self, other: TracedDataset) -> TracedDataset:
         """Both parents' records, each keeping its own provenance."""
         self._same_context(other, "union")
@@ -215,6 +229,15 @@ class TracedDataset:
         rdd = self._consume().cartesian(other._consume()).map(lambda ab: narrow.pair(ab, full))
         inputs = tuple(dict.fromkeys(self._stage_inputs + other._stage_inputs))
         return TracedDataset(self.ctx, rdd, f"{self.name}.cartesian({other.name})", inputs)
+
+    def zip(self, other: TracedDataset) -> TracedDataset:
+        """Each (a, b) pair of the records at the same place of the same partition, derived
+        from both (Spark's own zip: the same partitions, as many records in each)."""
+        self._same_context(other, "zip")
+        full = self.ctx.full
+        rdd = self._consume().zip(other._consume()).map(lambda ab: narrow.pair(ab, full))
+        inputs = tuple(dict.fromkeys(self._stage_inputs + other._stage_inputs))
+        return TracedDataset(self.ctx, rdd, f"{self.name}.zip({other.name})", inputs)
 
     def zipWithIndex(self) -> TracedDataset:
         """Spark counts the partitions first (a job): the input is persisted so that it is
@@ -337,6 +360,11 @@ class TracedDataset:
         return self.combineByKey(
             _single, _append, _extend, numPartitions, partitionFunc, name="groupByKey"
         )
+
+    def groupBy(self, f, numPartitions=None, partitionFunc=portable_hash) -> TracedDataset:
+        """The records grouped by ``f(record)``: PySpark's own groupBy is this keyBy and
+        groupByKey."""
+        return self.keyBy(f).groupByKey(numPartitions, partitionFunc)
 
     def foldByKey(self, zeroValue, func, numPartitions=None, partitionFunc=portable_hash):
         def create(value):

@@ -109,6 +109,12 @@ PIPELINES = {
         text_pairs(ctx, i).count()
     ),
     "glom": lambda ctx, i: text_pairs(ctx, i).glom(),
+    "groupBy": lambda ctx, i: text_pairs(ctx, i).groupBy(lambda kv: len(kv[0]), 2),
+    "zip": lambda ctx, i: (lambda d: d.zip(d.mapValues(lambda v: -(v or 0))))(pairs(ctx)),
+    "zip-two-inputs": lambda ctx, i: ctx.parallelize(range(12), 3).zip(
+        ctx.parallelize("abcdefghijkl", 3)
+    ),
+    "pipe": lambda ctx, i: pairs(ctx, 3).values().pipe("sort -n").map(lambda line: line[:3]),
     "repartitionAndSortWithinPartitions": lambda ctx, i: (
         text_pairs(ctx, i)
         .repartitionAndSortWithinPartitions(2, ascending=False)
@@ -203,10 +209,12 @@ def test_an_untraced_operator_fails_at_the_programs_line(spark, store):
     with TracedContext(spark, store=store) as ctx:
         data = ctx.parallelize([1, 2])
         with pytest.raises(IsolationError) as caught:
-            data.zip(data)
+            data.checkpoint()
         line = sys._getframe().f_lineno - 1
-    assert str(caught.value).startswith(f"{__file__}:{line}: zip is not traced by perfx; use ")
-    assert "zipWithIndex" in str(caught.value)
+    assert str(caught.value).startswith(
+        f"{__file__}:{line}: checkpoint is not traced by perfx; use "
+    )
+    assert "cache()" in str(caught.value)
 
 
 def test_a_damaged_run_is_refused_naming_stage_and_partition(spark, store, inputs):
