@@ -88,7 +88,6 @@ def called_at(depth: int = 2) -> str:
 
 UNTRACED = {
     "aggregate": "aggregate on the traced dataset (it is traced); this looks like a typo",
-    "toDF": "collect() the records and build the DataFrame on the driver",
     "checkpoint": "cache() (a traced dataset is computed and traced once)",
     "localCheckpoint": "cache() (a traced dataset is computed and traced once)",
 }
@@ -497,11 +496,22 @@ class TracedDataset:
         output record is computed and traced (an action that reads only some partitions,
         such as take, would otherwise leave the others untraced): the action itself runs
         as Spark runs it on a plain RDD, with the same partitions in the same order."""
+        stage, values = self._values()
+        return self.ctx._run_action(stage, lambda: action(values))
+
+    def _values(self) -> tuple[int, RDD]:
+        """This dataset's output stage and the plain RDD of its output values, every output
+        record computed and traced first (and kept until the run finishes)."""
         stage, rdd = self._finalized()
         if not self._materialized:
             self.count()
-        values = rdd.map(_value_of, preservesPartitioning=True)
-        return self.ctx._run_action(stage, lambda: action(values))
+        return stage, rdd.map(_value_of, preservesPartitioning=True)
+
+    def toDF(self, schema=None, sampleRatio=None):
+        """The output values as a DataFrame, by Spark's own ``toDF``: the records' lineage
+        ends here (the dataset is an output of the traced run); what the DataFrame computes
+        is Spark SQL, whose Python UDFs a traced script times as any others."""
+        return self._values()[1].toDF(schema, sampleRatio)
 
     def saveAsTextFile(self, path: str, compressionCodecClass: str | None = None) -> None:
         self._on_values(lambda values: values.saveAsTextFile(path, compressionCodecClass))

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .context import TracedContext
-from .dataset import untraced
+from .dataset import TracedDataset, untraced
 from .errors import IsolationError
 from .runner import (
     _stderr_to,
@@ -240,6 +240,12 @@ class ScriptSession(_StoppedByOwner):
         from .udf import traced_registration
 
         return traced_registration(self._session.udf, self._tracer)
+
+    def createDataFrame(self, data, *args, **kwargs):
+        """Spark's own; a traced dataset is its output values (``TracedDataset.toDF``)."""
+        if isinstance(data, TracedDataset):
+            data = data._values()[1]
+        return self._session.createDataFrame(data, *args, **kwargs)
 
     def __getattr__(self, name: str):
         return getattr(self._session, name)
