@@ -163,6 +163,14 @@ class TracedContext:
             raise untraced(name)
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
+    def range(
+        self, start: int, end: int | None = None, step: int = 1, numSlices: int | None = None
+    ) -> TracedDataset:
+        """``SparkContext.range``: PySpark's own is a parallelized range."""
+        if end is None:
+            end, start = start, 0
+        return self.parallelize(range(start, end, step), numSlices)
+
     def parallelize(self, c, numSlices: int | None = None) -> TracedDataset:
         """A local collection; its records' excerpts are stored as a source table."""
         data = list(c)

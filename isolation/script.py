@@ -41,7 +41,6 @@ event log the traced run reads back."""
 
 UNTRACED_SOURCES = frozenset(
     {
-        "range",
         "emptyRDD",
         "pickleFile",
         "sequenceFile",
@@ -215,6 +214,9 @@ class ScriptContext(_StoppedByOwner):
 
     def union(self, rdds):
         return self._traced.union(list(rdds))
+
+    def range(self, start: int, end: int | None = None, step: int = 1, numSlices=None):
+        return self._traced.range(start, end, step, numSlices)
 
     def __getattr__(self, name: str):
         if name in UNTRACED_SOURCES:

@@ -109,6 +109,8 @@ PIPELINES = {
         text_pairs(ctx, i).count()
     ),
     "glom": lambda ctx, i: text_pairs(ctx, i).glom(),
+    "range": lambda ctx, i: ctx.range(3, 30, 4, 3).map(lambda v: (v % 3, v)).reduceByKey(plus),
+    "range-end": lambda ctx, i: ctx.range(9).map(lambda v: -v),
     "groupBy": lambda ctx, i: text_pairs(ctx, i).groupBy(lambda kv: len(kv[0]), 2),
     "zip": lambda ctx, i: (lambda d: d.zip(d.mapValues(lambda v: -(v or 0))))(pairs(ctx)),
     "zip-two-inputs": lambda ctx, i: ctx.parallelize(range(12), 3).zip(
