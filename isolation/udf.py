@@ -262,8 +262,11 @@ def timer(function, clock, noted, mine, note):
 (``{0}``), as ``dataclasses`` writes a class's ``__init__``: the names of ``timer``'s own
 arguments and locals are never a parameter's (``_plain_parameters``)."""
 
-_TIMER_NAMES = {"function", "clock", "noted", "mine", "note", "started", "result", "spent"}
-_TIMER_NAMES |= {"counts", "call", "timer"}
+_TIMER_NAMES = frozenset(
+    "timer function clock noted mine note call started result spent counts".split()
+)
+"""The names ``_SAME_PARAMETERS`` uses: a function with a parameter of one of them gets the
+timer of ``*args, **kwargs``."""
 
 
 def _plain_parameters(function) -> list[str] | None:
@@ -343,10 +346,13 @@ def timed_series(function, name: str, folder: str):
 
 def _by_position(function, args: tuple, kwargs: dict) -> tuple | None:
     """``function``'s arguments, named ones included, in the order of its parameters; None
-    where one can only be passed by name."""
+    where one can only be passed by name, or where its parameters are unknown."""
     if not kwargs:
         return tuple(args)
-    bound = inspect.signature(function).bind(*args, **kwargs)
+    try:
+        bound = inspect.signature(function).bind(*args, **kwargs)
+    except (TypeError, ValueError):  # no signature to bind by (a builtin's, say)
+        return None
     return None if bound.kwargs else tuple(bound.args)
 
 
