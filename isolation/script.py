@@ -234,6 +234,12 @@ class ScriptSession(_StoppedByOwner):
         self.sparkContext = ScriptContext(tracer.session())
 
     @property
+    def _sc(self):
+        """The session's context as some of Spark's own examples read it
+        (``transitive_closure.py``): the traced one too."""
+        return self.sparkContext
+
+    @property
     def read(self):
         return ScriptReader(self._session.read, self._tracer)
 

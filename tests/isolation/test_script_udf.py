@@ -250,3 +250,20 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
     else:
         for udf in ("lengths", "shifted_lengths", "arrow_width"):  # outlier batches split
             assert int(calls.loc[calls["udf"] == udf, "rows"].sum()) == 60  # into rows too
+
+
+@pytest.mark.spark
+def test_a_script_reading_the_sessions_private_context_is_traced(spark, tmp_path, store, capsys):
+    """Spark's own transitive_closure.py takes its context as ``spark._sc``: its RDDs are
+    traced as ``spark.sparkContext``'s are."""
+    script = tmp_path / "private_context.py"
+    script.write_text(
+        "from pyspark.sql import SparkSession\n"
+        "spark = SparkSession.builder.getOrCreate()\n"
+        "sc = spark._sc\n"
+        "print(sc.parallelize(range(10), 2).map(lambda v: v * v).sum())\n",
+        encoding="utf-8",
+    )
+    tracer = trace_script(script, [], spark=spark, store=store)
+    assert capsys.readouterr().out == "285\n"
+    assert tracer.ctx is not None and tracer.ctx.meta["outputs"]
