@@ -19,7 +19,9 @@ an IsolationError naming the program's line and what to use instead.
 from __future__ import annotations
 
 import copy
+import random
 import sys
+import warnings
 from typing import cast
 
 from pyspark.core.rdd import RDD, portable_hash
@@ -107,7 +109,7 @@ class TracedDataset:
 
     def __init__(self, ctx, rdd, name: str, stage_inputs: tuple[int, ...]):
         self.ctx = ctx
-        self.name = name
+        self.label = name
         self._rdd = rdd
         self._stage_inputs = stage_inputs
         self._consumers = 0
@@ -116,10 +118,47 @@ class TracedDataset:
         self._materialized = False
 
     def __repr__(self) -> str:
-        return f"TracedDataset({self.name})"
+        return f"TracedDataset({self.label})"
 
     def getNumPartitions(self) -> int:
         return self._rdd.getNumPartitions()
+
+    # -- what Spark says of the dataset (its values are untouched) ------------------------
+
+    @property
+    def context(self):
+        """The traced context: what this dataset's program builds datasets from."""
+        return self.ctx
+
+    @property
+    def is_cached(self) -> bool:
+        return self._persisted
+
+    @property
+    def partitioner(self):
+        return self._rdd.partitioner
+
+    def setName(self, name: str) -> TracedDataset:
+        self._rdd.setName(name)
+        return self
+
+    def name(self) -> str | None:
+        return self._rdd.name()
+
+    def id(self) -> int:
+        return self._rdd.id()
+
+    def getStorageLevel(self):
+        return self._rdd.getStorageLevel()
+
+    def toDebugString(self) -> bytes | None:
+        return self._rdd.toDebugString()
+
+    def isCheckpointed(self) -> bool:
+        return self._rdd.isCheckpointed()
+
+    def getCheckpointFile(self) -> str | None:
+        return self._rdd.getCheckpointFile()
 
     def __getattr__(self, name: str):
         if not name.startswith("_") and hasattr(RDD, name):
@@ -142,7 +181,7 @@ class TracedDataset:
 
     def _derived(self, rdd, name: str, stage_inputs: tuple[int, ...] | None = None):
         inputs = self._stage_inputs if stage_inputs is None else stage_inputs
-        return TracedDataset(self.ctx, rdd, f"{self.name}.{name}", inputs)
+        return TracedDataset(self.ctx, rdd, f"{self.label}.{name}", inputs)
 
     def _same_context(self, other: TracedDataset, operator: str) -> None:
         if not isinstance(other, TracedDataset) or other.ctx is not self.ctx:
@@ -152,7 +191,7 @@ class TracedDataset:
         rdd = self._consume().mapPartitions(
             factory(function, self.ctx.full), preservesPartitioning=keeps_partitioning
         )
-        return TracedDataset(self.ctx, rdd, f"{self.name}.{name}", self._stage_inputs)
+        return TracedDataset(self.ctx, rdd, f"{self.label}.{name}", self._stage_inputs)
 
     # -- narrow operators ------------------------------------------------------------------
 
@@ -194,6 +233,15 @@ class TracedDataset:
         rdd = self._consume().mapPartitionsWithIndex(function, preservesPartitioning)
         return self._derived(rdd, "mapPartitionsWithIndex")
 
+    def mapPartitionsWithSplit(self, f, preservesPartitioning: bool = False) -> TracedDataset:
+        """PySpark's deprecated name of ``mapPartitionsWithIndex`` (with its warning)."""
+        warnings.warn(
+            "mapPartitionsWithSplit is deprecated; use mapPartitionsWithIndex instead",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.mapPartitionsWithIndex(f, preservesPartitioning)
+
     def glom(self) -> TracedDataset:
         """Each partition's records as one list, derived from all of them (an empty
         partition's empty list from none), as ``mapPartitions`` traces its outputs."""
@@ -214,12 +262,23 @@ class TracedDataset:
         self._same_context(other, "union")
         rdd = self._consume().union(other._consume())
         inputs = tuple(dict.fromkeys(self._stage_inputs + other._stage_inputs))
-        return TracedDataset(self.ctx, rdd, f"{self.name}.union({other.name})", inputs)
+        return TracedDataset(self.ctx, rdd, f"{self.label}.union({other.label})", inputs)
 
     def sample(self, withReplacement: bool, fraction: float, seed: int | None = None):
         """The records Spark's sampler picks (the same ones as plain Spark for a seed)."""
         rdd = self._consume().sample(withReplacement, fraction, seed)
         return self._derived(rdd, "sample")
+
+    def randomSplit(self, weights, seed: int | None = None) -> list[TracedDataset]:
+        """The parts Spark's own split picks (the same records as plain Spark for a seed:
+        its samplers see the same records in the same order); each part reads this
+        dataset, which is then computed and traced once."""
+        seed = seed if seed is not None else random.randint(0, 2**32 - 1)
+        parts = []
+        for k in range(len(weights)):
+            part = self._consume().randomSplit(weights, seed)[k]
+            parts.append(self._derived(part, f"randomSplit[{k}]"))
+        return parts
 
     def cartesian(self, other: TracedDataset) -> TracedDataset:
         """Every (a, b) pair, derived from both records."""
@@ -227,7 +286,7 @@ class TracedDataset:
         full = self.ctx.full
         rdd = self._consume().cartesian(other._consume()).map(lambda ab: narrow.pair(ab, full))
         inputs = tuple(dict.fromkeys(self._stage_inputs + other._stage_inputs))
-        return TracedDataset(self.ctx, rdd, f"{self.name}.cartesian({other.name})", inputs)
+        return TracedDataset(self.ctx, rdd, f"{self.label}.cartesian({other.label})", inputs)
 
     def zip(self, other: TracedDataset) -> TracedDataset:
         """Each (a, b) pair of the records at the same place of the same partition, derived
@@ -236,7 +295,7 @@ class TracedDataset:
         full = self.ctx.full
         rdd = self._consume().zip(other._consume()).map(lambda ab: narrow.pair(ab, full))
         inputs = tuple(dict.fromkeys(self._stage_inputs + other._stage_inputs))
-        return TracedDataset(self.ctx, rdd, f"{self.name}.zip({other.name})", inputs)
+        return TracedDataset(self.ctx, rdd, f"{self.label}.zip({other.label})", inputs)
 
     def zipWithIndex(self) -> TracedDataset:
         """Spark counts the partitions first (a job): the input is persisted so that it is
@@ -321,7 +380,7 @@ class TracedDataset:
         partitions = self._reduce_partitions(numPartitions)
         rdd = self._consume()
         stage = self.ctx._new_stage(
-            "combine", f"{self.name}.{name}", self._stage_inputs, rdd.getNumPartitions()
+            "combine", f"{self.label}.{name}", self._stage_inputs, rdd.getNumPartitions()
         )
         combined = rdd.mapPartitionsWithIndex(
             shuffle.combine(
@@ -337,7 +396,7 @@ class TracedDataset:
         merged = combined.partitionBy(partitions, partitionFunc).mapPartitionsWithIndex(
             shuffle.merge(mergeCombiners, self.ctx.full), preservesPartitioning=True
         )
-        return TracedDataset(self.ctx, merged, f"{self.name}.{name}", (stage,))
+        return TracedDataset(self.ctx, merged, f"{self.label}.{name}", (stage,))
 
     def reduceByKey(self, func, numPartitions=None, partitionFunc=portable_hash) -> TracedDataset:
         return self.combineByKey(
@@ -385,7 +444,7 @@ class TracedDataset:
         partitions = numPartitions or max(
             self._reduce_partitions(None), other._reduce_partitions(None)
         )
-        name = f"{self.name}.{operator}({other.name})"
+        name = f"{self.label}.{operator}({other.label})"
         sides = []
         for side, dataset in enumerate((self, other)):
             rdd = dataset._consume()
@@ -456,7 +515,7 @@ class TracedDataset:
         if self._output is None:
             rdd = self._consume()
             stage = self.ctx._new_stage(
-                "output", self.name, self._stage_inputs, rdd.getNumPartitions()
+                "output", self.label, self._stage_inputs, rdd.getNumPartitions()
             )
             finalized = rdd.mapPartitionsWithIndex(
                 output.finalize(
@@ -597,6 +656,20 @@ class TracedDataset:
 
     def isEmpty(self) -> bool:
         return self._on_values(lambda values: values.isEmpty())
+
+    def countApprox(self, timeout: int, confidence: float = 0.95) -> int:
+        return self._on_values(lambda values: values.countApprox(timeout, confidence))
+
+    def sumApprox(self, timeout: int, confidence: float = 0.95):
+        return self._on_values(lambda values: values.sumApprox(timeout, confidence))
+
+    def meanApprox(self, timeout: int, confidence: float = 0.95):
+        return self._on_values(lambda values: values.meanApprox(timeout, confidence))
+
+    def toLocalIterator(self, prefetchPartitions: bool = False):
+        """The output values in order, as Spark's own iterator gives them, collected once
+        the run has traced them all (Spark's would fetch each partition after the run)."""
+        return iter(self._on_values(lambda values: values.collect()))
 
     def foreach(self, f) -> None:
         self._on_values(lambda values: values.foreach(f))

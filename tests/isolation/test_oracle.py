@@ -111,6 +111,13 @@ PIPELINES = {
     "glom": lambda ctx, i: text_pairs(ctx, i).glom(),
     "range": lambda ctx, i: ctx.range(3, 30, 4, 3).map(lambda v: (v % 3, v)).reduceByKey(plus),
     "range-end": lambda ctx, i: ctx.range(9).map(lambda v: -v),
+    "randomSplit": lambda ctx, i: pairs(ctx).randomSplit([0.3, 0.7], 17)[1],
+    "randomSplit-union": lambda ctx, i: (lambda a, b: a.union(b.mapValues(lambda v: -(v or 0))))(
+        *text_pairs(ctx, i).randomSplit([1, 1], 5)
+    ),
+    "mapPartitionsWithSplit": lambda ctx, i: pairs(ctx, 3).mapPartitionsWithSplit(
+        lambda n, kvs: [(n, sum(1 for _ in kvs))]
+    ),
     "groupBy": lambda ctx, i: text_pairs(ctx, i).groupBy(lambda kv: len(kv[0]), 2),
     "zip": lambda ctx, i: (lambda d: d.zip(d.mapValues(lambda v: -(v or 0))))(pairs(ctx)),
     "zip-two-inputs": lambda ctx, i: ctx.parallelize(range(12), 3).zip(
@@ -131,6 +138,7 @@ ORDERED = {"sortByKey", "sortByKey-desc", "sortBy", "zipWithIndex"}
 
 
 @pytest.mark.parametrize("name", sorted(PIPELINES))
+@pytest.mark.filterwarnings("ignore:mapPartitionsWithSplit is deprecated:FutureWarning")
 def test_traced_output_equals_plain(spark, store, inputs, name):
     assert_same_outputs(spark, store, PIPELINES[name], inputs, ordered=name in ORDERED)
 
@@ -183,6 +191,10 @@ ACTIONS = {
             sorted(ctx_of(ctx).pickleFile(path).collect()),
         )[1]
     )(tempfile.mkdtemp() + "/out"),
+    "countApprox": lambda ctx, i: numbers(ctx, i).countApprox(10_000),
+    "sumApprox": lambda ctx, i: float(numbers(ctx, i).sumApprox(10_000)),
+    "meanApprox": lambda ctx, i: float(numbers(ctx, i).meanApprox(10_000)),
+    "toLocalIterator": lambda ctx, i: list(text_pairs(ctx, i).toLocalIterator()),
     "foreach-accumulator": lambda ctx, i: (
         lambda acc: (numbers(ctx, i).foreach(lambda v: acc.add(v)), acc.value)[1]
     )(ctx.accumulator(0)),
@@ -202,6 +214,25 @@ def test_read_text_rdd_equals_spark_read_text(spark, store, inputs):
         return reader.text(i["text"]).rdd.map(lambda row: (row.value, len(row)))
 
     assert_same_outputs(spark, store, build, inputs)
+
+
+def test_what_spark_says_of_a_dataset_is_said_of_a_traced_one(spark, store):
+    """A dataset's name, id, storage level, lineage string, partitioner and context are
+    Spark's own for the RDD underneath, and naming it leaves its values alone."""
+    from perfx.isolation import TracedContext
+
+    plain = spark.sparkContext.parallelize(PAIRS, 3).partitionBy(2)
+    with TracedContext(spark, store=store) as ctx:
+        traced = ctx.parallelize(PAIRS, 3).partitionBy(2)
+        assert traced.setName("pairs") is traced and traced.name() == "pairs"
+        assert isinstance(traced.id(), int) and traced.id() != plain.id()
+        assert traced.partitioner == plain.partitioner
+        assert not traced.is_cached and traced.cache().is_cached
+        assert traced.getStorageLevel().useMemory
+        assert isinstance(traced.toDebugString(), bytes)
+        assert not traced.isCheckpointed() and traced.getCheckpointFile() is None
+        assert traced.context is ctx
+        assert sorted(traced.collect(), key=repr) == sorted(plain.collect(), key=repr)
 
 
 def test_an_untraced_operator_fails_at_the_programs_line(spark, store):
