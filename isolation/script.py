@@ -13,6 +13,7 @@ first. DataFrame Python UDFs the script defines are timed per call (``udf.py``).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import runpy
@@ -249,12 +250,6 @@ class ScriptSession(_StoppedByOwner):
 
         return traced_registration(self._session.udf, self._tracer)
 
-    def createDataFrame(self, data, *args, **kwargs):
-        """Spark's own; a traced dataset is its output values (``TracedDataset.toDF``)."""
-        if isinstance(data, TracedDataset):
-            data = data._values()[1]
-        return self._session.createDataFrame(data, *args, **kwargs)
-
     def __getattr__(self, name: str):
         return getattr(self._session, name)
 
@@ -404,8 +399,30 @@ def installed(tracer: ScriptTracer):
     def context_for(options):
         return ScriptContext(tracer.session(options))
 
-    with _sessions_from(session_for, context_for), patched_udfs(tracer):
+    with _sessions_from(session_for, context_for), patched_udfs(tracer), _frames_of_datasets():
         yield
+
+
+@contextmanager
+def _frames_of_datasets():
+    """While a traced script runs, Spark's ``createDataFrame`` (which the session's, and
+    ``SQLContext``'s, call) takes a traced dataset as its output values, as
+    ``TracedDataset.toDF`` does."""
+    from pyspark.sql.session import SparkSession
+
+    original = vars(SparkSession)["createDataFrame"]
+
+    @functools.wraps(original)
+    def createDataFrame(self, data, *args, **kwargs):
+        if isinstance(data, TracedDataset):
+            data = data._values()[1]
+        return original(self, data, *args, **kwargs)
+
+    SparkSession.createDataFrame = createDataFrame  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        SparkSession.createDataFrame = original  # type: ignore[method-assign]
 
 
 class _Unstopped(_StoppedByOwner):

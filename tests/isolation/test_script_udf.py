@@ -220,15 +220,18 @@ def test_a_run_whose_rows_are_all_cheap_is_stored_without_a_pass_over_its_input(
             {"lengths", "shifted_lengths", "mean_length", "longest", "arrow_width"},
         ),
         ("rdd_to_dataframe", set()),
+        ("old_sql_context", set()),
     ],
 )
+@pytest.mark.filterwarnings("ignore:Deprecated in 3.0.0:FutureWarning")  # SQLContext
 def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, udfs):
     """Forms of UDF a script may use beyond the regex scripts': columns passed by name
     (``f(s=col)``, which PySpark passes as keyword arguments), and the pandas UDF kinds
     PySpark tells apart by type hints (an iterator of batches to an iterator of results;
     Series to a scalar) and an Arrow-optimised row UDF. Each prints what it prints plainly,
     and each UDF's calls are stored. A traced RDD may become a DataFrame (``toDF``,
-    ``createDataFrame``), its lineage ending there."""
+    ``createDataFrame``, the older ``SQLContext.createDataFrame``), its lineage ending
+    there."""
     from perfx.isolation.script import run_plain
     from perfx.isolation.udf import stored_calls
 
@@ -237,7 +240,7 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
     plain = capsys.readouterr().out
     tracer = trace_script(path, [], spark=spark, store=store)
     assert capsys.readouterr().out == plain
-    assert plain.count("\n") == {"named_arguments": 1}.get(script, 4)
+    assert plain.count("\n") == {"named_arguments": 1, "old_sql_context": 3}.get(script, 4)
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
     assert (set() if calls is None else set(calls["udf"])) == udfs
     if script == "named_arguments":
@@ -245,8 +248,8 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
             "[(2, 2, '....de', 'ddddde', 2), (3, 3, '...abc', 'aaaabc', 3), "
             "(5, 5, '.fghij', 'ffghij', 5)]\n"
         )
-    elif script == "rdd_to_dataframe":
-        assert tracer.ctx is not None and len(tracer.ctx.meta["outputs"]) == 2
+    elif script in ("rdd_to_dataframe", "old_sql_context"):
+        assert tracer.ctx is not None and len(tracer.ctx.meta["outputs"]) >= 2
     else:
         for udf in ("lengths", "shifted_lengths", "arrow_width"):  # outlier batches split
             assert int(calls.loc[calls["udf"] == udf, "rows"].sum()) == 60  # into rows too
