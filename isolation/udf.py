@@ -727,9 +727,12 @@ def _placed(calls: pd.DataFrame, located: dict[str, list[tuple[str, int]]]):
     lines: list[float] = [float("nan")] * len(calls)
     digests, occurrences = calls["digest"].tolist(), calls["occurrence"].tolist()
     tasks = calls.groupby(["udf", "spark_stage", "partition", "attempt"], sort=False).indices
+    files_of = {  # each located line's files, in the order of its places
+        key: [place.rsplit("@", 1)[0] for place, _ in places] for key, places in located.items()
+    }
     for rows in tasks.values():
         files = {
-            located[digests[r]][0][0].rsplit("@", 1)[0]
+            files_of[digests[r]][0]
             for r in rows
             if digests[r] in located and len(located[digests[r]]) == 1
         }
@@ -738,7 +741,8 @@ def _placed(calls: pd.DataFrame, located: dict[str, list[tuple[str, int]]]):
             if not places:
                 continue
             if len(places) > 1:
-                mine = [p for p in places if p[0].rsplit("@", 1)[0] in files] or places
+                in_files = files_of[digests[row]]
+                mine = [p for p, f in zip(places, in_files) if f in files] or places
                 places = [mine[min(int(occurrences[row]), len(mine) - 1)]]
             where[row], lines[row] = places[0]
     return where, lines
