@@ -206,8 +206,8 @@ def timed_row(function, name: str, folder: str, tally):
 
     Spark passes a UDF's columns by position, or by name (``f(s=col)``, since PySpark 3.5).
     A function of plain parameters (``def f(s)``, most UDFs) gets a timer with the same
-    parameters (``_SAME_PARAMETERS``), which takes either; any other gets one of
-    ``*args, **kwargs``, whose packing cost a third of a cheap call's tracing."""
+    parameters (``_TIMER``), which takes either; any other gets one of ``*args, **kwargs``,
+    whose packing cost a third of a cheap call's tracing."""
     clock = time.perf_counter
     noted = NOTED_NS / 1e9
     mine = _TaskCalls()
@@ -223,55 +223,49 @@ def timed_row(function, name: str, folder: str, tally):
             # read inside a task); two uses of the UDF in one task share its entry
             mine.counts = tally._value.setdefault(task, [0, 0.0])
 
-    parameters = _plain_parameters(function)
-    if parameters is not None:
-        call = _timer_of(tuple(parameters))(function, clock, noted, mine, note)
+    names = _plain_parameters(function)
+    if names is None:
+        written = _ANY_ARGUMENTS
     else:
-
-        def call(*args, **kwargs):
-            started = clock()
-            result = function(*args, **kwargs)
-            spent = clock() - started
-            counts = mine.counts
-            if counts is not None and spent < noted:
-                counts[0] += 1
-                counts[1] += spent
-                return result
-            note((*args, *kwargs.values()), spent)
-            return result
-
+        listed = ", ".join(names)
+        written = (listed, listed, f"({listed},)")
+    call = _timer_of(written)(function, clock, noted, mine, note)
     return functools.wraps(function)(call)
 
 
-_SAME_PARAMETERS = """
+_TIMER = """
 def timer(function, clock, noted, mine, note):
     def call({0}):
         started = clock()
-        result = function({0})
+        result = function({1})
         spent = clock() - started
         counts = mine.counts
         if counts is not None and spent < noted:
             counts[0] += 1
             counts[1] += spent
             return result
-        note(({0},), spent)
+        note({2}, spent)
         return result
     return call
 """
-"""``timed_row``'s timer for a function of plain parameters, written with its parameters
-(``{0}``), as ``dataclasses`` writes a class's ``__init__``: the names of ``timer``'s own
-arguments and locals are never a parameter's (``_plain_parameters``)."""
+"""``timed_row``'s timer, written with its parameters (``{0}``), the call of the function
+with them (``{1}``) and the row's values (``{2}``), as ``dataclasses`` writes a class's
+``__init__``: for a function of plain parameters, those parameters (the names of
+``timer``'s own arguments and locals are never one of them: ``_plain_parameters``)."""
+
+_ANY_ARGUMENTS = ("*args, **kwargs", "*args, **kwargs", "(*args, *kwargs.values())")
+"""``_TIMER`` written for any other function."""
 
 _TIMER_NAMES = frozenset(
     "timer function clock noted mine note call started result spent counts".split()
 )
-"""The names ``_SAME_PARAMETERS`` uses: a function with a parameter of one of them gets the
-timer of ``*args, **kwargs``."""
+"""The names ``_TIMER`` uses: a function with a parameter of one of them gets the timer of
+``*args, **kwargs``."""
 
 
 def _plain_parameters(function) -> list[str] | None:
     """The names of a Python function's parameters when each is a plain one (no default, no
-    ``*``, no keyword-only) and none is a name of ``_SAME_PARAMETERS``'s; else None."""
+    ``*``, no keyword-only) and none is a name of ``_TIMER``'s; else None."""
     if not inspect.isfunction(function):
         return None
     try:
@@ -290,11 +284,11 @@ def _plain_parameters(function) -> list[str] | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _timer_of(names: tuple[str, ...]):
-    """``_SAME_PARAMETERS``'s ``timer`` for these parameter names (identifiers, from a
-    function's own signature)."""
-    namespace: dict[str, Any] = {}
-    exec(_SAME_PARAMETERS.format(", ".join(names)), namespace)
+def _timer_of(written: tuple[str, str, str]):
+    """``_TIMER``'s ``timer``, written with these parameters, call and row (identifiers from a
+    function's own signature, or ``_ANY_ARGUMENTS``)."""
+    namespace: dict[str, Any] = {"__name__": __name__}  # its functions' module: this one
+    exec(_TIMER.format(*written), namespace)
     return namespace["timer"]
 
 
