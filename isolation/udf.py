@@ -288,7 +288,8 @@ def _timer_of(written: tuple[str, str, str]):
     """``_TIMER``'s ``timer``, written with these parameters, call and row (identifiers from a
     function's own signature, or ``_ANY_ARGUMENTS``)."""
     namespace: dict[str, Any] = {"__name__": __name__}  # its functions' module: this one
-    exec(_TIMER.format(*written), namespace)
+    # a traceback through the timer names it, not "<string>"
+    exec(compile(_TIMER.format(*written), "<perfx's UDF timer>", "exec"), namespace)
     return namespace["timer"]
 
 

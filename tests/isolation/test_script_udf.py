@@ -270,3 +270,24 @@ def test_a_script_reading_the_sessions_private_context_is_traced(spark, tmp_path
     tracer = trace_script(script, [], spark=spark, store=store)
     assert capsys.readouterr().out == "285\n"
     assert tracer.ctx is not None and tracer.ctx.meta["outputs"]
+
+
+@pytest.mark.spark
+def test_a_udf_that_raises_fails_the_script_with_its_own_line(spark, tmp_path, store, capsys):
+    """The worker's traceback of a failing UDF names the script's line, and perfx's timer
+    by name (its code is written at run time: not "<string>")."""
+    script = tmp_path / "bad_udf.py"
+    script.write_text(
+        "from pyspark.sql import SparkSession, functions as F\n"
+        "spark = SparkSession.builder.getOrCreate()\n"
+        "@F.udf('int')\n"
+        "def parse(s):\n"
+        "    return int(s)\n"
+        "spark.createDataFrame([('1',), ('x',)], ['v']).select(parse('v')).collect()\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ScriptFailed, match="invalid literal for int"):
+        trace_script(script, [], spark=spark, store=store)
+    err = capsys.readouterr().err
+    assert f'File "{script}", line 5, in parse' in err
+    assert "<perfx's UDF timer>" in err and '"<string>"' not in err
