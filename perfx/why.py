@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from perfx.explain.errors import ExplainError
 from perfx.explain.options import ExplainOptions
 from perfx.isolation.errors import IsolationError
 
@@ -173,7 +174,10 @@ def why_script(
 
         stage, partition, attempt = slowest_task(calls)
         task = _log_task(app_tasks, stage, partition, attempt)
-        answer = _explained(session, str(task["id"]), options)
+        try:
+            answer = _explained(session, str(task["id"]), options)
+        except ExplainError as err:
+            raise _unexplained(err, task, app_tasks, tracer.run_id) from None
         answer.culprits = udf_culprits_of(calls, tracer.run_id, task, top)
         return answer
     if ctx.meta.get("outputs"):
@@ -192,6 +196,22 @@ def why_script(
     answer = _explained(session, task_id, options)
     answer.notes.append(NO_RECORD_TRACING.format(task=task_id))
     return answer
+
+
+def _unexplained(err, task, tasks, run_id: str) -> ExplainError:
+    """Why the task whose UDF calls cost the most has no task-level answer (it ran alone in
+    its stage: no peer to compare it with), and where its rows' answer is: the run is
+    stored."""
+    peers = tasks[tasks["stage_id"] == task["stage_id"]]
+    reason = (
+        f"task {task['id']} ran alone in its Spark stage {task['stage_id']}: no other task to "
+        "compare it with, so no task-level cause"
+        if len(peers) <= 1
+        else str(err)
+    )
+    return ExplainError(
+        f"{reason}; the rows whose UDF calls cost the most in it: perfx culprits {run_id}"
+    )
 
 
 def _log_task(tasks, stage: int, partition: int, attempt: int):

@@ -291,3 +291,23 @@ def test_a_udf_that_raises_fails_the_script_with_its_own_line(spark, tmp_path, s
     err = capsys.readouterr().err
     assert f'File "{script}", line 5, in parse' in err
     assert "<perfx's UDF timer>" in err and '"<string>"' not in err
+
+
+@pytest.mark.spark
+def test_why_says_where_the_rows_are_when_the_slow_task_ran_alone_in_its_stage(
+    spark, tmp_path, store
+):
+    """One small input file is one task: no peer to explain it against. perfx why says so
+    and names the stored run whose rows answer (``perfx culprits RUN``)."""
+    from perfx.explain.errors import ExplainError
+    from perfx.isolation.udf import stored_calls
+
+    folder = tmp_path / "one-file"
+    write_lines(folder, files=1, lines=500, slow={0: (7,)})
+    with pytest.raises(ExplainError) as said:
+        why_script(str(SCRIPTS / "regex_udf.py"), [str(folder)], spark=spark, store=store)
+    message = str(said.value)
+    assert "ran alone in its Spark stage" in message and "no task-level cause" in message
+    run_id = message.rsplit("perfx culprits ", 1)[1]
+    calls = stored_calls(Path(store, run_id))
+    assert calls is not None and int(calls["rows"].sum()) == 500
