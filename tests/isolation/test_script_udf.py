@@ -34,6 +34,13 @@ def store(tmp_path_factory):
     return str(tmp_path_factory.mktemp("script-runs"))
 
 
+def _script(folder: Path, name: str, *lines: str) -> Path:
+    """A script of these lines in ``folder``."""
+    script = folder / name
+    script.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return script
+
+
 def _named(answer, top: int = 3) -> set[tuple[str, int]]:
     records = answer.culprits["records"][:top]
     return {(r["location"].rsplit("@", 1)[0], r["line"]) for r in records}
@@ -107,22 +114,50 @@ def test_pure_sql_script_says_no_record_level_tracing_applies(spark, store, caps
     assert answer.entity == "task"
 
 
+FAILING = {
+    "in its own code": (
+        [
+            "from pyspark.sql import SparkSession",
+            "spark = SparkSession.builder.getOrCreate()",
+            "print(spark.sparkContext.parallelize([1, 2]).count())",
+            "raise ValueError('the script breaks here')",
+        ],
+        "ValueError: the script breaks here",
+        "line 4, in <module>",
+    ),
+    "in its UDF, on a worker": (
+        [
+            "from pyspark.sql import SparkSession, functions as F",
+            "spark = SparkSession.builder.getOrCreate()",
+            "@F.udf('int')",
+            "def parse(s):",
+            "    return int(s)",
+            "spark.createDataFrame([('1',), ('x',)], ['v']).select(parse('v')).collect()",
+        ],
+        "invalid literal for int",
+        "line 5, in parse",
+    ),
+}
+"""Scripts that fail: their lines, their error, and the line of theirs it names."""
+
+
 @pytest.mark.spark
-def test_failing_script_fails_with_its_own_traceback(spark, tmp_path, store, capsys):
-    script = tmp_path / "broken.py"
-    script.write_text(
-        "from pyspark.sql import SparkSession\n"
-        "spark = SparkSession.builder.getOrCreate()\n"
-        "print(spark.sparkContext.parallelize([1, 2]).count())\n"
-        "raise ValueError('the script breaks here')\n",
-        encoding="utf-8",
-    )
-    with pytest.raises(ScriptFailed, match="ValueError: the script breaks here"):
+@pytest.mark.parametrize("where", sorted(FAILING))
+def test_a_failing_script_fails_with_its_own_traceback(spark, tmp_path, store, capsys, where):
+    """Traced, a script fails as it does plainly, its traceback naming its own line; a UDF's,
+    from the worker, names perfx's timer by name (its code is written at run time), not
+    "<string>"."""
+    lines, error, line = FAILING[where]
+    script = _script(tmp_path, "broken.py", *lines)
+    with pytest.raises(ScriptFailed, match=error):
         trace_script(script, [], spark=spark, store=store)
     out, err = capsys.readouterr()
-    assert out == "2\n"
-    assert f'File "{script}", line 4, in <module>' in err
-    assert err.rstrip().endswith("ValueError: the script breaks here")
+    assert f'File "{script}", {line}' in err and '"<string>"' not in err
+    if where == "in its own code":
+        assert out == "2\n"
+        assert err.rstrip().endswith("ValueError: the script breaks here")
+    else:
+        assert "<perfx's UDF timer>" in err
 
 
 def test_script_exit_status_is_kept(tmp_path, store):
@@ -259,38 +294,17 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
 def test_a_script_reading_the_sessions_private_context_is_traced(spark, tmp_path, store, capsys):
     """Spark's own transitive_closure.py takes its context as ``spark._sc``: its RDDs are
     traced as ``spark.sparkContext``'s are."""
-    script = tmp_path / "private_context.py"
-    script.write_text(
-        "from pyspark.sql import SparkSession\n"
-        "spark = SparkSession.builder.getOrCreate()\n"
-        "sc = spark._sc\n"
-        "print(sc.parallelize(range(10), 2).map(lambda v: v * v).sum())\n",
-        encoding="utf-8",
+    script = _script(
+        tmp_path,
+        "private_context.py",
+        "from pyspark.sql import SparkSession",
+        "spark = SparkSession.builder.getOrCreate()",
+        "sc = spark._sc",
+        "print(sc.parallelize(range(10), 2).map(lambda v: v * v).sum())",
     )
     tracer = trace_script(script, [], spark=spark, store=store)
     assert capsys.readouterr().out == "285\n"
     assert tracer.ctx is not None and tracer.ctx.meta["outputs"]
-
-
-@pytest.mark.spark
-def test_a_udf_that_raises_fails_the_script_with_its_own_line(spark, tmp_path, store, capsys):
-    """The worker's traceback of a failing UDF names the script's line, and perfx's timer
-    by name (its code is written at run time: not "<string>")."""
-    script = tmp_path / "bad_udf.py"
-    script.write_text(
-        "from pyspark.sql import SparkSession, functions as F\n"
-        "spark = SparkSession.builder.getOrCreate()\n"
-        "@F.udf('int')\n"
-        "def parse(s):\n"
-        "    return int(s)\n"
-        "spark.createDataFrame([('1',), ('x',)], ['v']).select(parse('v')).collect()\n",
-        encoding="utf-8",
-    )
-    with pytest.raises(ScriptFailed, match="invalid literal for int"):
-        trace_script(script, [], spark=spark, store=store)
-    err = capsys.readouterr().err
-    assert f'File "{script}", line 5, in parse' in err
-    assert "<perfx's UDF timer>" in err and '"<string>"' not in err
 
 
 @pytest.mark.spark
