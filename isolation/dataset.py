@@ -19,7 +19,6 @@ an IsolationError naming the program's line and what to use instead.
 from __future__ import annotations
 
 import copy
-import random
 import sys
 import warnings
 from typing import cast
@@ -221,17 +220,21 @@ class TracedDataset:
         rdd = self._consume().mapPartitions(narrow.values(self.ctx.full))
         return self._derived(rdd, "values")
 
-    def mapPartitions(self, f, preservesPartitioning: bool = False) -> TracedDataset:
-        """Every output of a partition derives from every record of it (the whole call is
-        timed once); outputs of an empty partition derive from no input record."""
-        function = narrow.map_partitions(f, False, self.ctx.full)
+    def _per_partition(
+        self, f, with_index: bool, name: str, preservesPartitioning: bool = False
+    ) -> TracedDataset:
+        """``f`` over each whole partition: every output of a partition derives from every
+        record of it (the whole call is timed once); outputs of an empty partition derive
+        from no input record."""
+        function = narrow.map_partitions(f, with_index, self.ctx.full)
         rdd = self._consume().mapPartitionsWithIndex(function, preservesPartitioning)
-        return self._derived(rdd, "mapPartitions")
+        return self._derived(rdd, name)
+
+    def mapPartitions(self, f, preservesPartitioning: bool = False) -> TracedDataset:
+        return self._per_partition(f, False, "mapPartitions", preservesPartitioning)
 
     def mapPartitionsWithIndex(self, f, preservesPartitioning: bool = False) -> TracedDataset:
-        function = narrow.map_partitions(f, True, self.ctx.full)
-        rdd = self._consume().mapPartitionsWithIndex(function, preservesPartitioning)
-        return self._derived(rdd, "mapPartitionsWithIndex")
+        return self._per_partition(f, True, "mapPartitionsWithIndex", preservesPartitioning)
 
     def mapPartitionsWithSplit(self, f, preservesPartitioning: bool = False) -> TracedDataset:
         """PySpark's deprecated name of ``mapPartitionsWithIndex`` (with its warning)."""
@@ -244,25 +247,25 @@ class TracedDataset:
 
     def glom(self) -> TracedDataset:
         """Each partition's records as one list, derived from all of them (an empty
-        partition's empty list from none), as ``mapPartitions`` traces its outputs."""
-        function = narrow.map_partitions(_listed, False, self.ctx.full)
-        rdd = self._consume().mapPartitionsWithIndex(function)
-        return self._derived(rdd, "glom")
+        partition's empty list from none)."""
+        return self._per_partition(_listed, False, "glom")
 
     def pipe(self, command: str, env=None, checkCode: bool = False) -> TracedDataset:
         """Each partition's records piped through ``command`` by PySpark's own function, its
-        output lines derived from all of them, as ``mapPartitions`` traces its outputs."""
+        output lines derived from all of them."""
         piped = RDD.pipe(cast(RDD, _PartitionFunction()), command, env, checkCode)
-        function = narrow.map_partitions(piped, False, self.ctx.full)
-        rdd = self._consume().mapPartitionsWithIndex(function)
-        return self._derived(rdd, "pipe")
+        return self._per_partition(piped, False, "pipe")
+
+    def _with(self, other: TracedDataset, operator: str, rdd) -> TracedDataset:
+        """``rdd``, made by ``operator`` from this dataset and ``other``, as a dataset of
+        both's inputs."""
+        inputs = tuple(dict.fromkeys(self._stage_inputs + other._stage_inputs))
+        return TracedDataset(self.ctx, rdd, f"{self.label}.{operator}({other.label})", inputs)
 
     def union(self, other: TracedDataset) -> TracedDataset:
         """Both parents' records, each keeping its own provenance."""
         self._same_context(other, "union")
-        rdd = self._consume().union(other._consume())
-        inputs = tuple(dict.fromkeys(self._stage_inputs + other._stage_inputs))
-        return TracedDataset(self.ctx, rdd, f"{self.label}.union({other.label})", inputs)
+        return self._with(other, "union", self._consume().union(other._consume()))
 
     def sample(self, withReplacement: bool, fraction: float, seed: int | None = None):
         """The records Spark's sampler picks (the same ones as plain Spark for a seed)."""
@@ -271,31 +274,29 @@ class TracedDataset:
 
     def randomSplit(self, weights, seed: int | None = None) -> list[TracedDataset]:
         """The parts Spark's own split picks (the same records as plain Spark for a seed:
-        its samplers see the same records in the same order); each part reads this
-        dataset, which is then computed and traced once."""
-        seed = seed if seed is not None else random.randint(0, 2**32 - 1)
-        parts = []
-        for k in range(len(weights)):
-            part = self._consume().randomSplit(weights, seed)[k]
-            parts.append(self._derived(part, f"randomSplit[{k}]"))
-        return parts
+        its samplers see the same records in the same order). Each part reads this
+        dataset: counted as a consumer once per part, it is computed and traced once."""
+        for _ in weights[1:]:
+            self._consume()
+        parts = self._consume().randomSplit(weights, seed)
+        return [self._derived(part, f"randomSplit[{k}]") for k, part in enumerate(parts)]
+
+    def _pairs(self, other: TracedDataset, operator: str) -> TracedDataset:
+        """Spark's ``operator`` (cartesian, zip) of the two datasets' records: each (a, b)
+        pair derived from both records."""
+        self._same_context(other, operator)
+        full = self.ctx.full
+        paired = getattr(self._consume(), operator)(other._consume())
+        return self._with(other, operator, paired.map(lambda ab: narrow.pair(ab, full)))
 
     def cartesian(self, other: TracedDataset) -> TracedDataset:
         """Every (a, b) pair, derived from both records."""
-        self._same_context(other, "cartesian")
-        full = self.ctx.full
-        rdd = self._consume().cartesian(other._consume()).map(lambda ab: narrow.pair(ab, full))
-        inputs = tuple(dict.fromkeys(self._stage_inputs + other._stage_inputs))
-        return TracedDataset(self.ctx, rdd, f"{self.label}.cartesian({other.label})", inputs)
+        return self._pairs(other, "cartesian")
 
     def zip(self, other: TracedDataset) -> TracedDataset:
         """Each (a, b) pair of the records at the same place of the same partition, derived
         from both (Spark's own zip: the same partitions, as many records in each)."""
-        self._same_context(other, "zip")
-        full = self.ctx.full
-        rdd = self._consume().zip(other._consume()).map(lambda ab: narrow.pair(ab, full))
-        inputs = tuple(dict.fromkeys(self._stage_inputs + other._stage_inputs))
-        return TracedDataset(self.ctx, rdd, f"{self.label}.zip({other.label})", inputs)
+        return self._pairs(other, "zip")
 
     def zipWithIndex(self) -> TracedDataset:
         """Spark counts the partitions first (a job): the input is persisted so that it is

@@ -653,26 +653,25 @@ def locate_lines(inputs: list[str], wanted: set[str]) -> dict[str, list[tuple[st
     if not wanted:
         return located
     searched: deque = deque()
+    lines_before: dict[str, int] = {}  # a file's lines in its blocks taken so far
 
     def take() -> None:
-        name, base, number, search = searched.popleft()
+        name, base, search = searched.popleft()
         found, lines = search.result()
+        number = lines_before.get(name, 0)
         for key, offsets, indexes in found:
             located.setdefault(key, []).extend(
                 zip(
                     [f"{name}@{base + offset}" for offset in offsets],
-                    [number[0] + index + 1 for index in indexes],
+                    [number + index + 1 for index in indexes],
                 )
             )
-        number[0] += lines
+        lines_before[name] = number + lines
 
     cores = os.cpu_count() or 1
     with ThreadPoolExecutor(max_workers=cores) as pool:
-        file, number = None, [0]
         for name, base, data in _input_blocks(inputs):
-            if name != file:
-                file, number = name, [0]  # the file's lines counted so far, in its blocks
-            searched.append((name, base, number, pool.submit(linehash.find, data, wanted)))
+            searched.append((name, base, pool.submit(linehash.find, data, wanted)))
             if len(searched) > cores:
                 take()
         while searched:

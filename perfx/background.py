@@ -5,9 +5,9 @@ its naming of every straggler's cause, its timelines (matplotlib) and its questi
 seconds each on a large log or folder and share nothing, so on two cores they can run at
 once: the what-ifs, the timelines, the applications' charts and the stages' charts are
 each computed by a forked child, with the loaded log already in its memory (nothing is
-pickled on the way in), which sends back only its result (a few small tables, HTML). Naming the stragglers' causes, one
-task at a time, and rendering the answers to four questions or more are split in two halves
-the same way (``in_halves``).
+pickled on the way in), which sends back only its result (a few small tables, HTML).
+Naming the stragglers' causes, one task at a time, and rendering the answers to four
+questions or more are split in two halves the same way (``in_halves``).
 
 Forking is done only where it is safe and worth it: on a system that forks, with more than
 one core, and from a process with no other thread (a notebook with a live SparkContext has
