@@ -16,7 +16,8 @@ leaves the intercept unconstrained, which is what lets a fit explain a ratio it 
 **Robust to stragglers.** The fit starts on every successful task of the stage and is
 refitted without the tasks slower than it predicts by more than ``TRIM`` robust standard
 deviations of its residuals (1.4826 MAD, floored at ``FLOOR_SHARE`` of the median compute
-time: identical peers have a MAD of zero), until the kept set settles. A task whose extra
+time: identical peers have a MAD of zero), the slowest first (``_typical``), until the kept
+set settles. A task whose extra
 time follows a volume stays in and teaches the fit that volume's cost; one whose time follows
 no volume (computation skew) is trimmed, and its extra time is left in its residual.
 
@@ -71,6 +72,8 @@ MIN_TYPICAL = 6
 TRIM = 3.5
 """Robust deviations (1.4826 MAD) beyond which a task is a straggler of the fit: Iglewicz and
 Hoaglin's cut-off for outliers by modified z-score."""
+TRIM_ROUNDS = 16
+"""Refits the trimming may take (``_typical``); most stages settle in two or three."""
 FLOOR_SHARE = 0.05
 """The spread of identical tasks is no less than this share of their median compute time
 (timer resolution and scheduling noise; a MAD of zero would call every difference skew)."""
@@ -179,15 +182,7 @@ def _fit(cols: Columns, rows: np.ndarray) -> StageModel | None:
     x = x[:, varied]
     scale = x.max(axis=0)
     design = np.column_stack([np.ones(len(rows)), x / scale])
-    keep = np.ones(len(rows), dtype=bool)
-    for _ in range(8):
-        solution, _ = nnls(design[keep], y[keep])
-        residual = y - design @ solution
-        centre, spread = _centre_spread(residual[keep], y[keep])
-        settled = residual <= centre + TRIM * spread
-        if settled.sum() < MIN_TYPICAL or (settled == keep).all():
-            break
-        keep = settled
+    keep = _typical(design, y, nnls)
     if keep.sum() < MIN_TYPICAL:
         return None
     solution, _ = nnls(design[keep], y[keep])
@@ -205,6 +200,36 @@ def _fit(cols: Columns, rows: np.ndarray) -> StageModel | None:
         spread,
         centre,
     )
+
+
+def _typical(
+    design: np.ndarray, y: np.ndarray, nnls: Callable[[np.ndarray, np.ndarray], tuple]
+) -> np.ndarray:
+    """Which tasks the fit keeps: every task, less the stragglers of the fit, trimmed the
+    slowest first. Each round trims the tasks beyond ``TRIM`` robust deviations whose
+    residual is at least half the largest, and takes back any trimmed task the refit
+    predicts again. Trimming every task beyond the cut at once would trim the one that
+    teaches the fit a volume's cost: a few cold tasks (normal volume, 10x the time) lift the
+    first fit's line, the well-fitted task of 64x the records read lies above the median of
+    the others' (now negative) residuals, and once it is trimmed no refit can predict it. A
+    round that keeps a set seen before ends the search (a task trimmed and taken back in
+    turn)."""
+    keep = np.ones(len(y), dtype=bool)
+    seen: set[bytes] = set()
+    for _ in range(TRIM_ROUNDS):
+        seen.add(keep.tobytes())
+        solution, _ = nnls(design[keep], y[keep])
+        residual = y - design @ solution
+        centre, spread = _centre_spread(residual[keep], y[keep])
+        slow = residual > centre + TRIM * spread
+        trimmed = keep & slow
+        if trimmed.any():
+            trimmed &= residual >= 0.5 * residual[trimmed].max()
+        settled = (keep & ~trimmed) | (~keep & ~slow)
+        if settled.sum() < MIN_TYPICAL or settled.tobytes() in seen:
+            break
+        keep = settled
+    return keep
 
 
 @cache

@@ -40,9 +40,12 @@ def _run(spark, folder, group: str) -> tuple[list[str], int]:
     """Run the job under a job group; return its Spark job ids and the odd partition's index."""
 
     def work(line: str) -> int:
-        """Per-record Python work; lines tagged H cost about 25x more. (Nested, so that
-        cloudpickle ships it by value: workers need not import the test module.)"""
-        rounds = 5000 if line[0] == "H" else 200
+        """Per-record Python work; lines tagged H cost about 25x more. A plain task costs
+        about 50 ms of it: enough that the odd task's 10x or 25x stands clear of a slow CI
+        host's pauses (a worker's start, a neighbour's burst), which made a plain task
+        the slowest of the data-skew job at 200 rounds. (Nested, so that cloudpickle ships
+        it by value: workers need not import the test module.)"""
+        rounds = 15000 if line[0] == "H" else 600
         return sum(k * k for k in range(rounds)) & 1
 
     sc = spark.sparkContext
