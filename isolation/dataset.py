@@ -88,7 +88,6 @@ def called_at(depth: int = 2) -> str:
 
 
 UNTRACED = {
-    "aggregate": "aggregate on the traced dataset (it is traced); this looks like a typo",
     "checkpoint": "cache() (a traced dataset is computed and traced once)",
     "localCheckpoint": "cache() (a traced dataset is computed and traced once)",
 }

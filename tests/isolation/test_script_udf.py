@@ -284,7 +284,9 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
             "(5, 5, '.fghij', 'ffghij', 5)]\n"
         )
     elif script in ("rdd_to_dataframe", "old_sql_context"):
-        assert tracer.ctx is not None and len(tracer.ctx.meta["outputs"]) >= 2
+        # the datasets that became DataFrames, each once however often (rdd_to_dataframe:
+        # totals and its mapped rows; old_sql_context: the rows, and the collected counts)
+        assert tracer.ctx is not None and len(tracer.ctx.meta["outputs"]) == 2
     else:
         for udf in ("lengths", "shifted_lengths", "arrow_width"):  # outlier batches split
             assert int(calls.loc[calls["udf"] == udf, "rows"].sum()) == 60  # into rows too
