@@ -56,11 +56,8 @@ class ReportPage:
 
 
 def register_formatters() -> None:
-    """Show explanations as HTML in the running IPython, if any (idempotent)."""
-    import sys
-
-    if "IPython" not in sys.modules:
-        return
+    """Show explanations as HTML in the running IPython shell, if any (idempotent). Called
+    only where IPython is imported (``perfx.open``): elsewhere this module's import is spared."""
     from IPython import get_ipython
 
     shell = get_ipython()

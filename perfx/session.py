@@ -15,6 +15,7 @@ that questions may name ("because its GC share was higher"), built on first use.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -165,9 +166,10 @@ def open(
     from perfx.logs.loader import load_log
     from perfx.logs.rest.client import RestAccess
 
-    from .notebook import register_formatters
+    if "IPython" in sys.modules:  # answers show as HTML in a notebook
+        from .notebook import register_formatters
 
-    register_formatters()  # answers show as HTML in a notebook
+        register_formatters()
     if _is_spark_session(paths):
         paths, app = _ui_of(paths), app or paths.sparkContext.applicationId  # type: ignore[attr-defined]
     sources = [paths] if isinstance(paths, (str, Path)) else list(paths)  # type: ignore[call-overload]
