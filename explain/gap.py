@@ -29,7 +29,9 @@ computation skew only beyond the stage's spread. Data skew is repartitioned; com
 (the same volume, each unit dearer) is traced to the records that cost the time.
 
 **Whether anything stands out.** A task whose duration lies within its stage's normal spread
-(``costmodel.standing``) gets no mechanism: its gap is noise, and the diagnosis says so.
+(``costmodel.standing``) gets no mechanism: its gap is noise, and the diagnosis says so. Extra
+time that nothing measured explains (a cost per unit: computation skew) is named only for a
+task well clear of its stage's noise (``UNEXPLAINED_FOLD``).
 """
 
 from __future__ import annotations
@@ -552,6 +554,8 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
                 "cold start", f"it was the first task of its stage on its executor ({percent})"
             )
         where = _off_cpu(cols, first, second, gap)
+        if where[0] and not _clear_of_noise(gap.standing):
+            return _unexplained_within_noise(gap.standing)
         if model is not None:
             return Diagnosis(
                 "computation skew" if where[0] else "off-CPU wait",
@@ -595,6 +599,36 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
         return retried
     name, words = DIAGNOSES.get(part, ("compute", "its own code ran longer"))
     return Diagnosis(name, f"{words} ({percent})")
+
+
+UNEXPLAINED_FOLD = 2.0
+"""A cost per unit that nothing measured explains (computation skew, a higher cost per unit)
+is named only for a task at least this many times its stage's median duration. Below it,
+tasks doing the same work reach that much on a busy machine: in the causes benchmark's
+controls (nothing injected, 28-36 tasks on 2 cores) the slowest task stood at up to 1.56x the
+median, 5-10 robust deviations from a tight stage, with nothing but compute to show for it,
+while every injected cause that leaves only compute to show (a costly record, a wait in
+Python) stood at 7x or more. A measured part (a volume, spill, GC, a retry, a cold start, a
+slow host, a JVM stage's run time that its CPU time did not follow: an off-CPU wait) is
+evidence by itself, and needs only the stage's spread."""
+
+
+def _clear_of_noise(standing: Standing | None) -> bool:
+    """Does the task lie far enough above its stage's median for unexplained compute to be
+    named a cause (``UNEXPLAINED_FOLD``)? A task with no stage to stand in is judged as
+    before: by its gap alone."""
+    return standing is None or standing.value >= UNEXPLAINED_FOLD * standing.median
+
+
+def _unexplained_within_noise(standing: Standing | None) -> Diagnosis:
+    assert standing is not None
+    fold = standing.value / standing.median if standing.median > 0 else math.inf
+    return Diagnosis(
+        NOTHING_STANDS_OUT,
+        f"its extra time is compute that no volume or measured part explains, and at "
+        f"{fold:.1f}x its stage's median it is within what tasks doing the same work vary by "
+        f"(under {UNEXPLAINED_FOLD:g}x): no cause stands out",
+    )
 
 
 RETRY_PARTS = ("cost", "compute", "task_deserialization", "scheduler_delay")
