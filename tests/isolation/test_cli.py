@@ -21,7 +21,9 @@ def hot_movies(tmp_path_factory):
     from perfx.isolation.programs import movie_ratings
 
     path = tmp_path_factory.mktemp("cli") / "ratings.txt"
-    movie_ratings.generate(str(path), 800, seed=5, hot_ratings=30000)
+    # the hot movie's 300,000 ratings cost ~100 ms, clear of a pause in a short record's call
+    # on a busy CI host (30,000 cost ~10 ms, and a 2-rating line's pause outran them once)
+    movie_ratings.generate(str(path), 800, seed=5, hot_ratings=300_000)
     return str(path)
 
 
