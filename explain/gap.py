@@ -554,8 +554,9 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
                 "cold start", f"it was the first task of its stage on its executor ({percent})"
             )
         where = _off_cpu(cols, first, second, gap)
-        if where[0] and not _clear_of_noise(gap.standing):
-            return _unexplained_within_noise(gap.standing)
+        noise = _unexplained_within_noise(gap.standing) if where[0] else None
+        if noise is not None:
+            return noise
         if model is not None:
             return Diagnosis(
                 "computation skew" if where[0] else "off-CPU wait",
@@ -613,16 +614,13 @@ slow host, a JVM stage's run time that its CPU time did not follow: an off-CPU w
 evidence by itself, and needs only the stage's spread."""
 
 
-def _clear_of_noise(standing: Standing | None) -> bool:
-    """Does the task lie far enough above its stage's median for unexplained compute to be
-    named a cause (``UNEXPLAINED_FOLD``)? A task with no stage to stand in is judged as
-    before: by its gap alone."""
-    return standing is None or standing.value >= UNEXPLAINED_FOLD * standing.median
-
-
-def _unexplained_within_noise(standing: Standing | None) -> Diagnosis:
-    assert standing is not None
-    fold = standing.value / standing.median if standing.median > 0 else math.inf
+def _unexplained_within_noise(standing: Standing | None) -> Diagnosis | None:
+    """A "no cause stands out" for extra compute that nothing measured explains, where the task
+    lies under ``UNEXPLAINED_FOLD`` times its stage's median; None where it lies clear of that
+    noise, or has no stage to stand in (then its gap alone is judged, as before)."""
+    if standing is None or standing.value >= UNEXPLAINED_FOLD * standing.median:
+        return None
+    fold = standing.value / standing.median  # the median is positive: value < 2x it
     return Diagnosis(
         NOTHING_STANDS_OUT,
         f"its extra time is compute that no volume or measured part explains, and at "
