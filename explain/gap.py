@@ -403,7 +403,11 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
         if told is not None:
             return told
     standing = gap.standing
-    if standing is not None and not standing.stands_out and not _part_stands_out(cols, first, gap):
+    if (
+        standing is not None
+        and not standing.stands_out
+        and not _part_stands_out(cols, first, gap, standing)
+    ):
         return Diagnosis(
             NOTHING_STANDS_OUT,
             f"{cols.entity} {cols.values('id')[first]} took {format_ms(standing.value)}, within "
@@ -431,18 +435,24 @@ from the stage by itself is a cause even when the task's duration lies within it
 stage's spread."""
 
 
-def _part_stands_out(cols: Columns, first: int, gap: Gap) -> bool:
+def _part_stands_out(cols: Columns, first: int, gap: Gap, standing: Standing) -> bool:
     """Does the part that accounts for most of the gap (a volume of the cost model, or a
     measured part such as GC) lie beyond the stage's spread of its own column
     (``costmodel.standing``)? A noisy stage can hide a task's 7x GC time in its spread of
-    durations, not in its spread of GC times."""
+    durations, not in its spread of GC times. Where the task's peers have none of the part
+    (a median of zero), no fold of it can be measured and any of it would stand out: there
+    the part must cost the task more than its duration's normal spread above the median (14
+    ms of GC where the peers had none does not make a 155 ms task of a stage spread up to
+    233 ms slow: a control stage of the causes benchmark, diagnosed "GC pressure" before)."""
     columns = {f"volume:{v.kind}": v.column for v in gap.model.volumes} if gap.model else {}
     columns |= {name: measured[0] for name, _, measured in PARTS}
     for part, share in gap.shares.items():
         column = columns.get(part)
         if share >= VOLUME_SHARE and column is not None and column in cols.present:
             found = costmodel.standing(cols, first, column)
-            return found is not None and found.stands_out
+            if found is None or not found.stands_out:
+                return False
+            return found.median > 0 or share * gap.total > standing.high - standing.median
     return False
 
 
