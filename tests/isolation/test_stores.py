@@ -266,7 +266,9 @@ def traced_in_both(spark, ignite_url, tmp_path_factory):
     stored at once in Parquet and in Ignite: (run id, {store kind: url}, the hot line)."""
     folder = tmp_path_factory.mktemp("stores-traced")
     data = str(folder / "ratings.txt")
-    movie_ratings.generate(data, 600, seed=11, hot_ratings=20000)
+    # 300,000 ratings (~100 ms): 20,000 cost ~7 ms, and a fresh-clone run's longer line
+    # outran them once (a pause in its call)
+    movie_ratings.generate(data, 600, seed=11, hot_ratings=300_000)
     hot = next(line for line in open(data) if line.count(",") > 10000)
     urls = {"parquet": str(folder / "runs"), "ignite": ignite_url}
     store = Tee(*(open_store(url) for url in urls.values()))
