@@ -8,6 +8,10 @@ path, size, modification time in ns) and the reader's *schema version*: a digest
 source of the ``logs`` package, so a reader that changes what it builds never meets tables
 an older one wrote. A log that changes or grows gets another key and is read again.
 
+An entry also keeps what is computed from its tables and costs more than reading it back (the
+straggler analysis: ``keep_beside``), each in a sub-folder named by a digest of the code that
+computed it; a Log read through the cache carries its entry's key (``Log.cache_key``).
+
 Writes are safe under concurrency: an entry is written under a temporary name and renamed
 into place whole; a racing writer's rename fails and its copy is dropped. A cache that
 cannot be written (read-only home, full disk) is no error: the log was read anyway.
@@ -21,7 +25,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable
-from dataclasses import astuple
+from dataclasses import astuple, replace
 from functools import cache
 from pathlib import Path
 
@@ -96,60 +100,96 @@ def _read_table(path: Path) -> pd.DataFrame:
         pa.set_memory_pool(default)
 
 
-def read_entry(folder: Path) -> Log | None:
-    """The Log kept in ``folder``, or None when there is none (or it cannot be read)."""
-    try:
-        meta = orjson.loads((folder / META).read_bytes())
-        tables = {
-            entity: _read_table(folder / _table_file(entity))
-            if entity in meta["tables"]
-            else pd.DataFrame()
-            for entity in TABLES
-        }
-    except (OSError, ValueError, KeyError, pa.ArrowException):
-        return None
-    return Log(
-        tasks=tables["task"],
-        stages=tables["stage"],
-        jobs=tables["job"],
-        apps=tables["app"],
-        executors=tables["executor"],
-        registry=registry_of(orjson.dumps(meta["registry"])),
-        skipped=[SkippedLine(p, n, r) for p, n, r in meta["skipped"]],
-        sources=list(meta["sources"]),
-        cut_off=[CutOff(*c) for c in meta["cut_off"]],
-    )
+def _read_frames(folder: Path) -> tuple[dict[str, pd.DataFrame], dict]:
+    """The frames and the metadata ``_write_frames`` kept in ``folder``; raises OSError,
+    ValueError, KeyError or ArrowException for anything missing or damaged."""
+    meta = orjson.loads((folder / META).read_bytes())
+    return {name: _read_table(folder / _table_file(name)) for name in meta["tables"]}, meta
 
 
-def write_entry(folder: Path, log: Log) -> None:
-    """Keep ``log`` in ``folder``, written beside it and renamed into place whole."""
+def _write_frames(folder: Path, frames: dict[str, pd.DataFrame], meta: dict) -> None:
+    """Keep ``frames`` (those with columns) and ``meta`` in ``folder``, written beside it and
+    renamed into place whole; nothing is kept where the folder exists already (another process
+    kept it first) or cannot be written (full disk, read-only home): no error."""
     temporary = folder.with_name(f".{folder.name}-{uuid.uuid4().hex}")
     try:
         temporary.mkdir(parents=True)
         written = []
-        for entity in TABLES:
-            frame = log.executors if entity == "executor" else log.table(entity)
+        for name, frame in frames.items():
             if len(frame.columns):
                 pq.write_table(
-                    pa.Table.from_pandas(frame),
-                    temporary / _table_file(entity),
-                    compression="lz4",
+                    pa.Table.from_pandas(frame), temporary / _table_file(name), compression="lz4"
                 )
-                written.append(entity)
-        meta = {
-            "tables": written,
-            "registry": orjson.loads(registry_bytes(log.registry)),
-            "skipped": [[s.path, s.line, s.reason] for s in log.skipped],
-            "sources": log.sources,
-            "cut_off": [list(astuple(c)) for c in log.cut_off],
-        }
-        (temporary / META).write_bytes(orjson.dumps(meta))
+                written.append(name)
+        (temporary / META).write_bytes(orjson.dumps({**meta, "tables": written}))
         os.rename(temporary, folder)
     except (OSError, pa.ArrowException):
-        pass  # another process kept it first, or it cannot be written (full disk): no error
+        pass
     finally:
         if temporary.exists():
             shutil.rmtree(temporary, ignore_errors=True)
+
+
+def read_entry(folder: Path) -> Log | None:
+    """The Log kept in ``folder``, or None when there is none (or it cannot be read)."""
+    try:
+        frames, meta = _read_frames(folder)
+        tables = {entity: frames.get(entity, pd.DataFrame()) for entity in TABLES}
+        return Log(
+            tasks=tables["task"],
+            stages=tables["stage"],
+            jobs=tables["job"],
+            apps=tables["app"],
+            executors=tables["executor"],
+            registry=registry_of(orjson.dumps(meta["registry"])),
+            skipped=[SkippedLine(p, n, r) for p, n, r in meta["skipped"]],
+            sources=list(meta["sources"]),
+            cut_off=[CutOff(*c) for c in meta["cut_off"]],
+            cache_key=folder.name,
+        )
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
+        return None
+
+
+def write_entry(folder: Path, log: Log) -> None:
+    """Keep ``log`` in ``folder``, written beside it and renamed into place whole."""
+    frames = {
+        entity: log.executors if entity == "executor" else log.table(entity) for entity in TABLES
+    }
+    meta = {
+        "registry": orjson.loads(registry_bytes(log.registry)),
+        "skipped": [[s.path, s.line, s.reason] for s in log.skipped],
+        "sources": log.sources,
+        "cut_off": [list(astuple(c)) for c in log.cut_off],
+    }
+    _write_frames(folder, frames, meta)
+
+
+def read_beside(log: Log, name: str) -> tuple[dict[str, pd.DataFrame], dict] | None:
+    """The frames and metadata ``keep_beside`` kept as ``name`` in ``log``'s entry, or None:
+    none kept, the log has no entry, or what was kept cannot be read (then it is removed, to
+    be kept again)."""
+    if log.cache_key is None:
+        return None
+    folder = cache_dir() / log.cache_key / name
+    try:
+        return _read_frames(folder)
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException):
+        if folder.is_dir():
+            shutil.rmtree(folder, ignore_errors=True)
+        return None
+
+
+def keep_beside(log: Log, name: str, frames: dict[str, pd.DataFrame], meta: dict) -> None:
+    """Keep what was computed from ``log``'s tables (``frames``, ``meta``: JSON values) in its
+    entry as ``name``, read back by ``read_beside`` while the log's files are unchanged.
+    ``name`` must say what computed them (the code's digest, for one): a new entry is made for
+    a new log, never for new code. Nothing is kept for a log without an entry."""
+    if log.cache_key is None:
+        return
+    entry = cache_dir() / log.cache_key
+    if entry.is_dir():
+        _write_frames(entry / name, frames, meta)
 
 
 def cached_read(parts: list[Path], read: Callable[[], Log]) -> Log:
@@ -162,6 +202,6 @@ def cached_read(parts: list[Path], read: Callable[[], Log]) -> Log:
         if (found := read_entry(folder)) is not None:
             return found
         shutil.rmtree(folder, ignore_errors=True)  # damaged: kept again below
-    log = read()
+    log = replace(read(), cache_key=folder.name)
     write_entry(folder, log)
     return log

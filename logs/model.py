@@ -123,6 +123,11 @@ class Log:
     sources: list[str] = field(default_factory=list)
     cut_off: list[CutOff] = field(default_factory=list)
     """Files that end before their execution did (``CutOff``)."""
+    cache_key: str | None = None
+    """The table cache's key of the files these tables were read from, as they are now
+    (logs.cache), so that what is computed from the tables can be kept beside them; None
+    for a Log read with the cache off, from anywhere else, or made from others (merged,
+    joined, with features added)."""
 
     def table(self, entity: str) -> pd.DataFrame:
         if entity not in ENTITIES:

@@ -48,9 +48,9 @@ class Session:
     def straggler_analysis(self) -> StragglerAnalysis:
         """The stragglers of ``raw``'s stages and their causes, found once for the features
         questions see, the stragglers listing and the report's stage table."""
-        from perfx.explain.blocked.stragglers import find_stragglers
+        from perfx.explain.blocked.kept import straggler_analysis
 
-        return find_stragglers(self.raw.tasks)
+        return straggler_analysis(self.raw)
 
     @cached_property
     def log(self) -> Log:

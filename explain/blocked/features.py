@@ -123,7 +123,7 @@ def add_straggler_features(log: Log, report: StragglerReport | None = None) -> L
 
     registry = log.registry.copy()
     registry.register_all("task", STRAGGLER_SPECS + _share_specs(shares), replace=True)
-    return replace(log, tasks=tasks, registry=registry)
+    return replace(log, tasks=tasks, registry=registry, cache_key=None)
 
 
 def _with_columns(table: pd.DataFrame, columns: dict[str, pd.Series]) -> pd.DataFrame:

@@ -14,8 +14,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import perfx.explain.blocked.kept as kept_module
 import perfx.logs.formats as formats
 from perfx.cli import main
+from perfx.explain.blocked.kept import code_digest
 from perfx.explain.errors import ExplainError
 from perfx.logs import cache
 from perfx.logs.registry import ENTITIES
@@ -89,6 +91,17 @@ def _same_log(cached, fresh) -> None:
     assert cached.sources == fresh.sources
 
 
+def _kept_analyses() -> int:
+    """The straggler analyses kept in the entries (explain.blocked.kept)."""
+    return len(list(cache.cache_dir().glob(f"*/stragglers-{code_digest()}/{cache.META}")))
+
+
+def _same_analysis(kept, fresh) -> None:
+    pd.testing.assert_frame_equal(kept.tasks, fresh.tasks, check_exact=True)
+    pd.testing.assert_frame_equal(kept.stages, fresh.stages, check_exact=True)
+    assert kept.causes == fresh.causes
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("entry", MANIFEST, ids=[e["path"] for e in MANIFEST])
 def test_answers_are_the_same_from_the_cache(entry, reads):
@@ -103,7 +116,13 @@ def test_answers_are_the_same_from_the_cache(entry, reads):
     _same_log(cached.raw, fresh.raw)
     _same_log(writing.raw, fresh.raw)
     assert cached.log.skipped == fresh.log.skipped
-    assert _answers(cached) == _answers(fresh)
+    answers = _answers(fresh)
+    assert _answers(cached) == answers  # keeps the straggler analysis in the entry
+    kept = open_session(path, cache=True)
+    if entry["kind"] == "spark":
+        assert _kept_analyses() == 1
+    _same_analysis(kept.straggler_analysis, fresh.straggler_analysis)
+    assert _answers(kept) == answers
 
 
 def test_a_changed_or_grown_log_is_read_again(tmp_path, reads):
@@ -165,3 +184,40 @@ def test_a_home_that_cannot_be_written_is_no_error(home, reads):
     fresh = open_session(str(SMALL), cache=False).raw
     _same_log(open_session(str(SMALL), cache=True).raw, fresh)
     assert len(reads) == 2
+
+
+def test_the_straggler_analysis_is_kept_for_the_code_and_log_that_made_it(monkeypatch):
+    fresh = open_session(str(SMALL), cache=False)
+    assert fresh.raw.cache_key is None
+    assert fresh.straggler_analysis.stragglers >= 0
+    assert _kept_analyses() == 0  # a log read without the cache keeps nothing
+    first = open_session(str(SMALL), cache=True)
+    assert first.raw.cache_key is not None
+    assert first.log.cache_key is None  # the features' log is no table of the entry
+    _same_analysis(first.straggler_analysis, fresh.straggler_analysis)
+    assert _kept_analyses() == 1
+    computed = []
+    real = kept_module.find_stragglers
+    monkeypatch.setattr(
+        kept_module, "find_stragglers", lambda tasks: computed.append(1) or real(tasks)
+    )
+    _same_analysis(
+        open_session(str(SMALL), cache=True).straggler_analysis, fresh.straggler_analysis
+    )
+    assert computed == []  # read back
+    (kept,) = cache.cache_dir().glob(f"*/stragglers-{code_digest()}")
+    (kept / "tasks.parquet").write_bytes(b"not parquet")
+    _same_analysis(
+        open_session(str(SMALL), cache=True).straggler_analysis, fresh.straggler_analysis
+    )
+    assert computed == [1]  # damaged: computed again, and kept again
+    _same_analysis(
+        open_session(str(SMALL), cache=True).straggler_analysis, fresh.straggler_analysis
+    )
+    assert computed == [1]
+    monkeypatch.setattr(kept_module, "code_digest", lambda: "other-code")
+    _same_analysis(
+        open_session(str(SMALL), cache=True).straggler_analysis, fresh.straggler_analysis
+    )
+    assert computed == [1, 1]  # changed code: computed again, and kept under its own name
+    assert (kept.parent / "stragglers-other-code" / cache.META).is_file()
