@@ -14,12 +14,12 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
+import pandas as pd
+
 from perfx.logs.cache import keep_beside, read_beside
 from perfx.logs.model import Log
 
-from .stragglers import StragglerReport, find_stragglers
-
-_FRAMES = ("tasks", "stages")
+from .stragglers import IDENTITY, StragglerReport, find_stragglers
 
 
 @cache
@@ -35,17 +35,38 @@ def code_digest() -> str:
 
 def straggler_analysis(log: Log) -> StragglerReport:
     """``find_stragglers`` of ``log``'s tasks, read back from the log's entry when an earlier
-    command kept it, else computed and kept there."""
+    command kept it, else computed and kept there.
+
+    Only the computed columns of the report's rows are kept: their first columns are the task
+    table's (``IDENTITY``), taken from it again by the rows' index when read back. That
+    halves what is written and read (those are the text columns)."""
     name = f"stragglers-{code_digest()}"
-    if (kept := read_beside(log, name)) is not None:
-        frames, meta = kept
-        if set(frames) == set(_FRAMES):
-            return StragglerReport(frames["tasks"], frames["stages"], tuple(meta["causes"]))
+    if (kept := read_beside(log, name)) is not None and (report := _rebuilt(log, *kept)):
+        return report
     report = find_stragglers(log.tasks)
+    identity = [c for c in IDENTITY if c in report.tasks.columns]
     keep_beside(
         log,
         name,
-        {"tasks": report.tasks, "stages": report.stages},
-        {"causes": list(report.causes)},
+        {"computed": report.tasks.drop(columns=identity), "stages": report.stages},
+        {"causes": list(report.causes), "identity": identity},
     )
     return report
+
+
+def _rebuilt(log: Log, frames: dict[str, pd.DataFrame], meta: dict) -> StragglerReport | None:
+    """The report kept as ``frames`` and ``meta``, or None if they do not fit ``log``."""
+    computed, stages = frames.get("computed"), frames.get("stages")
+    identity = meta.get("identity")
+    if (
+        computed is None
+        or stages is None
+        or not isinstance(identity, list)
+        or not set(identity) <= set(log.tasks.columns)
+        or not computed.index.isin(log.tasks.index).all()
+    ):
+        return None
+    rows = log.tasks.loc[computed.index, identity]
+    return StragglerReport(
+        pd.concat([rows, computed], axis=1), stages, tuple(meta.get("causes", ()))
+    )

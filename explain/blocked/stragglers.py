@@ -41,7 +41,7 @@ from . import components
 from .slots import slot_release
 
 SPECIAL_CAUSES = ("output_skew", "first_task")
-_IDENTITY = (
+IDENTITY = (
     "id",
     "app_id",
     "app_key",
@@ -52,8 +52,10 @@ _IDENTITY = (
     "executor_id",
     "host",
 )
+"""The task table's columns a report's row starts with, as the task table has them: the rest
+of the row is computed."""
 _READ = (
-    *_IDENTITY,
+    *IDENTITY,
     "duration",
     "status",
     "task_type",
@@ -169,7 +171,7 @@ def find_stragglers(tasks: pd.DataFrame) -> StragglerReport:
         enough = first.groupby(stage).transform("sum") >= 2
         flags["first_task"] = straggler & first & enough & ~straggles(rate, stage, among=first)
 
-    out = t[[c for c in _IDENTITY if c in t.columns]].copy()
+    out = t[[c for c in IDENTITY if c in t.columns]].copy()
     out["duration"] = duration
     out["basis"] = w["basis"]
     out["rate"] = rate
