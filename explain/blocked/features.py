@@ -129,9 +129,10 @@ def add_straggler_features(log: Log, report: StragglerReport | None = None) -> L
 def _with_columns(table: pd.DataFrame, columns: dict[str, pd.Series]) -> pd.DataFrame:
     """``table`` with ``columns`` set: those it has replaced in their places, the others added
     at its end in one step. Added one at a time, each would be a new block of a table already
-    built column by column, and pandas warns on the user's terminal that it is fragmented."""
+    built column by column, and pandas warns on the user's terminal that it is fragmented;
+    concatenated, the table's own columns would be copied (150 MB for 150,000 tasks)."""
     for name in [c for c in columns if c in table.columns]:
         table[name] = columns.pop(name)
-    if not columns:
-        return table
-    return pd.concat([table, pd.DataFrame(columns, index=table.index)], axis=1)
+    if columns:
+        table[list(columns)] = pd.DataFrame(columns, index=table.index)
+    return table
