@@ -63,59 +63,61 @@ def joined_keys(tasks: pd.DataFrame, *columns: str) -> np.ndarray:
     )[codes]
 
 
-def metric_matrix(tasks: pd.DataFrame) -> tuple[list[str], np.ndarray]:
-    """The task metrics that get aggregates, as (names, one float matrix): built once and
-    shared by the stage, job and app aggregates. Fortran order (each metric contiguous): the
-    reductions down its columns run several times faster than on a C-order matrix."""
-    names = [c for c in dict.fromkeys(SUMMED + SPREAD) if c in tasks]
-    matrix = np.empty((len(tasks), len(names)), order="F")
-    for i, name in enumerate(names):
-        matrix[:, i] = tasks[name].to_numpy(dtype=np.float64, na_value=np.nan)
-    return names, matrix
+def aggregated_metrics(tasks: pd.DataFrame) -> list[str]:
+    """The task metrics of ``tasks`` that get aggregates."""
+    return [c for c in dict.fromkeys(SUMMED + SPREAD) if c in tasks]
 
 
-def task_aggregates(
-    tasks: pd.DataFrame,
-    key: str | np.ndarray,
-    metrics: tuple[list[str], np.ndarray] | None = None,
-) -> pd.DataFrame:
+COLUMNS_AT_ONCE = 8
+"""Metrics reduced together: their values by group and the masks of those are made for this
+many metrics at a time, not for all (~40 MB each for 150,000 tasks); each metric's results
+are the same."""
+
+
+def task_aggregates(tasks: pd.DataFrame, key: str | np.ndarray) -> pd.DataFrame:
     """Aggregates of ``tasks`` grouped by column ``key`` (or by an array of keys, one per
-    task), indexed by the key values; ``metrics`` is ``metric_matrix(tasks)`` if known.
+    task), indexed by the key values.
 
-    Rows are sorted by group once and reduced with ``reduceat`` over the whole matrix
-    (missing values skipped, as pandas does); only the medians take pandas' grouped kernel."""
+    Rows are sorted by group once and reduced with ``reduceat``, a few metrics at a time, each
+    a float matrix in Fortran order (each metric contiguous: the reductions down its columns
+    run several times faster than on a C-order matrix); missing values are skipped, as pandas
+    does. Only the medians take pandas' grouped kernel."""
     keys = tasks[key].to_numpy() if isinstance(key, str) else np.asarray(key)
-    names, matrix = metrics if metrics is not None else metric_matrix(tasks)
+    names = aggregated_metrics(tasks)
     codes, uniques = pd.factorize(keys)
     rows = np.flatnonzero(codes >= 0)  # tasks without a key belong to no group
     order = rows[np.argsort(codes[rows], kind="stable")]
-    codes, values = (
-        codes[order],
-        np.take(matrix.T, order, axis=1).T,
-    )  # rows reordered, still Fortran order
+    codes = codes[order]
     groups = len(uniques)
     starts = np.searchsorted(codes, np.arange(groups))
-    present = ~np.isnan(values)
-    if groups:
-        counts = np.add.reduceat(present, starts, axis=0, dtype=np.int64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            sums = np.where(
-                counts > 0, np.add.reduceat(np.where(present, values, 0.0), starts, axis=0), np.nan
-            )
-            means = sums / counts
-        maxima = np.fmax.reduceat(values, starts, axis=0)
-    else:
-        sums = means = maxima = np.empty((0, len(names)))
     column = {name: i for i, name in enumerate(names)}
     summed = [column[c] for c in SUMMED if c in column]
     spread = [column[c] for c in SPREAD if c in column]
-    medians = (
-        pd.DataFrame(values[:, spread])
-        .groupby(codes, sort=True)
-        .median()
-        .to_numpy()
-        .reshape(groups, len(spread))
-    )
+    sums, means, maxima, medians = (np.full((groups, len(names)), np.nan) for _ in range(4))
+    for first in range(0, len(names), COLUMNS_AT_ONCE):
+        chunk = slice(first, first + COLUMNS_AT_ONCE)
+        chunk_spread = [i - first for i in spread if first <= i < first + COLUMNS_AT_ONCE]
+        values = np.empty((len(order), len(names[chunk])), order="F")  # rows by group
+        for i, name in enumerate(names[chunk]):
+            values[:, i] = tasks[name].to_numpy(dtype=np.float64, na_value=np.nan)[order]
+        if groups:
+            present = ~np.isnan(values)
+            counts = np.add.reduceat(present, starts, axis=0, dtype=np.int64)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                sums[:, chunk] = np.where(
+                    counts > 0,
+                    np.add.reduceat(np.where(present, values, 0.0), starts, axis=0),
+                    np.nan,
+                )
+                means[:, chunk] = sums[:, chunk] / counts
+            maxima[:, chunk] = np.fmax.reduceat(values, starts, axis=0)
+        if chunk_spread:
+            medians[:, [first + i for i in chunk_spread]] = (
+                (pd.DataFrame(values[:, chunk_spread]).groupby(codes, sort=True).median())
+                .to_numpy()
+                .reshape(groups, len(chunk_spread))
+            )
+    medians = medians[:, spread]
     with np.errstate(invalid="ignore", divide="ignore"):
         skew = maxima[:, spread] / np.where(medians > 0, medians, np.nan)
     index = pd.Index(uniques, name=key if isinstance(key, str) else None)
@@ -133,15 +135,12 @@ def task_aggregates(
 
 
 def add_task_aggregates(
-    table: pd.DataFrame,
-    tasks: pd.DataFrame,
-    key: str | np.ndarray,
-    metrics: tuple[list[str], np.ndarray] | None = None,
+    table: pd.DataFrame, tasks: pd.DataFrame, key: str | np.ndarray
 ) -> pd.DataFrame:
     """``table`` with the aggregates of the tasks whose key (column ``key``, or an array of
     keys one per task) equals its ``id`` (entities without tasks get task_count 0 and missing
     metrics)."""
-    aggregates = task_aggregates(tasks, key, metrics).reindex(table["id"].to_numpy())
+    aggregates = task_aggregates(tasks, key).reindex(table["id"].to_numpy())
     aggregates["task_count"] = aggregates["task_count"].fillna(0).astype(np.int64)
     aggregates.index = table.index
     return pd.concat([table, aggregates], axis=1)

@@ -305,7 +305,10 @@ class AppState:
         output was lost; like the history server, perfx keeps one row per task id, counts the
         resubmissions, and keeps the first end's metrics unless the later one carries some
         (``merge_ends``: also for ends repeated or reordered by a damaged log, which ``skip``
-        is told about)."""
+        is told about).
+
+        It consumes the state's rows: once they are columns, the state holds none, so that a
+        large log's rows are not held twice while its tables are built."""
         for numeric, nominal in self.unended:
             self.numeric_rows.append(numeric)
             self.nominal_rows.append(nominal)
@@ -319,6 +322,7 @@ class AppState:
             )
         else:
             values = np.empty((0, len(events.TASK_NUMERIC)))
+        self.numeric_blocks = []
         resubmitted = merge_ends(self, values, skip)
         columns = {name: values[:, i] for i, name in enumerate(events.TASK_NUMERIC)}
         nominal_columns = (
@@ -330,6 +334,7 @@ class AppState:
                 if name in fastend.RAW_NOMINAL
                 else np.array(column, dtype=object)
             )
+        self.nominal_rows = []
         columns["resubmitted"] = resubmitted
         for ns_name in NS_COLUMNS:
             columns[ns_name] = columns[ns_name] / 1e6

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from ..aggregate import add_task_aggregates, aggregate_specs, joined_keys, metric_matrix
+from ..aggregate import add_task_aggregates, aggregate_specs, joined_keys
 from ..config import varying_settings
 from ..derive import add_task_features
 from ..feature_tables import SPARK_TASK
@@ -81,10 +81,9 @@ def log_of_states(states: list[AppState], skipped: list[SkippedLine], sources: l
     jobs = add_job_counts(jobs, stages, tasks, job_keys)
     apps = add_app_counts(apps, jobs, stages)
     tasks = add_task_features(tasks)
-    metrics = metric_matrix(tasks)
-    stages = add_task_aggregates(stages, tasks, "stage_key", metrics)
-    jobs = add_task_aggregates(jobs, tasks, job_keys, metrics)
-    apps = add_task_aggregates(apps, tasks, "app_key", metrics)
+    stages = add_task_aggregates(stages, tasks, "stage_key")
+    jobs = add_task_aggregates(jobs, tasks, job_keys)
+    apps = add_task_aggregates(apps, tasks, "app_key")
 
     registry = FeatureRegistry()
     registry.register_all("task", SPARK_TASK + SPARK_TASK_EXTRA)
