@@ -12,6 +12,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 import perfx.explain.blocked.kept as kept_module
@@ -162,6 +163,16 @@ def test_racing_writers_leave_one_whole_entry(tmp_path):
     cache.write_entry(folder, fresh)  # the rename of the second fails: its copy is dropped
     assert sorted(p.name for p in tmp_path.iterdir()) == ["entry"]
     kept = cache.read_entry(folder)
+    assert kept is not None
+    _same_log(kept, fresh)
+
+
+def test_a_table_written_in_parts_reads_back_whole(tmp_path, monkeypatch):
+    fresh = open_session(str(SMALL), cache=False).raw
+    monkeypatch.setattr(cache, "ROWS_AT_ONCE", 3)  # row groups of 3 rows: many parts
+    cache.write_entry(tmp_path / "entry", fresh)
+    assert pq.ParquetFile(tmp_path / "entry" / "task.parquet").num_row_groups > 1
+    kept = cache.read_entry(tmp_path / "entry")
     assert kept is not None
     _same_log(kept, fresh)
 
