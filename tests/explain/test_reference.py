@@ -95,3 +95,16 @@ def test_the_fast_pick_is_the_general_pick_on_every_task_of_a_public_log(name):
     for row in range(cols.n):
         fast, general = _both(cols, row)
         assert fast == general, cols.table["id"].iloc[row]
+
+
+def test_a_task_is_found_by_its_id_before_and_after_the_lookups_build_a_dict():
+    log = open_session(
+        [str(public_log("groupon__sparklint/application_1472176676028_407508_1"))]
+    ).log
+    cols = columns_for(log, "task")
+    ids = [*cols.table["id"].astype(str), "no such task"]
+    expected = [np.flatnonzero(cols.table["id"].astype(str) == text)[-1:] for text in ids]
+    found = [cols.rows_with_id(text) for text in ids]  # scans first, then the dict
+    assert cols._ids is not None
+    assert [f.tolist() for f in found] == [e.tolist() for e in expected]
+    assert found[-1].size == 0 and found[0].dtype == np.intp
