@@ -41,8 +41,9 @@ def straggler_analysis(log: Log) -> StragglerReport:
     table's (``IDENTITY``), taken from it again by the rows' index when read back. That
     halves what is written and read (those are the text columns)."""
     name = f"stragglers-{code_digest()}"
-    if (kept := read_beside(log, name)) is not None and (report := _rebuilt(log, *kept)):
-        return report
+    kept = read_beside(log, name)
+    if kept is not None and (rebuilt := _rebuilt(log, *kept)) is not None:
+        return rebuilt
     report = find_stragglers(log.tasks)
     identity = [c for c in IDENTITY if c in report.tasks.columns]
     keep_beside(
