@@ -29,7 +29,10 @@ PROGRESS_MIN_BYTES = 64 << 20
 
 
 def _progress_bar(sources: list[FoundLog], wanted: bool):
-    """A rich progress bar over the sources' bytes, or None when not wanted or not worth it."""
+    """A rich progress bar over the sources' bytes, or None when not wanted or not worth it.
+    Redrawn as the reader reports bytes (every 8 MB), not by a thread of its own: a process
+    with another thread does not fork (logs.background), and the reader of a large log does
+    (logs.eventlog.halves)."""
     total = sum(s.size for s in sources)
     if not wanted or total < PROGRESS_MIN_BYTES:
         return nullcontext(None)
@@ -50,6 +53,7 @@ def _progress_bar(sources: list[FoundLog], wanted: bool):
         TimeRemainingColumn(),
         transient=True,
         console=Console(stderr=True),
+        auto_refresh=False,  # no refresh thread: a large log is read by a forked child too
     )
 
 
@@ -97,7 +101,7 @@ def load_log(
         advance = None
         if bar is not None:
             task = bar.add_task("Reading event logs", total=sum(f.size for f in measured))
-            advance = lambda n: bar.advance(task, n)  # noqa: E731 - a one-line callback
+            advance = lambda n: bar.update(task, advance=n, refresh=True)  # noqa: E731 - a one-line callback
         read = read_found(found, ReadOptions(advance, cache))
     # first: a feature both kinds of log have (gc_time, host, status) keeps Spark's description;
     # the REST API's and the store's logs are Spark's too

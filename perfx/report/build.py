@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from perfx.background import Background
 from perfx.explain.options import ExplainOptions
+from perfx.logs.background import Background
 from perfx.logs.model import log_notes
 
 from . import colours, plots

@@ -38,7 +38,7 @@ SHAPES_PER_STAGE = 2000
 
 def load_pyplot():
     """matplotlib's pyplot on the Agg backend, imported once (about a second): the report
-    imports it before it forks the children that draw (``perfx.background``), which then
+    imports it before it forks the children that draw (``perfx.logs.background``), which then
     inherit it."""
     import matplotlib
 

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from perfx.background import in_halves
 from perfx.explain import wording
 from perfx.explain.cause import NO_REFERENCE
 from perfx.explain.explanation import format_atom
 from perfx.explain.pairs import SIMILARITY
+from perfx.logs.background import in_halves
 
 from . import colours, plots
 from .page import Html, Section, join, ms, percent, table, tag

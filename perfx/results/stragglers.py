@@ -96,8 +96,8 @@ class StragglerReport:
     def of(cls, analysis: Any, log: Any) -> StragglerReport:
         """The report with each straggler's cause named by the one cause model, half of
         them in a forked child on a large log (``background.in_halves``)."""
-        from perfx.background import in_halves
         from perfx.explain.cause import cause_names
+        from perfx.logs.background import in_halves
 
         tasks = analysis.tasks
         if "id" not in tasks.columns:  # a log cut before its task events: no task to name

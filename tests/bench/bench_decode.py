@@ -21,7 +21,7 @@ import pyarrow.json as pajson
 
 from perfx.logs import spark_metrics
 from perfx.logs.eventlog import fastend
-from perfx.logs.eventlog.build import TASK_END_PREFIXES
+from perfx.logs.eventlog.lines import TASK_END_PREFIXES
 from tests.bench.bench_load import synthesise
 
 TASKS = 30_000

@@ -221,7 +221,7 @@ FLOOR = (
     PEAK_RSS
     + """
 import sys, time
-from perfx.logs.eventlog.build import TASK_END_PREFIXES
+from perfx.logs.eventlog.lines import TASK_END_PREFIXES
 from perfx.logs.eventlog.fastend import _DECODE
 t0 = time.perf_counter()
 tasks = 0

@@ -123,7 +123,7 @@ def test_a_log_rewritten_by_python_json_reads_alike_and_takes_the_fast_path(
 ) -> None:
     """A log a script rewrote with ``json.dumps`` (a space after every colon and comma: an
     anonymised or filtered copy) gives the tables of Spark's own compact layout, and its
-    task events take the same fast paths (build.EVENT_KEYS)."""
+    task events take the same fast paths (lines.EVENT_KEYS)."""
     import json
 
     spaced = tmp_path / TEMPLATE.name

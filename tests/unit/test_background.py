@@ -1,5 +1,5 @@
 """The report's what-ifs, timelines and charts, half of the stragglers' causes and half of
-its answers, computed in forked children (``perfx.background``): the page, the causes and
+its answers, computed in forked children (``perfx.logs.background``): the page, the causes and
 the answers are those computed in one process, a child's exception reaches the parent as if
 raised there, a child that dies or cannot send its result leaves the work to the parent, and
 Ctrl-C leaves no child's traceback."""
@@ -10,8 +10,8 @@ import os
 
 import pytest
 
-from perfx import background
-from perfx.background import Background, in_halves
+from perfx.logs import background
+from perfx.logs.background import Background, in_halves
 from perfx.report.build import render_report
 from perfx.results import stragglers
 from perfx.results.stragglers import StragglerReport
@@ -23,7 +23,7 @@ from tests.data_files import public_log
 def forking(monkeypatch):
     """Forks whatever threads the test process has (xdist's, Spark's): the children here run
     numpy and pandas only."""
-    monkeypatch.setattr(background, "_can_fork", lambda: True)
+    monkeypatch.setattr(background, "can_fork", lambda: True)
 
 
 @pytest.mark.slow  # a report rendered twice
@@ -43,7 +43,7 @@ def test_the_page_is_the_same_with_the_what_ifs_in_a_child(monkeypatch, forking)
     forked = render_report(session).html
     assert len(started) == 4  # the what-ifs, the timelines, the applications' and stages' charts
     assert all(process is not None and process.exitcode == 0 for process in started)
-    monkeypatch.setattr(background, "_can_fork", lambda: False)
+    monkeypatch.setattr(background, "can_fork", lambda: False)
     assert render_report(session).html == forked
 
 
@@ -77,7 +77,7 @@ def test_a_result_that_does_not_pickle_is_computed_in_the_parent(forking):
 
 
 def test_without_fork_the_work_is_done_in_the_process(monkeypatch):
-    monkeypatch.setattr(background, "_can_fork", lambda: False)
+    monkeypatch.setattr(background, "can_fork", lambda: False)
     job = Background.start(os.getpid)
     assert job._process is None and job.result() == os.getpid()
 
@@ -129,7 +129,7 @@ def test_the_stragglers_causes_are_the_same_named_in_halves(monkeypatch, forking
     monkeypatch.setattr(stragglers, "NAMED_IN_HALVES", 10)
     forks = counted_forks(monkeypatch)
     halves = StragglerReport.of(session.straggler_analysis, session.log).named
-    monkeypatch.setattr(background, "_can_fork", lambda: False)
+    monkeypatch.setattr(background, "can_fork", lambda: False)
     alone = StragglerReport.of(session.straggler_analysis, session.log).named
     assert forks == [1] and halves is not None and len(halves) >= 10
     assert list(halves.items()) == list(alone.items())
@@ -151,7 +151,7 @@ def test_answers_rendered_in_halves_are_those_rendered_in_one_process(monkeypatc
     assert all(item.ok for item in items)  # four answers with their charts, none a failure
     forks = counted_forks(monkeypatch)
     halves = questions.questions_section(items)
-    monkeypatch.setattr(background, "_can_fork", lambda: False)
+    monkeypatch.setattr(background, "can_fork", lambda: False)
     alone = questions.questions_section(items)
     assert forks == [1] and len(items) == questions.ANSWERS_IN_HALVES
     assert halves == alone

@@ -1,5 +1,8 @@
 """Work computed in a child process while the parent does the rest.
 
+The second half of a large event log's lines is read by a forked child while the reader
+reads the first (logs.eventlog.halves).
+
 The report's what-if replays (one Python event loop per scenario over every task attempt),
 its naming of every straggler's cause, its timelines (matplotlib) and its questions take
 seconds each on a large log or folder and share nothing, so on two cores they can run at
@@ -42,7 +45,7 @@ class Background(Generic[T]):
     @classmethod
     def start(cls, function: Callable[..., T], *args: Any) -> Background[T]:
         job = cls(function, args)
-        if _can_fork():
+        if can_fork():
             context = multiprocessing.get_context("fork")
             receive, send = context.Pipe(duplex=False)
             process = context.Process(target=_child, args=(send, function, args), daemon=True)
@@ -75,7 +78,7 @@ def in_halves(function: Callable[[list[K]], dict[K, V]], items: list[K], least: 
     item is computed before the fork, so that what it loads once (a lazy import, a table's
     index) is loaded once, and the child inherits it. The dict is the one computed in one
     process, in the same order."""
-    if len(items) < least or not _can_fork():
+    if len(items) < least or not can_fork():
         return function(items)
     half = len(items) // 2
     done = function(items[:1])
@@ -85,7 +88,8 @@ def in_halves(function: Callable[[list[K]], dict[K, V]], items: list[K], least: 
     return done
 
 
-def _can_fork() -> bool:
+def can_fork() -> bool:
+    """Can work be forked here: a system that forks, more than one core, no other thread."""
     return hasattr(os, "fork") and (os.cpu_count() or 1) > 1 and threading.active_count() == 1
 
 
