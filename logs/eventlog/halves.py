@@ -29,6 +29,7 @@ MIN_BYTES = 64 << 20
 """Logs smaller than this are read in one pass: the fork and the replay would cost more than
 reading half of them saves."""
 BUFFER = 1 << 20
+BLOCK_ROWS = 8192
 
 END, START, OTHER = b"E", b"S", b"O"
 """What each line of the second half is: a TaskEnd of the fast path, a TaskStart with its
@@ -100,7 +101,10 @@ def read_later(split: Split) -> background.Background[SecondHalf]:
 @dataclass
 class _Lists:
     kinds: bytearray = field(default_factory=bytearray)
+    end_blocks: list[np.ndarray] = field(default_factory=list)
     end_values: list[tuple] = field(default_factory=list)
+    """The TaskEnds' values since the last block: a block of ``BLOCK_ROWS`` becomes one float
+    array at once, so that the child does not hold every row as Python integers."""
     end_nominal: list[tuple] = field(default_factory=list)
     end_offsets: list[int] = field(default_factory=list)
     start_ids: list[int] = field(default_factory=list)
@@ -119,6 +123,9 @@ def _read_second_half(split: Split) -> SecondHalf:
             if line.startswith(TASK_END_PREFIXES) and (fast := fast_end(line)) is not None:
                 kinds += END
                 read.end_values.append(fast[0])
+                if len(read.end_values) >= BLOCK_ROWS:
+                    read.end_blocks.append(np.array(read.end_values, dtype=np.float64))
+                    read.end_values = []
                 read.end_nominal.append(fast[1])
                 read.end_offsets.append(offset)
             elif line.startswith(TASK_START_PREFIXES) and (task_id := task_id_of(line)) is not None:
@@ -131,8 +138,11 @@ def _read_second_half(split: Split) -> SecondHalf:
             offset += len(line)
     return SecondHalf(
         kinds=bytes(kinds),
-        end_values=np.array(read.end_values, dtype=np.float64).reshape(
-            len(read.end_values), len(TASK_NUMERIC)
+        end_values=np.concatenate(
+            [
+                *read.end_blocks,
+                np.array(read.end_values, dtype=np.float64).reshape(-1, len(TASK_NUMERIC)),
+            ]
         ),
         end_nominal=read.end_nominal,
         end_offsets=np.array(read.end_offsets, dtype=np.int64),
