@@ -290,10 +290,10 @@ class AppState:
         read_again: Callable[[int], None],
     ) -> None:
         """``on_fast_task_end`` for consecutive TaskEnds the second half's reader decoded
-        (eventlog.halves): their numeric values as rows of floats, the first of them its
-        end number ``first``. Taken as one block when none is of a task that already ended;
-        otherwise one by one, and the repeated ones are read again (``read_again(number)``)
-        and merged as in one pass."""
+        (eventlog.halves): their numeric values as rows of floats, the first of them the
+        ``first``-th TaskEnd it decoded. Taken as one block when none is of a task that
+        already ended; otherwise one by one, each repeated one read again and merged as in
+        one pass (``read_again`` with its index among the decoded TaskEnds)."""
         task_ids = values[:, 0].astype(np.int64).tolist()
         ended, running = self.ended, self.running
         if len(set(task_ids)) < len(task_ids) or any(t in ended for t in task_ids):
