@@ -519,7 +519,7 @@ def read_app(
     plain = not any(source.codecs)
     second = None
     if lines is None and close and (split := halves.split(source)) is not None:
-        second = halves.read_later(split)
+        second = halves.read_later(split, passed_over)
         lines = halves.first_lines(split)
     unreported = 0
     running = state.running
@@ -553,6 +553,22 @@ def read_app(
     return state
 
 
+def _named(line: bytes) -> tuple[bytes, Callable[..., None] | None]:
+    """The name of the event a line starts with (one of ``EVENT_KEYS``) and its handler."""
+    start = name_start(line)
+    name = line[start : line.find(b'"', start)]
+    return name, _HANDLERS_BY_BYTES.get(name)
+
+
+def passed_over(line: bytes) -> bool:
+    """Is ``line`` an event Spark defines and perfx does not use, passed over unread (and
+    unreported)? Most of a log's bytes, in a log of SQL queries."""
+    if not line.startswith(EVENT_KEYS):
+        return False
+    name, handler = _named(line)
+    return handler is None and _is_spark_event(name.decode("utf-8", "replace"))
+
+
 class OtherLines:
     """Every line but a TaskStart with its id or a TaskEnd of the fast path: each event
     perfx uses is parsed and handed to its handler; bad lines and foreign events are reported
@@ -565,9 +581,7 @@ class OtherLines:
     def read(self, path: str, number: int, line: bytes) -> None:
         state, skip = self.state, self.skip
         if line.startswith(EVENT_KEYS):
-            start = name_start(line)
-            name = line[start : line.find(b'"', start)]
-            handler = _HANDLERS_BY_BYTES.get(name)
+            name, handler = _named(line)
             if handler is None:
                 if name in self.ignored:
                     return

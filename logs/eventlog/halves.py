@@ -2,8 +2,8 @@
 lines while the reader (build.read_app) reads the first, then the child's lines are replayed
 in their order, so that the state is the one a single pass builds.
 
-What costs is what the child does: the typed decode of each successful TaskEnd (fastend) and
-the id of each TaskStart. It sends those back as arrays (a row of floats per TaskEnd: the
+What costs is what the child does: the typed decode of each successful TaskEnd (fastend), the
+id of each TaskStart, passing over the events perfx does not use. It sends those back as arrays (a row of floats per TaskEnd: the
 values one pass turns into floats too), with the byte offsets of their lines. Every other
 line comes back whole and takes the reader's own path (build.OtherLines), in its place. A
 TaskEnd of a task that already ended is read again from its offset for that path, and so is a
@@ -13,7 +13,7 @@ compressed or rolled log, or below ``MIN_BYTES``, the log is read in one pass.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,9 +31,10 @@ reading half of them saves."""
 BUFFER = 1 << 20
 BLOCK_ROWS = 8192
 
-END, START, OTHER = b"E", b"S", b"O"
+END, START, OTHER, PASSED = b"E", b"S", b"O", b"P"
 """What each line of the second half is: a TaskEnd of the fast path, a TaskStart with its
-id, anything else (sent back whole)."""
+id, an event the reader passes over unread (build.passed_over: nothing sent back), anything
+else (sent back whole)."""
 
 
 @dataclass(frozen=True)
@@ -93,9 +94,12 @@ def first_lines(split: Split) -> Iterator[tuple[str, int, bytes]]:
                 return
 
 
-def read_later(split: Split) -> background.Background[SecondHalf]:
-    """The second half, read by a forked child from now on."""
-    return background.Background.start(_read_second_half, split)
+def read_later(
+    split: Split, passed_over: Callable[[bytes], bool]
+) -> background.Background[SecondHalf]:
+    """The second half, read by a forked child from now on; ``passed_over`` tells the lines
+    the reader would pass over unread."""
+    return background.Background.start(_read_second_half, split, passed_over)
 
 
 @dataclass
@@ -112,7 +116,7 @@ class _Lists:
     others: list[bytes] = field(default_factory=list)
 
 
-def _read_second_half(split: Split) -> SecondHalf:
+def _read_second_half(split: Split, passed_over: Callable[[bytes], bool]) -> SecondHalf:
     read = _Lists()
     kinds = read.kinds
     offset = split.start
@@ -132,6 +136,8 @@ def _read_second_half(split: Split) -> SecondHalf:
                 kinds += START
                 read.start_ids.append(task_id)
                 read.start_offsets.append(offset)
+            elif passed_over(line):
+                kinds += PASSED
             else:
                 kinds += OTHER
                 read.others.append(line)

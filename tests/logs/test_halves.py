@@ -14,6 +14,8 @@ import pytest
 
 from perfx.logs import background
 from perfx.logs.eventlog import halves
+from perfx.logs.eventlog.build import passed_over
+from perfx.logs.eventlog.open import find_event_logs
 from perfx.logs.loader import load_log
 from perfx.logs.registry import ENTITIES
 from tests.logs import damage
@@ -27,9 +29,9 @@ def _read(path: Path, monkeypatch: pytest.MonkeyPatch, split: bool):
     splits: list[halves.Split] = []
     real = halves.read_later
 
-    def counted(at: halves.Split):
+    def counted(at: halves.Split, passed_over):
         splits.append(at)
-        return real(at)
+        return real(at, passed_over)
 
     with monkeypatch.context() as patch:
         patch.setattr(background, "can_fork", lambda: split)
@@ -82,3 +84,20 @@ def test_an_end_repeated_and_a_start_never_ended_in_the_second_half(tmp_path, mo
     log, _ = _read(tmp_path / "app", monkeypatch, split=True)
     assert any("duplicate event" in s.reason for s in log.skipped)
     assert (log.tasks["status"] == "UNKNOWN").sum() >= 1
+
+
+def test_the_events_perfx_passes_over_are_not_sent_back(tmp_path, monkeypatch):
+    """A log of SQL queries is mostly events perfx does not use: the child passes over them as
+    the reader would, instead of sending their bytes back."""
+    lines = plain_bytes(SOURCES["spark-2.3"][0]).splitlines(keepends=True)
+    unused = b'{"Event":"SparkListenerExecutorMetricsUpdate","Executor ID":"1"}\n'
+    (tmp_path / "app").write_bytes(b"".join(lines + [unused] * 1000))
+    _same(tmp_path / "app", monkeypatch)
+    monkeypatch.setattr(background, "can_fork", lambda: True)
+    monkeypatch.setattr(halves, "MIN_BYTES", 0)
+    (source,) = find_event_logs(tmp_path / "app", lambda *skipped: None)
+    at = halves.split(source)
+    assert at is not None
+    half = halves._read_second_half(at, passed_over)
+    assert len(half.kinds) > 500 and set(half.kinds) == set(halves.PASSED)  # all unused ones
+    assert half.others == []
