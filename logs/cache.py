@@ -64,8 +64,14 @@ def enabled(cache: bool | None) -> bool:
 @cache
 def schema_version() -> str:
     """A digest of the ``logs`` package's source: what the tables are made by."""
-    digest = hashlib.sha256(str(FORMAT).encode())
-    root = Path(__file__).parent
+    return source_digest(Path(__file__).parent, str(FORMAT).encode())
+
+
+def source_digest(root: Path, salt: bytes = b"") -> str:
+    """A digest of the Python source under ``root`` (each file's path and bytes), after
+    ``salt``: it names what that code computed and kept (the tables, an analysis beside them),
+    so that other code never reads it back."""
+    digest = hashlib.sha256(salt)
     for path in sorted(root.rglob("*.py")):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())

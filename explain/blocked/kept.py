@@ -10,13 +10,12 @@ a merged or joined log) is analysed anew each time.
 
 from __future__ import annotations
 
-import hashlib
 from functools import cache
 from pathlib import Path
 
 import pandas as pd
 
-from perfx.logs.cache import keep_beside, read_beside
+from perfx.logs.cache import keep_beside, read_beside, source_digest
 from perfx.logs.model import Log
 
 from .stragglers import IDENTITY, StragglerReport, find_stragglers
@@ -25,12 +24,7 @@ from .stragglers import IDENTITY, StragglerReport, find_stragglers
 @cache
 def code_digest() -> str:
     """A digest of this package's source: what the kept analysis was computed by."""
-    digest = hashlib.sha256()
-    root = Path(__file__).parent
-    for path in sorted(root.glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    return source_digest(Path(__file__).parent)
 
 
 def straggler_analysis(log: Log) -> StragglerReport:
