@@ -1,7 +1,8 @@
 """Work computed in a child process while the parent does the rest.
 
 The second half of a large event log's lines is read by a forked child while the reader
-reads the first (logs.eventlog.halves).
+reads the first (logs.eventlog.halves), and the table cache's entry of a log just read is
+written by one while the command answers from its tables (logs.cache).
 
 The report's what-if replays (one Python event loop per scenario over every task attempt),
 its naming of every straggler's cause, its timelines (matplotlib) and its questions take
@@ -54,9 +55,31 @@ class Background(Generic[T]):
             job._process, job._receive = process, receive
         return job
 
+    @property
+    def forked(self) -> bool:
+        """Is it computed by a forked child (else ``result`` computes it here)?"""
+        return self._process is not None
+
     def result(self) -> T:
         if self._process is None:
             return self.function(*self.args)
+        kind, value = self._received()
+        if kind == "ok":
+            return value
+        return self.function(*self.args)
+
+    def wait(self) -> None:
+        """Wait for the work, done for its effect (a file written): the child's exception is
+        re-raised, but what a killed child (Ctrl-C, out of memory) left undone is not done
+        here, where ``result`` would do it."""
+        if self._process is None:
+            self.function(*self.args)
+        else:
+            self._received()
+
+    def _received(self) -> tuple[str, Any]:
+        """The child's ("ok", result) or ("lost", None), once it has ended; its exception is
+        re-raised."""
         try:
             kind, value = self._receive.recv()
         except (EOFError, OSError):
@@ -64,11 +87,9 @@ class Background(Generic[T]):
         finally:
             self._receive.close()
             self._process.join()
-        if kind == "ok":
-            return value
         if kind == "error":
             raise value
-        return self.function(*self.args)
+        return kind, value
 
 
 def in_halves(function: Callable[[list[K]], dict[K, V]], items: list[K], least: int) -> dict[K, V]:

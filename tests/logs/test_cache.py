@@ -7,7 +7,10 @@ The suite runs with the cache off (tests/conftest.py): these tests turn it on ex
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from dataclasses import asdict
 from pathlib import Path
 
@@ -20,7 +23,7 @@ import perfx.logs.formats as formats
 from perfx.cli import main
 from perfx.explain.blocked.kept import code_digest
 from perfx.explain.errors import ExplainError
-from perfx.logs import cache
+from perfx.logs import background, cache
 from perfx.logs.registry import ENTITIES
 from perfx.session import open as open_session
 from tests.data_files import PUBLIC, fixture_log
@@ -52,6 +55,8 @@ def reads(monkeypatch) -> list[int]:
 
 
 def _entries() -> list[Path]:
+    """The entries in the cache, once the one being written (by a forked child) is in place."""
+    cache.finish_writing()
     folder = cache.cache_dir()
     return (
         sorted(p for p in folder.iterdir() if not p.name.startswith(".")) if folder.exists() else []
@@ -94,6 +99,7 @@ def _same_log(cached, fresh) -> None:
 
 def _kept_analyses() -> int:
     """The straggler analyses kept in the entries (explain.blocked.kept)."""
+    cache.finish_writing()
     return len(list(cache.cache_dir().glob(f"*/stragglers-{code_digest()}/{cache.META}")))
 
 
@@ -233,3 +239,68 @@ def test_the_straggler_analysis_is_kept_for_the_code_and_log_that_made_it(monkey
     )
     assert computed == [1, 1]  # changed code: computed again, and kept under its own name
     assert (kept.parent / "stragglers-other-code" / cache.META).is_file()
+
+
+WRITES_IN_A_CHILD = """
+import sys
+from perfx.logs import cache
+from perfx.logs.loader import load_log
+log = load_log(sys.argv[1], cache=True)
+print(log.cache_key in cache._writing)
+"""
+
+
+def test_a_process_ends_with_the_entry_its_child_was_writing(home):
+    # a process of its own, with no thread: it forks the writer (logs.background.can_fork);
+    # multiprocessing's own exit handler would kill the (daemon) child before it is done
+    done = subprocess.run(
+        [sys.executable, "-c", WRITES_IN_A_CHILD, str(SMALL)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(os.environ, PERFX_HOME=str(home)),
+    )
+    assert done.stdout.split() == ["True"]  # still being written when load_log returned
+    (entry,) = _entries()
+    assert sorted(p.name for p in entry.iterdir()) == sorted(
+        [cache.META, *(f"{t}.parquet" for t in cache.TABLES)]
+    )
+    kept = cache.read_entry(entry)
+    assert kept is not None
+    _same_log(kept, open_session(str(SMALL), cache=False).raw)
+
+
+KILLED_WRITER = """
+import os, signal, sys
+from perfx.logs import cache
+from perfx.logs.loader import load_log
+cache.write_entry = lambda folder, log: os.kill(os.getpid(), signal.SIGKILL)
+load_log(sys.argv[1], cache=True)
+"""
+
+
+def test_a_writer_killed_leaves_no_entry_and_the_process_does_not_write_it(home, reads):
+    # a child killed (Ctrl-C, out of memory) leaves the log to be read again: the process,
+    # on its way out, does not write the entry itself
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_WRITER, str(SMALL)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PERFX_HOME=str(home)),
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert _entries() == []
+    open_session(str(SMALL), cache=True)
+    assert len(reads) == 1
+
+
+def test_an_entry_is_written_in_the_process_where_it_cannot_fork(monkeypatch, reads):
+    monkeypatch.setattr(background, "can_fork", lambda: False)
+    fresh = open_session(str(SMALL), cache=False).raw
+    written = open_session(str(SMALL), cache=True).raw
+    assert not cache._writing
+    (entry,) = cache.cache_dir().iterdir()  # in place with no wait
+    _same_log(cache.read_entry(entry), fresh)
+    _same_log(written, fresh)
+    open_session(str(SMALL), cache=True)
+    assert len(reads) == 2
