@@ -358,34 +358,36 @@ class AppState:
             values = np.empty((0, len(events.TASK_NUMERIC)))
         self.numeric_blocks = []
         resubmitted = merge_ends(self, values, skip)
+        order = task_order(values[:, 0])
+        if order is not None:  # whole rows at once: several times faster than column by column
+            values, resubmitted = np.take(values, order, axis=0), resubmitted[order]
         columns = {name: values[:, i] for i, name in enumerate(events.TASK_NUMERIC)}
         nominal_columns = (
             zip(*self.nominal_rows) if self.nominal_rows else [()] * len(events.TASK_NOMINAL)
         )
         for name, column in zip(events.TASK_NOMINAL, nominal_columns):
-            columns[name] = (
+            texts = (
                 fastend.decode_column(column)
                 if name in fastend.RAW_NOMINAL
                 else np.array(column, dtype=object)
             )
+            columns[name] = texts if order is None else texts[order]
         self.nominal_rows = []
         columns["resubmitted"] = resubmitted
         for ns_name in NS_COLUMNS:
             columns[ns_name] = columns[ns_name] / 1e6
         for int_name in INT_COLUMNS + ("launch_time",):
             columns[int_name] = columns[int_name].astype(np.int64)
-        return in_task_order(columns)
-
-
-def in_task_order(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The rows by task id, Spark's launch order: the order of the lines (TaskEnds come as
-    tasks finish, replayed or swapped lines anywhere) must not change the table, nor any
-    answer computed from it."""
-    task_id = columns["task_id"]
-    if len(task_id) < 2 or bool((task_id[1:] > task_id[:-1]).all()):
         return columns
-    order = np.argsort(task_id, kind="stable")
-    return {name: column[order] for name, column in columns.items()}
+
+
+def task_order(task_id: np.ndarray) -> np.ndarray | None:
+    """The order of the rows by task id, Spark's launch order, or None where they are in it:
+    the order of the lines (TaskEnds come as tasks finish, replayed or swapped lines
+    anywhere) must not change the table, nor any answer computed from it."""
+    if len(task_id) < 2 or bool((task_id[1:] > task_id[:-1]).all()):
+        return None
+    return np.argsort(task_id, kind="stable")
 
 
 @dataclass(frozen=True)
