@@ -499,6 +499,7 @@ def read_app(
     state: AppState | None = None,
     lines: Iterable[tuple[str, int, bytes]] | None = None,
     close: bool = True,
+    split: bool = True,
 ) -> AppState:
     """Read one application attempt's event log into an ``AppState``.
 
@@ -508,9 +509,10 @@ def read_app(
     must have or with one of another type: eventlog.validate, a foreign event) are reported
     through ``skip`` and the reading goes on.
 
-    A large plain log is read on two cores (eventlog.halves): a forked child decodes the
-    second half of its lines while this process reads the first, and its lines are then
-    replayed here in their order; the state is the same as read in one process.
+    A large plain log is read on two cores (eventlog.halves), unless ``split`` is False (the
+    cores are reading other logs: eventlog.shares): a forked child decodes the second half of
+    its lines while this process reads the first, and its lines are then replayed here in
+    their order; the state is the same as read in one process.
 
     A store resumes an in-progress log (logs.store.ingest): it passes the ``state`` it kept
     from the bytes already read, the ``lines`` appended since, and ``close=False`` to keep
@@ -520,9 +522,9 @@ def read_app(
     other = OtherLines(state, skip)
     plain = not any(source.codecs)
     second = None
-    if lines is None and close and (split := halves.split(source)) is not None:
-        second = halves.read_later(split, passed_over)
-        lines = halves.first_lines(split)
+    if lines is None and close and split and (at := halves.split(source)) is not None:
+        second = halves.read_later(at, passed_over)
+        lines = halves.first_lines(at)
     unreported = 0
     running = state.running
     path, number, line = "", 0, b""
@@ -553,6 +555,12 @@ def read_app(
     if progress is not None:
         progress(unreported if plain else source.size)
     return state
+
+
+def name_app(state: AppState, source: EventLogSource) -> None:
+    """A log without an application start is named after its file."""
+    if not state.app_id:
+        state.app_id = source.path.name.removesuffix(".inprogress")
 
 
 def _named(line: bytes) -> tuple[bytes, Callable[..., None] | None]:

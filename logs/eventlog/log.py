@@ -14,9 +14,10 @@ from ..derive import add_task_features
 from ..feature_tables import SPARK_TASK
 from ..model import CutOff, Log, SkippedLine
 from ..registry import FeatureRegistry
-from .build import AppState, read_app
+from .build import AppState
 from .counts import add_app_counts, add_job_counts, add_stage_counts
 from .open import EventLogSource
+from .shares import read_states
 from .specs import SPARK_APP, SPARK_JOB, SPARK_STAGE, SPARK_TASK_EXTRA
 from .tables import build_tables, executor_table
 
@@ -48,25 +49,12 @@ def _distinct_attempts(states: list[AppState], skipped: list[SkippedLine]) -> li
 def read_event_logs(
     sources: list[EventLogSource], skipped: list[SkippedLine], progress: Progress | None = None
 ) -> Log:
-    """All the sources as one Log; bad lines and unreadable files go to ``skipped``."""
-
-    def skip(path: str, line: int, reason: str) -> None:
-        skipped.append(SkippedLine(path, line, reason))
-
-    states = []
-    for source in sources:
-        state = read_app(source, skip, progress)
-        name_app(state, source)
-        states.append(state)
+    """All the sources as one Log; bad lines and unreadable files go to ``skipped``. Several
+    sources are read on every core (eventlog.shares)."""
+    states = read_states(sources, skipped, progress)
     return log_of_states(
         _distinct_attempts(states, skipped), skipped, [str(s.path) for s in sources]
     )
-
-
-def name_app(state: AppState, source: EventLogSource) -> None:
-    """A log without an application start is named after its file."""
-    if not state.app_id:
-        state.app_id = source.path.name.removesuffix(".inprogress")
 
 
 def log_of_states(states: list[AppState], skipped: list[SkippedLine], sources: list[str]) -> Log:

@@ -20,9 +20,9 @@ from pathlib import Path
 import pyarrow.fs as pafs
 
 from ..errors import LogError, NotALog
-from ..eventlog.build import AppState, read_app
+from ..eventlog.build import AppState, name_app, read_app
 from ..eventlog.codecs import MAGIC_BYTES, sniff_codec
-from ..eventlog.log import log_of_states, name_app
+from ..eventlog.log import log_of_states
 from ..eventlog.open import EventLogSource
 from ..formats import SPARK, FoundLog, ReadOptions, find_logs, format_named, labels
 from ..model import Log, SkippedLine

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -86,12 +87,20 @@ print(0, peak_rss(), 0, 0)
 )
 
 
-def synthesise(path: Path, task_mb: int, other_mb: int, task_count: int | None = None) -> int:
+def synthesise(
+    path: Path, task_mb: int, other_mb: int, task_count: int | None = None, app_id: str = ""
+) -> int:
     """Write a log holding about ``task_mb`` MB of task events and ``other_mb`` MB of other
     events (the template's SQL, executor-metric and block-manager events, which perfx skips),
     interleaved as in a real log; returns its size in bytes. With ``task_count``, the log holds
-    that many tasks (rounded up to whole copies of the template's) instead of ``task_mb``."""
-    lines = TEMPLATE.read_bytes().splitlines(keepends=True)
+    that many tasks (rounded up to whole copies of the template's) instead of ``task_mb``;
+    with ``app_id``, the application is named so instead of the template's."""
+    data = TEMPLATE.read_bytes()
+    if app_id:
+        data = data.replace(
+            b'"App ID":"%s"' % TEMPLATE.name.encode(), b'"App ID":"%s"' % app_id.encode()
+        )
+    lines = data.splitlines(keepends=True)
     tasks = [line for line in lines if line.startswith(TASK_EVENTS)]
     first = lines.index(tasks[0])
     head = [line for line in lines[:first] if not line.startswith(TASK_EVENTS)]
@@ -212,8 +221,56 @@ def main() -> None:
     print("RSS/task = (perfx peak RSS - idle process) / tasks.")
     print(json.dumps({"rows": rows, "targets": {"mb_s": 100, "speedup": 2.0}}))
     with tempfile.TemporaryDirectory(prefix="perfx-bench-") as tmp:
+        folder_on_every_core(Path(tmp))
         for task_count in COMMAND_TASKS:
             commands(Path(tmp), task_count)
+
+
+# -- a folder of logs read on every core (logs.eventlog.shares) --------------------------------
+
+FOLDER_LOGS = 4
+"""Applications of the generated folder: the 150,000 tasks of the commands' log in four logs."""
+
+ONE_CORE = "import perfx.logs.background as b\nb.can_fork = lambda: False\n" + PERFX
+"""``PERFX`` with nothing forked: every log read in order, in the one process."""
+
+
+def folder_on_every_core(tmp: Path) -> None:
+    """load_log of a folder of ``FOLDER_LOGS`` applications on one core and on every core."""
+    folder = tmp / "folder"
+    folder.mkdir()
+    size = sum(
+        synthesise(folder / f"app-{k}", 0, 0, TARGETED // FOLDER_LOGS, app_id=f"app-folder-{k}")
+        for k in range(FOLDER_LOGS)
+    )
+    one_runs, every_runs = [], []
+    for _ in range(REPEATS):
+        one_runs.append(measure(ONE_CORE, folder))
+        every_runs.append(measure(PERFX, folder))
+    (one_s, one_rss, tasks, _, _), (every_s, every_rss, every_tasks, _, every_child) = (
+        min(one_runs),
+        min(every_runs),
+    )
+    assert tasks == every_tasks, (tasks, every_tasks)
+    print(
+        f"\na folder of {FOLDER_LOGS} logs, {tasks} tasks, {size / 1e6:.0f} MB, best of {REPEATS}: "
+        f"load_log on one core {one_s:.2f} s ({one_rss / 1e6:.0f} MB), on {os.cpu_count()} cores "
+        f"{every_s:.2f} s ({every_rss / 1e6:.0f} MB; its children {every_child / 1e6:.0f} MB): "
+        f"{one_s / every_s:.2f}x"
+    )
+    print(
+        json.dumps(
+            {
+                "folder": {
+                    "logs": FOLDER_LOGS,
+                    "tasks": tasks,
+                    "one_core_s": one_s,
+                    "every_core_s": every_s,
+                }
+            }
+        )
+    )
+    shutil.rmtree(folder)
 
 
 if __name__ == "__main__":
