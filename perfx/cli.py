@@ -15,6 +15,7 @@ import sys
 
 import click
 
+from .allocator import return_large_blocks
 from .user_errors import user_error_types
 
 COMMANDS: dict[str, str] = {
@@ -76,6 +77,7 @@ def usage_line(err: click.UsageError) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the console script: runs the group and turns errors into exit codes."""
+    return_large_blocks()
     try:
         cli.main(args=argv, prog_name="perfx", standalone_mode=False)
     except click.UsageError as err:

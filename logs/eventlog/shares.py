@@ -35,10 +35,11 @@ def read_states(
     progress: Callable[[int], None] | None = None,
 ) -> list[AppState]:
     """Each source's application state, in order; bad lines and unreadable files go to
-    ``skipped``, in the order of the sources."""
+    ``skipped``, in the order of the sources. ``progress`` hears of a child's share when it
+    arrives."""
     shares = _shares(sources)
     later = [background.Background.start(_read_apart, share) for share in shares[1:]]
-    states = _read(shares[0] if shares else [], skipped, progress, split=not later)
+    states = _read(shares[0], skipped, progress, split=not later)
     for share, job in zip(shares[1:], later):
         read, skipped_there = job.result()
         states += read
