@@ -110,8 +110,15 @@ def in_halves(function: Callable[[list[K]], dict[K, V]], items: list[K], least: 
 
 
 def can_fork() -> bool:
-    """Can work be forked here: a system that forks, more than one core, no other thread."""
-    return hasattr(os, "fork") and (os.cpu_count() or 1) > 1 and threading.active_count() == 1
+    """Can work be forked here: a system that forks, more than one core, no other thread, and
+    not itself a forked child (multiprocessing forbids a daemon process children: a child
+    that loads a log reads it, and writes its cache entry, in one process)."""
+    return (
+        hasattr(os, "fork")
+        and (os.cpu_count() or 1) > 1
+        and threading.active_count() == 1
+        and not multiprocessing.current_process().daemon
+    )
 
 
 def _child(send: Any, function: Callable[..., Any], args: tuple[Any, ...]) -> None:

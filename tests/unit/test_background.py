@@ -159,3 +159,31 @@ def test_answers_rendered_in_halves_are_those_rendered_in_one_process(monkeypatc
     assert [html.index(f'id="q{n}"') for n in range(1, 5)] == sorted(
         html.index(f'id="q{n}"') for n in range(1, 5)
     )
+
+
+def _forks_while_loading_logs() -> tuple[bool, int]:
+    """In a forked child: may it fork, and the tasks of two logs it loads with the cache on,
+    each log large enough to be split in halves and the two enough to be shared out."""
+    from perfx.logs.eventlog import halves, shares
+    from perfx.logs.loader import load_log
+
+    halves.MIN_BYTES = shares.MIN_BYTES = 0
+    paths = [
+        "groupon__sparklint/application_1472176676028_407508_1",
+        "groupon__sparklint/event_log_1",
+    ]
+    log = load_log([str(public_log(p)) for p in paths], cache=True)
+    return background.can_fork(), len(log.tasks)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2, reason="no fork")
+def test_a_forked_child_that_loads_logs_forks_nothing(tmp_path, monkeypatch):
+    # multiprocessing forbids a daemon process children: the child reads the logs and
+    # writes their cache entry itself, where it would have forked for each
+    monkeypatch.setenv("PERFX_HOME", str(tmp_path))
+    monkeypatch.setattr(background.threading, "active_count", lambda: 1)  # as a CLI process
+    job = Background.start(_forks_while_loading_logs)
+    assert job.forked
+    can_fork, tasks = job.result()
+    assert not can_fork
+    assert tasks > 0
