@@ -42,6 +42,7 @@ class Background(Generic[T]):
         self.function, self.args = function, args
         self._process: Any = None
         self._receive: Any = None
+        self._parent = 0
 
     @classmethod
     def start(cls, function: Callable[..., T], *args: Any) -> Background[T]:
@@ -52,7 +53,7 @@ class Background(Generic[T]):
             process = context.Process(target=_child, args=(send, function, args), daemon=True)
             process.start()
             send.close()  # the child's end: the parent's recv sees EOF if the child dies
-            job._process, job._receive = process, receive
+            job._process, job._receive, job._parent = process, receive, os.getpid()
         return job
 
     @property
@@ -79,7 +80,10 @@ class Background(Generic[T]):
 
     def _received(self) -> tuple[str, Any]:
         """The child's ("ok", result) or ("lost", None), once it has ended; its exception is
-        re-raised."""
+        re-raised. A copy of this job in a process forked since (a child of the parent's
+        too) has no child to hear from: it is lost there, and its pipe left to the parent."""
+        if os.getpid() != self._parent:
+            return "lost", None
         try:
             kind, value = self._receive.recv()
         except (EOFError, OSError):

@@ -187,3 +187,16 @@ def test_a_forked_child_that_loads_logs_forks_nothing(tmp_path, monkeypatch):
     can_fork, tasks = job.result()
     assert not can_fork
     assert tasks > 0
+
+
+def _waits_for_a_sibling(sibling: Background) -> str:
+    sibling.wait()  # not this process's child: nothing to wait for, and its pipe left alone
+    return "done"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2, reason="no fork")
+def test_a_job_copied_into_another_child_is_left_to_its_parent(monkeypatch, forking):
+    # a writer started by the parent (logs.cache), then a child forked while it runs
+    writer = Background.start(os.getpid)
+    assert Background.start(_waits_for_a_sibling, writer).result() == "done"
+    assert writer.result() not in (None, os.getpid())  # the parent still hears its child
