@@ -119,6 +119,9 @@ class _Lists:
 def _read_second_half(split: Split, passed_over: Callable[[bytes], bool]) -> SecondHalf:
     read = _Lists()
     kinds = read.kinds
+    # one tuple object per distinct nominal row (most tasks share theirs): pickled once, the
+    # other rows as references to it
+    distinct: dict[tuple, tuple] = {}
     offset = split.start
     line = b""
     with open(split.path, "rb", buffering=BUFFER) as file:
@@ -130,7 +133,7 @@ def _read_second_half(split: Split, passed_over: Callable[[bytes], bool]) -> Sec
                 if len(read.end_values) >= BLOCK_ROWS:
                     read.end_blocks.append(np.array(read.end_values, dtype=np.float64))
                     read.end_values = []
-                read.end_nominal.append(fast[1])
+                read.end_nominal.append(distinct.setdefault(fast[1], fast[1]))
                 read.end_offsets.append(offset)
             elif line.startswith(TASK_START_PREFIXES) and (task_id := task_id_of(line)) is not None:
                 kinds += START
