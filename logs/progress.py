@@ -68,7 +68,10 @@ def work(tasks: pd.DataFrame, stage: pd.Series | None = None) -> pd.DataFrame:
     nbytes, nrecords = bytes_read(tasks), records_read(tasks)
     all_bytes = (nbytes > 0).groupby(stage).transform("all")
     all_records = (nrecords > 0).groupby(stage).transform("all")
-    basis = np.where(all_bytes, "bytes", np.where(all_records, "records", "duration"))
+    # one str object per basis, not one per task (as np.where of the strings makes them)
+    basis = np.array(["bytes", "records", "duration"], dtype=object)[
+        np.where(all_bytes, 0, np.where(all_records, 1, 2))
+    ]
     size = np.where(all_bytes, nbytes, np.where(all_records, nrecords, 1.0))
     return pd.DataFrame({"size": size.astype(float), "basis": basis}, index=tasks.index)
 

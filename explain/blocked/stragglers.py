@@ -205,8 +205,9 @@ def _primary(
     out: pd.DataFrame, blocked: dict[str, pd.Series], causes: tuple[str, ...]
 ) -> pd.Series:
     """The primary cause of each straggler; ``none`` for non-stragglers, ``unexplained`` else."""
-    primary = pd.Series(
-        np.where(out["straggler"], "unexplained", "none"), index=out.index, dtype=object
+    primary = pd.Series(  # one str object for each, not one per task
+        np.array(["unexplained", "none"], dtype=object)[np.where(out["straggler"], 0, 1)],
+        index=out.index,
     )
     for special in reversed(SPECIAL_CAUSES):  # output skew outranks first task
         if special in causes:

@@ -88,7 +88,8 @@ def task_table(state: AppState, key: str, stage_jobs: dict[int, int], skip: Skip
         ("app_attempt_id", state.attempt_id),
         ("app_key", key),
     ):
-        columns[name] = np.full(n, value, dtype=object)
+        columns[name] = np.empty(n, dtype=object)
+        columns[name].fill(value)  # one str object: np.full would make one per task
     finish, launch = columns["finish_time"], columns["launch_time"]
     duration = columns["duration"] = finish - launch
     fetch = columns.pop("result_fetch_start")
