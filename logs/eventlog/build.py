@@ -330,10 +330,19 @@ class AppState:
 
     # -- tables ---------------------------------------------------------------------------
 
-    def task_columns(self, skip: Skip) -> dict[str, np.ndarray]:
+    def task_columns(
+        self, skip: Skip, block: tuple[str, ...] = ()
+    ) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """One array per task column (TASK_NUMERIC, then TASK_NOMINAL, then ``resubmitted``),
         one row per task attempt: every TaskEnd, plus attempts that started and never ended.
         Arrays rather than a DataFrame so that the caller builds the table in one go.
+
+        The float columns named in ``block`` are views of one Fortran-order matrix, returned
+        beside them, whose columns are ``block``'s in its order: the caller's frame takes it
+        as its float block, as it is (a column of ``block`` that is no TASK_NUMERIC, the
+        caller computes into its place). The rows go into it a block of rows at a time, each
+        freed once in, and are put in task order column by column in place: at no time is
+        there a second copy of the tasks' values (~40 MB for 150,000 tasks).
 
         Spark logs a second TaskEnd (reason ``Resubmitted``) for a finished map task whose
         output was lost; like the history server, perfx keeps one row per task id, counts the
@@ -348,20 +357,22 @@ class AppState:
             self.nominal_rows.append(nominal)
         self.unended.clear()
         self._flush()
-        if self.numeric_blocks:
-            values = (
-                np.concatenate(self.numeric_blocks)
-                if len(self.numeric_blocks) > 1
-                else self.numeric_blocks[0]
-            )
-        else:
-            values = np.empty((0, len(events.TASK_NUMERIC)))
-        self.numeric_blocks = []
-        resubmitted = merge_ends(self, values, skip)
-        order = task_order(values[:, 0])
-        if order is not None:  # whole rows at once: several times faster than column by column
-            values, resubmitted = np.take(values, order, axis=0), resubmitted[order]
-        columns = {name: values[:, i] for i, name in enumerate(events.TASK_NUMERIC)}
+        rest = [name for name in events.TASK_NUMERIC if name not in block]
+        rows = sum(len(values) for values in self.numeric_blocks)
+        floats = np.empty((rows, len(block)), order="F")
+        others = np.empty((rows, len(rest)), order="F")  # freed with its last column
+        where = [
+            (floats, block.index(name)) if name in block else (others, rest.index(name))
+            for name in events.TASK_NUMERIC
+        ]  # the matrix and column of each TASK_NUMERIC value
+        _move_rows(self.numeric_blocks, where)
+        resubmitted = merge_ends(self, where, skip)
+        order = task_order(where[0][0][:, where[0][1]])
+        if order is not None:
+            for column in (*floats.T, *others.T):  # each contiguous: gathered, written back
+                column[:] = column[order]
+            resubmitted = resubmitted[order]
+        columns = {name: m[:, j] for name, (m, j) in zip(events.TASK_NUMERIC, where)}
         nominal_columns = (
             zip(*self.nominal_rows) if self.nominal_rows else [()] * len(events.TASK_NOMINAL)
         )
@@ -375,10 +386,24 @@ class AppState:
         self.nominal_rows = []
         columns["resubmitted"] = resubmitted
         for ns_name in NS_COLUMNS:
-            columns[ns_name] = columns[ns_name] / 1e6
+            columns[ns_name] /= 1e6  # in place: in the matrix
         for int_name in INT_COLUMNS + ("launch_time",):
             columns[int_name] = columns[int_name].astype(np.int64)
-        return columns
+        return columns, floats
+
+
+def _move_rows(blocks: list[np.ndarray], where: list[tuple[np.ndarray, int]]) -> None:
+    """Copy ``blocks`` (rows of TASK_NUMERIC values) into the matrices of ``where``, one
+    after the other, TASK_NUMERIC's i-th value into column ``where[i][1]`` of matrix
+    ``where[i][0]``; each block leaves the list once in, so that only one is held beside
+    the matrices."""
+    row = 0
+    blocks.reverse()
+    while blocks:
+        values = blocks.pop()
+        for i, (matrix, column) in enumerate(where):
+            matrix[row : row + len(values), column] = values[:, i]
+        row += len(values)
 
 
 def task_order(task_id: np.ndarray) -> np.ndarray | None:
@@ -417,9 +442,10 @@ def _end_order(end: tuple[np.ndarray, tuple]) -> tuple:
     )
 
 
-def merge_ends(state: AppState, values: np.ndarray, skip: Skip) -> np.ndarray:
-    """Merge every task's repeated ends into its row of ``values`` (and of the state's
-    nominal rows); returns the resubmission count of each row.
+def merge_ends(state: AppState, where: list[tuple[np.ndarray, int]], skip: Skip) -> np.ndarray:
+    """Merge every task's repeated ends into its row of the matrices of ``where``
+    (TASK_NUMERIC's i-th value in column ``where[i][1]`` of matrix ``where[i][0]``) and of
+    the state's nominal rows; returns the resubmission count of each row.
 
     The rule, the history server's for a resubmitted map task, made independent of the
     order of the lines: the ends of a task are put in Spark's order (``_end_order``), the
@@ -427,13 +453,13 @@ def merge_ends(state: AppState, values: np.ndarray, skip: Skip) -> np.ndarray:
     word for word (a replayed or concatenated log) is a duplicate: counted through ``skip``
     and dropped. Two ends neither of which is a resubmission conflict: reported through
     ``skip``, and resolved by the same rule."""
-    resubmitted = np.zeros(len(values), dtype=np.int64)
+    resubmitted = np.zeros(len(where[0][0]), dtype=np.int64)
     by_task: dict[int, list[RepeatedEnd]] = {}
     for repeat in state.repeated_ends:
         by_task.setdefault(repeat.task_id, []).append(repeat)
     for task_id, repeats in by_task.items():
         row = state.ended[task_id]
-        ends = [(values[row].copy(), _decoded(state.nominal_rows[row]))]
+        ends = [(np.array([m[row, j] for m, j in where]), _decoded(state.nominal_rows[row]))]
         for repeat in repeats:
             end = (np.array(repeat.numeric, dtype=np.float64), _decoded(repeat.nominal))
             if any(_same(end, seen) for seen in ends):
@@ -452,7 +478,8 @@ def merge_ends(state: AppState, values: np.ndarray, skip: Skip) -> np.ndarray:
         for end in ends[1:]:
             if end[0][9] > 0:
                 kept = end
-        values[row] = kept[0]
+        for (m, j), value in zip(where, kept[0]):
+            m[row, j] = value
         state.nominal_rows[row] = kept[1]
         resubmitted[row] = sum(end[1][6] == "Resubmitted" for end in ends)
     return resubmitted

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ..aggregate import TASK_METRICS
-from .build import AppState, Skip
-from .events import TASK_IDENTITY, TASK_NOMINAL
+from .build import INT_COLUMNS, AppState, Skip
+from .events import TASK_IDENTITY, TASK_NOMINAL, TASK_NUMERIC
 
 TASK_COLUMNS = (
     "id",
@@ -31,6 +31,17 @@ TASK_COLUMNS = (
     *TASK_NOMINAL,
     "resubmitted",
 ) + TASK_METRICS
+
+
+DERIVED_FLOATS = ("duration", "getting_result_time", "scheduler_delay", "shuffle_read_bytes")
+"""Float columns ``task_table`` computes from the logged values."""
+FLOAT_COLUMNS = tuple(
+    name
+    for name in TASK_COLUMNS
+    if name in DERIVED_FLOATS
+    or (name in TASK_NUMERIC and name not in (*INT_COLUMNS, "launch_time"))
+)
+"""The task table's float columns, in its order: its one float block (``_frame``)."""
 
 
 def app_keys(states: list[AppState]) -> list[str]:
@@ -68,8 +79,15 @@ def task_table(state: AppState, key: str, stage_jobs: dict[int, int], skip: Skip
     time, scheduler delay) computed as the history server computes them. Computed on
     column arrays, each string formatted once per distinct value, and made a frame once.
     ``stage_jobs`` is ``_stage_jobs(state)``; repeated task ends go to ``skip``."""
-    columns = state.task_columns(skip)
+    columns, floats = state.task_columns(skip, FLOAT_COLUMNS)
     n = len(columns["task_id"])
+
+    def computed(name: str, values: np.ndarray) -> np.ndarray:
+        """``values`` as column ``name``, in its place in the float block."""
+        column = columns[name] = floats[:, FLOAT_COLUMNS.index(name)]
+        column[:] = values
+        return column
+
     stage_id, attempt, task_id = (
         columns["stage_id"],
         columns["stage_attempt_id"],
@@ -91,13 +109,13 @@ def task_table(state: AppState, key: str, stage_jobs: dict[int, int], skip: Skip
         columns[name] = np.empty(n, dtype=object)
         columns[name].fill(value)  # one str object: np.full would make one per task
     finish, launch = columns["finish_time"], columns["launch_time"]
-    duration = columns["duration"] = finish - launch
+    duration = computed("duration", finish - launch)
     fetch = columns.pop("result_fetch_start")
     # "Getting Result Time" in the log is when the driver began fetching the result (epoch
     # ms, 0 if the result came with the status update), not a duration.
     with np.errstate(invalid="ignore"):
-        getting = columns["getting_result_time"] = np.where(
-            (fetch > 0) & ~np.isnan(finish), finish - fetch, 0.0
+        getting = computed(
+            "getting_result_time", np.where((fetch > 0) & ~np.isnan(finish), finish - fetch, 0.0)
         )
         delay = (
             duration
@@ -106,24 +124,25 @@ def task_table(state: AppState, key: str, stage_jobs: dict[int, int], skip: Skip
             - columns["result_serialization_time"]
             - getting
         )
-        columns["scheduler_delay"] = np.where(
-            columns.pop("has_metrics") > 0, np.maximum(delay, 0), np.nan
+        computed(
+            "scheduler_delay",
+            np.where(columns.pop("has_metrics") > 0, np.maximum(delay, 0), np.nan),
         )
-    columns["shuffle_read_bytes"] = (
-        columns["shuffle_remote_bytes_read"] + columns["shuffle_local_bytes_read"]
+    computed(
+        "shuffle_read_bytes",
+        columns["shuffle_remote_bytes_read"] + columns["shuffle_local_bytes_read"],
     )
-    return _frame(columns, n)
+    return _frame(columns, floats)
 
 
-def _frame(columns: dict[str, np.ndarray], n: int) -> pd.DataFrame:
-    """The TASK_COLUMNS of ``columns`` as a DataFrame whose float columns are one block,
-    filled column by column (contiguous in Fortran order): several times faster than
-    letting pandas stack ~40 separate float arrays."""
-    floats = [name for name in TASK_COLUMNS if columns[name].dtype == np.float64]
-    matrix = np.empty((n, len(floats)), order="F")
-    for i, name in enumerate(floats):
-        matrix[:, i] = columns[name]
-    frame = pd.DataFrame(matrix, columns=floats, copy=False)
+def _frame(columns: dict[str, np.ndarray], floats: np.ndarray) -> pd.DataFrame:
+    """The TASK_COLUMNS of ``columns`` as a DataFrame whose float block is ``floats`` (the
+    FLOAT_COLUMNS, each contiguous in Fortran order: pandas takes it as it is, where
+    stacking ~40 separate float arrays would copy them all, several times slower)."""
+    assert [name for name in TASK_COLUMNS if columns[name].dtype == np.float64] == list(
+        FLOAT_COLUMNS
+    ), "a float column outside the block"
+    frame = pd.DataFrame(floats, columns=list(FLOAT_COLUMNS), copy=False)
     for i, name in enumerate(TASK_COLUMNS):
         if name not in frame.columns:
             frame.insert(i, name, columns[name])
