@@ -6,7 +6,8 @@ per non-empty table (pandas' own metadata kept: dtypes, index) and ``log.json`` 
 registry, the skipped lines, the sources). Its key hashes every part of every log (resolved
 path, size, modification time in ns) and the reader's *schema version*: a digest of the
 source of the ``logs`` package, so a reader that changes what it builds never meets tables
-an older one wrote. A log that changes or grows gets another key and is read again.
+an older one wrote. A log that changes or grows gets another key and is read again, and its
+new entry replaces the old one (``replaces``).
 
 An entry also keeps what is computed from its tables and costs more than reading it back (the
 straggler analysis: ``keep_beside``), each in a sub-folder named by a digest of the code that
@@ -27,6 +28,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Callable, Iterator
@@ -242,7 +244,7 @@ def cached_read(parts: list[Path], read: Callable[[], Log]) -> Log:
             return found
         shutil.rmtree(folder, ignore_errors=True)  # damaged: kept again below
     log = replace(read(), cache_key=folder.name)
-    _write_while_answering(folder, log)
+    _write_while_answering(folder, log, parts)
     return log
 
 
@@ -250,13 +252,13 @@ _writing: dict[str, Background[None]] = {}
 """The entry a forked child is writing (``_write_while_answering``), by key: one at a time."""
 
 
-def _write_while_answering(folder: Path, log: Log) -> None:
+def _write_while_answering(folder: Path, log: Log, parts: list[Path]) -> None:
     """``write_entry`` in a forked child where the process can fork, else here. The child
     has the tables in its memory from the fork (nothing is copied to it) and writes them
     while this process answers from them: on a 150,000-task log, 0.3 s of a first
     command's 2.4 s overlapped with its analysis. Waited for at exit: a command ends with its
     entry whole, and multiprocessing would otherwise kill the (daemon) child first."""
-    job = Background.start(write_entry, folder, log)
+    job = Background.start(_keep, folder, log, parts)
     if not job.forked:
         job.wait()
         return
@@ -265,6 +267,39 @@ def _write_while_answering(folder: Path, log: Log) -> None:
     # handler multiprocessing registered when it forked, which kills daemon children
     atexit.unregister(finish_writing)
     atexit.register(finish_writing)
+
+
+def _keep(folder: Path, log: Log, parts: list[Path]) -> None:
+    """``write_entry``, then the entry kept for ``parts`` is this one (``replaces``)."""
+    write_entry(folder, log)
+    replaces(parts, folder.name)
+
+
+LATEST = ".latest"
+"""The cache's folder of markers: one file per set of log files (by their paths), naming the
+entry last kept for them."""
+KEY = re.compile(r"[0-9a-f]{32}")
+
+
+def replaces(parts: list[Path], key: str) -> None:
+    """Make the entry ``key``, once in place, the one kept for the files ``parts`` (by their
+    paths, whatever their size and time), and remove the one it replaces: the entry of an
+    earlier state of the files (a log that grew, an in-progress log read again) or of an
+    earlier perfx. Without this, every change of a log would leave an entry behind."""
+    if not (cache_dir() / key).is_dir():
+        return  # not kept (a failed or lost write): the older entry stays
+    try:
+        paths = orjson.dumps([str(part.resolve()) for part in parts])
+        marker = cache_dir() / LATEST / hashlib.sha256(paths).hexdigest()[:32]
+        older = marker.read_text().strip() if marker.is_file() else ""
+        marker.parent.mkdir(exist_ok=True)
+        temporary = marker.with_name(f".{marker.name}-{uuid.uuid4().hex}")
+        temporary.write_text(key)
+        os.replace(temporary, marker)
+    except OSError:
+        return
+    if older != key and KEY.fullmatch(older):
+        shutil.rmtree(cache_dir() / older, ignore_errors=True)
 
 
 def finish_writing() -> None:

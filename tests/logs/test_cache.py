@@ -143,10 +143,32 @@ def test_a_changed_or_grown_log_is_read_again(tmp_path, reads):
     grown = open_session(str(log), cache=True).raw
     assert len(reads) == 2
     assert len(grown.skipped) == len(first.skipped) + 1
+    (grown_entry,) = _entries()  # the grown log's entry replaced the first one's
+    assert grown_entry.name != first.cache_key
     log.write_bytes(b"".join(lines[:-1]))  # cut back: the last event gone
-    open_session(str(log), cache=True)
+    cut = open_session(str(log), cache=True).raw
     assert len(reads) == 3
-    assert len(_entries()) == 3
+    assert [e.name for e in _entries()] == [cut.cache_key]
+    open_session(str(log), cache=True)
+    assert len(reads) == 3  # read back from the one entry kept
+    other = tmp_path / "other"
+    shutil.copy(SMALL, other)
+    open_session(str(other), cache=True)
+    assert len(_entries()) == 2  # another log's entry replaces none
+
+
+def test_an_entry_replaces_the_one_kept_for_the_same_files_once_it_is_in_place(tmp_path):
+    parts = [tmp_path / "app"]
+    parts[0].write_text("a log")
+    kept = cache.cache_dir() / ("1" * 32)
+    kept.mkdir(parents=True)
+    cache.replaces(parts, kept.name)
+    cache.replaces(parts, "0" * 32)  # no such entry: a write that failed replaces nothing
+    assert kept.is_dir()
+    newer = cache.cache_dir() / ("2" * 32)
+    newer.mkdir()
+    cache.replaces(parts, newer.name)
+    assert not kept.is_dir() and newer.is_dir()
 
 
 @pytest.mark.slow
@@ -299,7 +321,7 @@ def test_an_entry_is_written_in_the_process_where_it_cannot_fork(monkeypatch, re
     fresh = open_session(str(SMALL), cache=False).raw
     written = open_session(str(SMALL), cache=True).raw
     assert not cache._writing
-    (entry,) = cache.cache_dir().iterdir()  # in place with no wait
+    (entry,) = [p for p in cache.cache_dir().iterdir() if not p.name.startswith(".")]  # no wait
     _same_log(cache.read_entry(entry), fresh)
     _same_log(written, fresh)
     open_session(str(SMALL), cache=True)
