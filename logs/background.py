@@ -69,6 +69,14 @@ class Background(Generic[T]):
             return value
         return self.function(*self.args)
 
+    def outcome(self) -> T | None:
+        """The child's result, or None where it gave none: for work whose arguments have
+        changed here since the fork, which cannot be done again here."""
+        if self._process is None:
+            return self.function(*self.args)
+        kind, value = self._received()
+        return value if kind == "ok" else None
+
     def wait(self) -> None:
         """Wait for the work, done for its effect (a file written): the child's exception is
         re-raised, but what a killed child (Ctrl-C, out of memory) left undone is not done

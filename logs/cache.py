@@ -31,7 +31,7 @@ import os
 import re
 import shutil
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import astuple, replace
 from functools import cache
@@ -148,13 +148,18 @@ def _read_frames(folder: Path) -> tuple[dict[str, pd.DataFrame], dict]:
     return {name: _read_table(folder / _table_file(name)) for name in meta["tables"]}, meta
 
 
-def _write_frames(folder: Path, frames: dict[str, pd.DataFrame], meta: dict) -> None:
-    """Keep ``frames`` (those with columns) and ``meta`` in ``folder``, written beside it and
-    renamed into place whole; nothing is kept where the folder exists already (another process
-    kept it first) or cannot be written (full disk, read-only home): no error."""
+def _write_frames(
+    folder: Path, frames: dict[str, pd.DataFrame], meta: dict, files: Mapping[str, bytes] = {}
+) -> None:
+    """Keep ``frames`` (those with columns), ``meta`` and ``files`` (name -> bytes) in
+    ``folder``, written beside it and renamed into place whole; nothing is kept where the
+    folder exists already (another process kept it first) or cannot be written (full disk,
+    read-only home): no error."""
     temporary = folder.with_name(f".{folder.name}-{uuid.uuid4().hex}")
     try:
         temporary.mkdir(parents=True)
+        for name, data in files.items():
+            (temporary / name).write_bytes(data)
         written = []
         for name, frame in frames.items():
             if len(frame.columns):
@@ -190,8 +195,9 @@ def read_entry(folder: Path) -> Log | None:
         return None
 
 
-def write_entry(folder: Path, log: Log) -> None:
-    """Keep ``log`` in ``folder``, written beside it and renamed into place whole."""
+def write_entry(folder: Path, log: Log, files: Mapping[str, bytes] = {}) -> None:
+    """Keep ``log`` (and ``files``: name -> bytes, read back by ``kept_file``) in
+    ``folder``, written beside it and renamed into place whole."""
     frames = {
         entity: log.executors if entity == "executor" else log.table(entity) for entity in TABLES
     }
@@ -201,7 +207,7 @@ def write_entry(folder: Path, log: Log) -> None:
         "sources": log.sources,
         "cut_off": [list(astuple(c)) for c in log.cut_off],
     }
-    _write_frames(folder, frames, meta)
+    _write_frames(folder, frames, meta, files)
 
 
 def read_beside(log: Log, name: str) -> tuple[dict[str, pd.DataFrame], dict] | None:
@@ -232,8 +238,19 @@ def keep_beside(log: Log, name: str, frames: dict[str, pd.DataFrame], meta: dict
         _write_frames(entry / name, frames, meta)
 
 
-def cached_read(parts: list[Path], read: Callable[[], Log]) -> Log:
-    """The Log of the files ``parts`` from the cache, else ``read()``'s, then kept."""
+def cached_read(
+    parts: list[Path],
+    read: Callable[[], Log],
+    resume: Callable[[bytes | None], tuple[Log, bytes]] | None = None,
+    resume_file: str = "",
+) -> Log:
+    """The Log of the files ``parts`` from the cache, else ``read()``'s, then kept.
+
+    With ``resume``, the files are read by ``resume(previous)`` instead: ``previous`` is the
+    file ``resume_file`` of the entry last kept for the same files (``kept_file``: an earlier
+    state of them), None where there is none, and the bytes it returns beside the Log are
+    kept as ``resume_file`` in the new entry (a reader's state, to read on from: an
+    in-progress log, logs.eventlog.growing)."""
     try:
         folder = cache_dir() / key_of(parts)
     except OSError:
@@ -243,8 +260,13 @@ def cached_read(parts: list[Path], read: Callable[[], Log]) -> Log:
         if (found := read_entry(folder)) is not None:
             return found
         shutil.rmtree(folder, ignore_errors=True)  # damaged: kept again below
-    log = replace(read(), cache_key=folder.name)
-    _write_while_answering(folder, log, parts)
+    files: dict[str, bytes] = {}
+    if resume is None:
+        log = read()
+    else:
+        log, files[resume_file] = resume(kept_file(parts, resume_file))
+    log = replace(log, cache_key=folder.name)
+    _write_while_answering(folder, log, parts, files)
     return log
 
 
@@ -252,13 +274,15 @@ _writing: dict[str, Background[None]] = {}
 """The entry a forked child is writing (``_write_while_answering``), by key: one at a time."""
 
 
-def _write_while_answering(folder: Path, log: Log, parts: list[Path]) -> None:
+def _write_while_answering(
+    folder: Path, log: Log, parts: list[Path], files: Mapping[str, bytes]
+) -> None:
     """``write_entry`` in a forked child where the process can fork, else here. The child
     has the tables in its memory from the fork (nothing is copied to it) and writes them
     while this process answers from them: on a 150,000-task log, 0.3 s of a first
     command's 2.4 s overlapped with its analysis. Waited for at exit: a command ends with its
     entry whole, and multiprocessing would otherwise kill the (daemon) child first."""
-    job = Background.start(_keep, folder, log, parts)
+    job = Background.start(_keep, folder, log, parts, files)
     if not job.forked:
         job.wait()
         return
@@ -269,9 +293,9 @@ def _write_while_answering(folder: Path, log: Log, parts: list[Path]) -> None:
     atexit.register(finish_writing)
 
 
-def _keep(folder: Path, log: Log, parts: list[Path]) -> None:
+def _keep(folder: Path, log: Log, parts: list[Path], files: Mapping[str, bytes]) -> None:
     """``write_entry``, then the entry kept for ``parts`` is this one (``replaces``)."""
-    write_entry(folder, log)
+    write_entry(folder, log, files)
     replaces(parts, folder.name)
 
 
@@ -279,6 +303,22 @@ LATEST = ".latest"
 """The cache's folder of markers: one file per set of log files (by their paths), naming the
 entry last kept for them."""
 KEY = re.compile(r"[0-9a-f]{32}")
+
+
+def _marker(parts: list[Path]) -> Path:
+    """The file naming the entry last kept for the files ``parts`` (by their paths)."""
+    paths = orjson.dumps([str(part.resolve()) for part in parts])
+    return cache_dir() / LATEST / hashlib.sha256(paths).hexdigest()[:32]
+
+
+def kept_file(parts: list[Path], name: str) -> bytes | None:
+    """The file ``name`` of the entry last kept for the files ``parts`` (whatever their size
+    and time then), or None: no entry, no such file in it, or it cannot be read."""
+    try:
+        key = _marker(parts).read_text().strip()
+        return (cache_dir() / key / name).read_bytes() if KEY.fullmatch(key) else None
+    except OSError:
+        return None
 
 
 def replaces(parts: list[Path], key: str) -> None:
@@ -289,8 +329,7 @@ def replaces(parts: list[Path], key: str) -> None:
     if not (cache_dir() / key).is_dir():
         return  # not kept (a failed or lost write): the older entry stays
     try:
-        paths = orjson.dumps([str(part.resolve()) for part in parts])
-        marker = cache_dir() / LATEST / hashlib.sha256(paths).hexdigest()[:32]
+        marker = _marker(parts)
         older = marker.read_text().strip() if marker.is_file() else ""
         marker.parent.mkdir(exist_ok=True)
         temporary = marker.with_name(f".{marker.name}-{uuid.uuid4().hex}")

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .cache import cached_read, enabled
 from .errors import NotALog
+from .eventlog.growing import RESUME, growing, read_on
 from .eventlog.log import read_event_logs
 from .eventlog.open import EVENT_PREFIX, IGNORED_SUFFIXES, EventLogSource, find_event_logs, sniff
 from .jhist.reader import SUFFIX as JHIST_SUFFIX
@@ -135,7 +136,14 @@ def _read_spark(logs: Sequence[FoundLog], options: ReadOptions) -> Log:
 
     if not enabled(options.cache):
         return read()
-    return cached_read([s.path for s in sources] + [p for s in sources for p in s.parts], read)
+    parts = [s.path for s in sources] + [p for s in sources for p in s.parts]
+    if (source := growing(sources)) is not None:  # read on from where its last read stopped
+
+        def resume(kept: bytes | None) -> tuple[Log, bytes]:
+            return read_on(source, kept, options.advance)
+
+        return cached_read(parts, read, resume, RESUME)
+    return cached_read(parts, read)
 
 
 def _job_histories(path: Path, skip: Skip) -> list[FoundLog]:

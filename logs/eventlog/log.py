@@ -24,7 +24,7 @@ from .tables import build_tables, executor_table
 Progress = Callable[[int], None]
 
 
-def _distinct_attempts(states: list[AppState], skipped: list[SkippedLine]) -> list[AppState]:
+def distinct_attempts(states: list[AppState], skipped: list[SkippedLine]) -> list[AppState]:
     """One state per (app id, attempt): the same attempt found twice (copied logs, an
     incomplete and a complete copy) is read once, from the first path, and the other reported."""
     seen: dict[tuple[str, str], str] = {}
@@ -53,7 +53,7 @@ def read_event_logs(
     sources are read on every core (eventlog.shares)."""
     states = read_states(sources, skipped, progress)
     return log_of_states(
-        _distinct_attempts(states, skipped), skipped, [str(s.path) for s in sources]
+        distinct_attempts(states, skipped), skipped, [str(s.path) for s in sources]
     )
 
 

@@ -296,7 +296,7 @@ KILLED_WRITER = """
 import os, signal, sys
 from perfx.logs import cache
 from perfx.logs.loader import load_log
-cache.write_entry = lambda folder, log: os.kill(os.getpid(), signal.SIGKILL)
+cache.write_entry = lambda *entry: os.kill(os.getpid(), signal.SIGKILL)
 load_log(sys.argv[1], cache=True)
 """
 
