@@ -527,6 +527,7 @@ def read_app(
     lines: Iterable[tuple[str, int, bytes]] | None = None,
     close: bool = True,
     split: bool = True,
+    until: int | None = None,
 ) -> AppState:
     """Read one application attempt's event log into an ``AppState``.
 
@@ -544,14 +545,18 @@ def read_app(
     A store resumes an in-progress log (logs.store.ingest): it passes the ``state`` it kept
     from the bytes already read, the ``lines`` appended since, and ``close=False`` to keep
     the tasks still running as such, so that the state can be kept again before
-    ``close_running`` turns them into rows."""
+    ``close_running`` turns them into rows. The cache's first read of one
+    (logs.eventlog.growing) reads the bytes before ``until`` (the end of its last complete
+    line) with ``close=False``, on two cores where the log is large."""
     state = state if state is not None else AppState(str(source.path))
     other = OtherLines(state, skip)
     plain = not any(source.codecs)
     second = None
-    if lines is None and close and split and (at := halves.split(source)) is not None:
+    if lines is None and split and (at := halves.split(source, until)) is not None:
         second = halves.read_later(at, passed_over)
         lines = halves.first_lines(at)
+    elif lines is None and until is not None:
+        lines = halves.lines_between(source.parts[0], 0, until)
     unreported = 0
     running = state.running
     path, number, line = "", 0, b""

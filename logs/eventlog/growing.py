@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import zstandard
@@ -27,8 +27,9 @@ import zstandard
 from ..background import Background
 from ..cache import schema_version
 from ..model import Log, SkippedLine
+from . import halves
 from .build import AppState, name_app, read_app
-from .log import distinct_attempts, log_of_states
+from .log import distinct_attempts, log_of_states, read_event_logs
 from .open import EventLogSource
 
 RESUME = "resume.pickle.zst"
@@ -51,23 +52,33 @@ def read_on(
     source: EventLogSource, kept: bytes | None, progress: Callable[[int], None] | None = None
 ) -> tuple[Log, bytes]:
     """The Log of ``source`` (an in-progress log: ``growing``), read on from the state
-    ``kept`` where it holds one for the file as it now begins, else from its start; and the
-    state to keep for the next read."""
+    ``kept`` where it holds one for the file as it now begins, else from its start (on two
+    cores where it is large: eventlog.halves); and the state to keep for the next read."""
     path = source.parts[0]
-    state, offset, count, skipped = _resumed(kept, path) or (AppState(str(source.path)), 0, 0, [])
+    try:
+        end, partial = _tail(path)
+    except OSError:  # gone meanwhile: read as any log is, to say so
+        return read_event_logs([source], [], progress), b""
+    resumed = _resumed(kept, path)
+    state, offset, skipped = resumed if resumed else (None, 0, [])
 
     def skip(file: str, line: int, reason: str) -> None:
         skipped.append(SkippedLine(file, line, reason))
 
-    lines = _Lines(path, offset, count)
-    state = read_app(source, skip, progress, state=state, lines=lines, close=False)
+    if state is None:
+        state = read_app(source, skip, progress, close=False, until=end)
+    else:
+        lines = halves.lines_between(path, offset, end, state.last[1])
+        state = read_app(source, skip, progress, state=state, lines=lines, close=False)
+    count = state.last[1]
     # kept as it is now: by a forked child while this process builds the tables (which
     # consumes the state), else here and now
-    keeping = Background.start(_kept, state, lines.offset, lines.count, path, skipped)
+    keeping = Background.start(_kept, state, end, path, skipped)
     kept_here = None if keeping.forked else keeping.outcome()
-    if lines.partial:  # as a whole read reads it, after the state is kept
-        partial = [(str(path), lines.count + 1, lines.partial)]
-        state = read_app(source, skip, state=state, lines=partial, close=False)
+    if partial:  # a line being written: read as a whole read reads it, after the state is kept
+        state = read_app(
+            source, skip, state=state, lines=[(str(path), count + 1, partial)], close=False
+        )
     state.close_running(skip)
     name_app(state, source)
     log = log_of_states(distinct_attempts([state], skipped), skipped, [str(source.path)])
@@ -75,28 +86,43 @@ def read_on(
     return log, resume or b""  # none (a lost child): the next read reads from the start
 
 
-def _kept(state: AppState, offset: int, count: int, path: Path, skipped: list) -> bytes:
+def _tail(path: Path) -> tuple[int, bytes]:
+    """The offset after the last newline of ``path``, and the bytes after it."""
+    with open(path, "rb") as file:
+        at = file.seek(0, 2)
+        tail = b""
+        while at > 0:
+            step = min(1 << 16, at)
+            at -= step
+            file.seek(at)
+            tail = file.read(step) + tail
+            if (newline := tail.rfind(b"\n")) >= 0:
+                return at + newline + 1, tail[newline + 1 :]
+    return 0, tail
+
+
+def _kept(state: AppState, offset: int, path: Path, skipped: list) -> bytes:
     """The state to read on from (``_resumed``), pickled and compressed."""
-    data = (schema_version(), state, offset, count, _digest(path, offset), skipped)
+    data = (schema_version(), state, offset, _digest(path, offset), skipped)
     return zstandard.ZstdCompressor(level=1).compress(
         pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
     )
 
 
-def _resumed(kept: bytes | None, path: Path) -> tuple[AppState, int, int, list] | None:
-    """(state, byte offset, lines read, skipped lines) kept for ``path`` by this reader,
-    where the file still holds the bytes that state was read from; else None."""
+def _resumed(kept: bytes | None, path: Path) -> tuple[AppState, int, list] | None:
+    """(state, byte offset, skipped lines) kept for ``path`` by this reader, where the file
+    still holds the bytes that state was read from; else None."""
     if kept is None:
         return None
     try:
-        version, state, offset, count, digest, skipped = pickle.loads(
+        version, state, offset, digest, skipped = pickle.loads(
             zstandard.ZstdDecompressor().decompress(kept)
         )
     except Exception:  # damaged, or written by other code: read from the start
         return None
     if version != schema_version() or _digest(path, offset) != digest:
         return None
-    return state, offset, count, skipped
+    return state, offset, skipped
 
 
 def _digest(path: Path, offset: int) -> str | None:
@@ -110,24 +136,3 @@ def _digest(path: Path, offset: int) -> str | None:
     except OSError:
         return None
     return hashlib.sha256(data).hexdigest() if len(data) == offset - start else None
-
-
-class _Lines:
-    """(path, line number, line) of the complete lines of ``path`` from byte ``offset`` on,
-    numbered after ``count``; once iterated, ``offset`` and ``count`` are those after the
-    last complete line, and ``partial`` holds the bytes after it (a line being written)."""
-
-    def __init__(self, path: Path, offset: int, count: int):
-        self.path, self.offset, self.count, self.partial = path, offset, count, b""
-
-    def __iter__(self) -> Iterator[tuple[str, int, bytes]]:
-        name = str(self.path)
-        with open(self.path, "rb", buffering=1 << 20) as file:
-            file.seek(self.offset)
-            for line in file:
-                if not line.endswith(b"\n"):
-                    self.partial = line
-                    return
-                self.offset += len(line)
-                self.count += 1
-                yield name, self.count, line

@@ -39,10 +39,12 @@ else (sent back whole)."""
 
 @dataclass(frozen=True)
 class Split:
-    """A plain log file and the offset of the first line of its second half."""
+    """A plain log file, the offset of the first line of its second half, and where the
+    reading stops (its size, or the end of its last complete line: logs.eventlog.growing)."""
 
     path: Path
     start: int
+    end: int
 
 
 @dataclass
@@ -63,13 +65,14 @@ class SecondHalf:
     """The last line (where the log ends: ``AppState.last``)."""
 
 
-def split(source: EventLogSource) -> Split | None:
-    """Where to split ``source`` in two, or None where it is read in one pass."""
+def split(source: EventLogSource, until: int | None = None) -> Split | None:
+    """Where to split ``source`` (its bytes before ``until``, a line's end, where given) in
+    two, or None where it is read in one pass."""
     if len(source.parts) != 1 or any(source.codecs) or not background.can_fork():
         return None
     path = Path(source.parts[0])
     try:
-        size = path.stat().st_size
+        size = path.stat().st_size if until is None else until
         if size < MIN_BYTES:
             return None
         with open(path, "rb") as file:
@@ -78,7 +81,7 @@ def split(source: EventLogSource) -> Split | None:
             start = file.tell()
     except OSError:
         return None
-    return Split(path, start) if start < size else None
+    return Split(path, start, size) if start < size else None
 
 
 def first_lines(split: Split) -> Iterator[tuple[str, int, bytes]]:
@@ -92,6 +95,23 @@ def first_lines(split: Split) -> Iterator[tuple[str, int, bytes]]:
             read += len(line)
             if read >= split.start:
                 return
+
+
+def lines_between(
+    path: Path, start: int, end: int, count: int = 0
+) -> Iterator[tuple[str, int, bytes]]:
+    """(path, line number, line) of the lines of ``path`` from byte ``start`` (a line's
+    start) to byte ``end`` (a line's end), numbered after ``count``."""
+    name = str(path)
+    offset = start
+    with open(path, "rb", buffering=BUFFER) as file:
+        file.seek(start)
+        for line in file:
+            if offset >= end:
+                return
+            offset += len(line)
+            count += 1
+            yield name, count, line
 
 
 def read_later(
@@ -123,10 +143,12 @@ def _read_second_half(split: Split, passed_over: Callable[[bytes], bool]) -> Sec
     # other rows as references to it
     distinct: dict[tuple, tuple] = {}
     offset = split.start
-    line = b""
+    last = b""
     with open(split.path, "rb", buffering=BUFFER) as file:
         file.seek(split.start)
         for line in file:
+            if offset >= split.end:
+                break
             if line.startswith(TASK_END_PREFIXES) and (fast := fast_end(line)) is not None:
                 kinds += END
                 read.end_values.append(fast[0])
@@ -145,6 +167,7 @@ def _read_second_half(split: Split, passed_over: Callable[[bytes], bool]) -> Sec
                 kinds += OTHER
                 read.others.append(line)
             offset += len(line)
+            last = line
     return SecondHalf(
         kinds=bytes(kinds),
         end_values=np.concatenate(
@@ -159,7 +182,7 @@ def _read_second_half(split: Split, passed_over: Callable[[bytes], bool]) -> Sec
         start_offsets=np.array(read.start_offsets, dtype=np.int64),
         others=read.others,
         size=offset - split.start,
-        last=line,
+        last=last,
     )
 
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from perfx.logs import background
-from perfx.logs.eventlog import growing
+from perfx.logs.eventlog import growing, halves
 from perfx.logs.loader import load_log
 from perfx.logs.model import Log
 from perfx.logs.registry import ENTITIES
@@ -29,17 +29,17 @@ def home(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def read_bytes(monkeypatch) -> list[int]:
-    """The bytes of lines each read on read (one entry per read_on)."""
+    """The bytes of the lines each read of an in-progress log read (one entry per read)."""
     counted: list[int] = []
-    real = growing._Lines.__iter__
+    real = halves.lines_between
 
-    def counting(lines):
+    def counting(*args, **kwargs):
         counted.append(0)
-        for item in real(lines):
+        for item in real(*args, **kwargs):
             counted[-1] += len(item[2])
             yield item
 
-    monkeypatch.setattr(growing._Lines, "__iter__", counting)
+    monkeypatch.setattr(halves, "lines_between", counting)
     return counted
 
 
@@ -53,14 +53,17 @@ def _same(cached: Log, whole: Log) -> None:
 
 
 def _grow(data: bytes, path: Path, cuts: list[int], read_bytes: list[int]) -> None:
-    """Write ``data`` up to each cut in turn, reading the log through the cache after each."""
+    """Write ``data`` up to each cut in turn, reading the log through the cache after each:
+    after the first read, each reads only the lines appended since the one before."""
     done = 0
     for cut in cuts:
         path.write_bytes(data[:cut])
+        reads = len(read_bytes)
         cached = load_log(str(path), cache=True)
         _same(cached, load_log(str(path), cache=False))
         complete = data[:cut].rfind(b"\n") + 1  # a line being written is read again next time
-        assert read_bytes[-1] == complete - done, "it read more than what was appended"
+        if done:
+            assert read_bytes[reads:] == [complete - done], "not only what was appended"
         done = complete
 
 
@@ -69,8 +72,10 @@ def _grow(data: bytes, path: Path, cuts: list[int], read_bytes: list[int]) -> No
 def test_a_growing_log_read_on_is_the_log_read_whole(
     source, fork, tmp_path, read_bytes, monkeypatch
 ):
-    # forked or not, the state kept is the one before the line being written was read
+    # forked or not, the state kept is the one before the line being written was read; a
+    # first read on two cores (its halves: eventlog.halves) stops at the last complete line
     monkeypatch.setattr(background, "can_fork", lambda: fork)
+    monkeypatch.setattr(halves, "MIN_BYTES", 0)
     data = plain_bytes(SOURCES[source][0])
     rng = random.Random(source)
     cuts = sorted(rng.sample(range(1, len(data)), 6)) + [len(data)]
@@ -109,3 +114,20 @@ def test_a_state_kept_by_another_reader_is_not_read_on(tmp_path, read_bytes, mon
     path.write_bytes(data)
     _same(load_log(str(path), cache=True), load_log(str(path), cache=False))
     assert read_bytes[-1] == len(data)
+
+
+@pytest.mark.parametrize("source", ["spark-2.3", "spark-1.5", "spark-yarn"])
+def test_a_first_read_on_two_cores_stops_at_the_last_complete_line(
+    source, tmp_path, read_bytes, monkeypatch
+):
+    monkeypatch.setattr(background, "can_fork", lambda: True)
+    monkeypatch.setattr(halves, "MIN_BYTES", 0)
+    splits: list[halves.Split] = []
+    real = halves.read_later
+    monkeypatch.setattr(halves, "read_later", lambda at, over: splits.append(at) or real(at, over))
+    data = plain_bytes(SOURCES[source][0])
+    last_line = data.rstrip(b"\n").rfind(b"\n") + 1
+    cuts = [last_line + 40, len(data)]  # the first read's file ends inside its last line
+    _grow(data, tmp_path / "app-5.inprogress", cuts, read_bytes)
+    # the first split is the cached read's (the whole reads compared with it split too)
+    assert splits and splits[0].end == last_line, "the first read was not split"
