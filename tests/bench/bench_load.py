@@ -135,10 +135,12 @@ def synthesise(
     return written + task_bytes + other_bytes
 
 
-def measure(script: str, path: Path) -> tuple[float, int, int, int, int]:
+def measure(script: str, path: Path, home: Path | None = None) -> tuple[float, int, int, int, int]:
     """(seconds, peak RSS, tasks, table bytes, its children's largest peak RSS) of ``script``
-    on the log at ``path``, in a fresh process."""
+    on the log at ``path``, in a fresh process (with ``home`` as its PERFX_HOME)."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    if home is not None:
+        env["PERFX_HOME"] = str(home)
     done = subprocess.run(
         [sys.executable, "-c", script, str(path)],
         capture_output=True,
@@ -222,6 +224,7 @@ def main() -> None:
     print(json.dumps({"rows": rows, "targets": {"mb_s": 100, "speedup": 2.0}}))
     with tempfile.TemporaryDirectory(prefix="perfx-bench-") as tmp:
         folder_on_every_core(Path(tmp))
+        in_progress_read_on(Path(tmp))
         for task_count in COMMAND_TASKS:
             commands(Path(tmp), task_count)
 
@@ -271,6 +274,49 @@ def folder_on_every_core(tmp: Path) -> None:
         )
     )
     shutil.rmtree(folder)
+
+
+# -- an in-progress log read on from where its last read stopped (logs.eventlog.growing) ----
+
+CACHED = PERFX.replace("cache=False", "cache=True")
+"""``PERFX`` through the table cache."""
+GROWTH = 0.01
+"""The share of its tasks an in-progress log gains between two reads."""
+
+
+def in_progress_read_on(tmp: Path) -> None:
+    """load_log of an in-progress 150,000-task log through the cache: its first read, then
+    after it grew by ``GROWTH`` of its tasks (read on from where the first stopped), against
+    a whole read of the grown log."""
+    whole = tmp / "whole"
+    synthesise(whole, 0, 0, TARGETED)
+    lines = whole.read_bytes().splitlines(keepends=True)
+    cut = len(lines) - int(len(lines) * GROWTH)
+    path = tmp / "app-growing.inprogress"
+    firsts, ons, wholes = [], [], []
+    for repeat in range(REPEATS):
+        home = tmp / f"home-growing-{repeat}"
+        path.write_bytes(b"".join(lines[:cut]))
+        firsts.append(measure(CACHED, path, home))
+        with open(path, "ab") as log:
+            log.write(b"".join(lines[cut:]))
+        ons.append(measure(CACHED, path, home))
+        wholes.append(measure(PERFX, path))
+    (first_s, first_rss, *_), (on_s, on_rss, tasks, *_), (whole_s, whole_rss, whole_tasks, *_) = (
+        min(firsts),
+        min(ons),
+        min(wholes),
+    )
+    assert tasks == whole_tasks, (tasks, whole_tasks)
+    print(
+        f"\nan in-progress log of {tasks} tasks, best of {REPEATS}: first read through the cache "
+        f"{first_s:.2f} s ({first_rss / 1e6:.0f} MB); after {GROWTH:.0%} more tasks, read on "
+        f"{on_s:.2f} s ({on_rss / 1e6:.0f} MB) against a whole read {whole_s:.2f} s "
+        f"({whole_rss / 1e6:.0f} MB): {whole_s / on_s:.2f}x"
+    )
+    print(json.dumps({"in_progress": {"first_s": first_s, "read_on_s": on_s, "whole_s": whole_s}}))
+    for file in (whole, path):
+        file.unlink()
 
 
 if __name__ == "__main__":
