@@ -9,16 +9,14 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from perfx.logs import background
 from perfx.logs.eventlog import growing, halves
 from perfx.logs.loader import load_log
-from perfx.logs.model import Log
-from perfx.logs.registry import ENTITIES
 from tests.logs import damage
 from tests.logs.fuzzing import SOURCES, plain_bytes
+from tests.logs.same_log import assert_same_log
 
 
 @pytest.fixture(autouse=True)
@@ -43,15 +41,6 @@ def read_bytes(monkeypatch) -> list[int]:
     return counted
 
 
-def _same(cached: Log, whole: Log) -> None:
-    for entity in ENTITIES:
-        pd.testing.assert_frame_equal(cached.table(entity), whole.table(entity), check_exact=True)
-    pd.testing.assert_frame_equal(cached.executors, whole.executors, check_exact=True)
-    assert cached.skipped == whole.skipped
-    assert cached.cut_off == whole.cut_off
-    assert cached.sources == whole.sources
-
-
 def _grow(data: bytes, path: Path, cuts: list[int], read_bytes: list[int]) -> None:
     """Write ``data`` up to each cut in turn, reading the log through the cache after each:
     after the first read, each reads only the lines appended since the one before."""
@@ -60,7 +49,7 @@ def _grow(data: bytes, path: Path, cuts: list[int], read_bytes: list[int]) -> No
         path.write_bytes(data[:cut])
         reads = len(read_bytes)
         cached = load_log(str(path), cache=True)
-        _same(cached, load_log(str(path), cache=False))
+        assert_same_log(cached, load_log(str(path), cache=False))
         complete = data[:cut].rfind(b"\n") + 1  # a line being written is read again next time
         if done:
             assert read_bytes[reads:] == [complete - done], "not only what was appended"
@@ -101,7 +90,7 @@ def test_a_rewritten_log_is_read_from_its_start(tmp_path, read_bytes):
     )
     assert rewritten != data[: len(data) // 2]
     path.write_bytes(rewritten)
-    _same(load_log(str(path), cache=True), load_log(str(path), cache=False))
+    assert_same_log(load_log(str(path), cache=True), load_log(str(path), cache=False))
     assert read_bytes[-1] == rewritten.rfind(b"\n") + 1  # every complete line, from the start
 
 
@@ -112,7 +101,7 @@ def test_a_state_kept_by_another_reader_is_not_read_on(tmp_path, read_bytes, mon
     load_log(str(path), cache=True)
     monkeypatch.setattr(growing, "schema_version", lambda: "another reader")
     path.write_bytes(data)
-    _same(load_log(str(path), cache=True), load_log(str(path), cache=False))
+    assert_same_log(load_log(str(path), cache=True), load_log(str(path), cache=False))
     assert read_bytes[-1] == len(data)
 
 

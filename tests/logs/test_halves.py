@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from perfx.logs import background
@@ -17,9 +16,9 @@ from perfx.logs.eventlog import halves
 from perfx.logs.eventlog.build import passed_over
 from perfx.logs.eventlog.open import find_event_logs
 from perfx.logs.loader import load_log
-from perfx.logs.registry import ENTITIES
 from tests.logs import damage
 from tests.logs.fuzzing import SOURCES, plain_bytes
+from tests.logs.same_log import assert_same_log
 
 PLAIN = ("spark-2.3", "spark-1.5", "spark-yarn")
 
@@ -45,11 +44,7 @@ def _same(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     two, splits = _read(path, monkeypatch, split=True)
     assert none == []
     assert len(splits) == 1, "the log was not split"
-    for entity in ENTITIES:
-        pd.testing.assert_frame_equal(two.table(entity), one.table(entity), check_exact=True)
-    pd.testing.assert_frame_equal(two.executors, one.executors, check_exact=True)
-    assert two.skipped == one.skipped
-    assert two.cut_off == one.cut_off
+    assert_same_log(two, one)
 
 
 @pytest.mark.parametrize("source", PLAIN)

@@ -13,7 +13,6 @@ import random
 import shutil
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from perfx.logs import background
@@ -21,10 +20,10 @@ from perfx.logs.eventlog import shares
 from perfx.logs.eventlog.open import find_event_logs
 from perfx.logs.loader import load_log
 from perfx.logs.model import Log
-from perfx.logs.registry import ENTITIES
 from tests.data_files import PUBLIC, fixture_log
 from tests.logs import damage
 from tests.logs.fuzzing import SOURCES, plain_bytes
+from tests.logs.same_log import assert_same_log
 from tests.logs.test_halves import PLAIN
 
 SPARK = [
@@ -58,12 +57,7 @@ def _same(paths: list[str], monkeypatch: pytest.MonkeyPatch, cores: int) -> Log:
     assert len(in_one) == 1
     assert len(in_shares) == cores, "the sources were not shared out"
     assert [s.path for share in in_shares for s in share] == [s.path for s in in_one[0]]
-    for entity in ENTITIES:
-        pd.testing.assert_frame_equal(spread.table(entity), one.table(entity), check_exact=True)
-    pd.testing.assert_frame_equal(spread.executors, one.executors, check_exact=True)
-    assert spread.skipped == one.skipped
-    assert spread.cut_off == one.cut_off
-    assert spread.sources == one.sources
+    assert_same_log(spread, one)
     return spread
 
 
