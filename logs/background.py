@@ -70,21 +70,13 @@ class Background(Generic[T]):
         return self.function(*self.args)
 
     def outcome(self) -> T | None:
-        """The child's result, or None where it gave none: for work whose arguments have
-        changed here since the fork, which cannot be done again here."""
+        """The child's result, or None where it gave none, nothing being computed here: for
+        work whose arguments have changed here since the fork, or work done for its effect
+        (a file written) that a killed child (Ctrl-C, out of memory) left undone."""
         if self._process is None:
             return self.function(*self.args)
         kind, value = self._received()
         return value if kind == "ok" else None
-
-    def wait(self) -> None:
-        """Wait for the work, done for its effect (a file written): the child's exception is
-        re-raised, but what a killed child (Ctrl-C, out of memory) left undone is not done
-        here, where ``result`` would do it."""
-        if self._process is None:
-            self.function(*self.args)
-        else:
-            self._received()
 
     def _received(self) -> tuple[str, Any]:
         """The child's ("ok", result) or ("lost", None), once it has ended; its exception is

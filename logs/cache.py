@@ -284,7 +284,7 @@ def _write_while_answering(
     entry whole, and multiprocessing would otherwise kill the (daemon) child first."""
     job = Background.start(_keep, folder, log, parts, files)
     if not job.forked:
-        job.wait()
+        job.outcome()
         return
     _writing[folder.name] = job
     # registered (once) after the fork: the last registered runs first, before the exit
@@ -345,4 +345,4 @@ def finish_writing() -> None:
     """Wait for the entry this process is writing, if any, to be in place, or dropped: a
     child that could not write it (killed: Ctrl-C) leaves the log to be read again."""
     while _writing:
-        _writing.pop(next(iter(_writing))).wait()
+        _writing.pop(next(iter(_writing))).outcome()

@@ -29,7 +29,7 @@ from .lines import (
     name_start,
     task_id_of,
 )
-from .open import EventLogSource, iter_lines
+from .open import IN_PROGRESS, EventLogSource, iter_lines
 
 ACCUMULABLES = b'"Accumulables":['
 EXECUTOR_METRICS = b',"Task Executor Metrics":'
@@ -554,7 +554,7 @@ def read_app(
     second = None
     if lines is None and split and (at := halves.split(source, until)) is not None:
         second = halves.read_later(at, passed_over)
-        lines = halves.first_lines(at)
+        lines = halves.lines_between(at.path, 0, at.start)
     elif lines is None and until is not None:
         lines = halves.lines_between(source.parts[0], 0, until)
     unreported = 0
@@ -592,7 +592,7 @@ def read_app(
 def name_app(state: AppState, source: EventLogSource) -> None:
     """A log without an application start is named after its file."""
     if not state.app_id:
-        state.app_id = source.path.name.removesuffix(".inprogress")
+        state.app_id = source.path.name.removesuffix(IN_PROGRESS)
 
 
 def _named(line: bytes) -> tuple[bytes, Callable[..., None] | None]:

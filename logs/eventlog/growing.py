@@ -30,13 +30,12 @@ from ..model import Log, SkippedLine
 from . import halves
 from .build import AppState, name_app, read_app
 from .log import distinct_attempts, log_of_states, read_event_logs
-from .open import EventLogSource
+from .open import IN_PROGRESS, EventLogSource
 
 RESUME = "resume.pickle.zst"
 """The entry's file holding the reader's state (``cache.cached_read``'s ``resume_file``)."""
 CHECKED = 1 << 16
 """Bytes before where the last read stopped whose digest must be the same to read on."""
-SUFFIX = ".inprogress"
 
 
 def growing(sources: list[EventLogSource]) -> EventLogSource | None:
@@ -45,7 +44,7 @@ def growing(sources: list[EventLogSource]) -> EventLogSource | None:
         return None
     source = sources[0]
     plain = len(source.parts) == 1 and source.codecs == (None,)
-    return source if plain and source.parts[0].name.endswith(SUFFIX) else None
+    return source if plain and source.parts[0].name.endswith(IN_PROGRESS) else None
 
 
 def read_on(

@@ -84,24 +84,12 @@ def split(source: EventLogSource, until: int | None = None) -> Split | None:
     return Split(path, start, size) if start < size else None
 
 
-def first_lines(split: Split) -> Iterator[tuple[str, int, bytes]]:
-    """(path, line number, line) of the lines before the second half, as
-    ``open.iter_lines`` gives them."""
-    name = str(split.path)
-    read = 0
-    with open(split.path, "rb", buffering=BUFFER) as file:
-        for number, line in enumerate(file, 1):
-            yield name, number, line
-            read += len(line)
-            if read >= split.start:
-                return
-
-
 def lines_between(
     path: Path, start: int, end: int, count: int = 0
 ) -> Iterator[tuple[str, int, bytes]]:
     """(path, line number, line) of the lines of ``path`` from byte ``start`` (a line's
-    start) to byte ``end`` (a line's end), numbered after ``count``."""
+    start) to byte ``end`` (a line's end), numbered after ``count``, as ``open.iter_lines``
+    gives them: the first half of a split log, a log's complete lines, those appended."""
     name = str(path)
     offset = start
     with open(path, "rb", buffering=BUFFER) as file:

@@ -200,6 +200,10 @@ def find_event_logs(path: Path, skip: Callable[[str, int, str], None]) -> list[E
     return sources
 
 
+IN_PROGRESS = ".inprogress"
+"""The suffix of an event log Spark is still writing (renamed without it at the end)."""
+
+
 def iter_lines(
     source: EventLogSource, skip: Callable[[str, int, str], None]
 ) -> Iterator[tuple[str, int, bytes]]:

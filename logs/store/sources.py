@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow.fs as pafs
 
 from ..errors import NotALog
-from ..eventlog.open import IGNORED_SUFFIXES, ROLLING_DIR, ROLLING_PART
+from ..eventlog.open import IGNORED_SUFFIXES, IN_PROGRESS, ROLLING_DIR, ROLLING_PART
 from ..formats import find_logs
 from ..model import SkippedLine
 from .fs import Location, locate, what_failed
@@ -40,7 +40,7 @@ class Source:
 
     @property
     def in_progress(self) -> bool:
-        return len(self.parts) == 1 and self.parts[0].endswith(".inprogress")
+        return len(self.parts) == 1 and self.parts[0].endswith(IN_PROGRESS)
 
     @property
     def size(self) -> int:

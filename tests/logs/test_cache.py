@@ -34,11 +34,7 @@ MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
 SMALL = fixture_log("spark-events/local-1430917381534")
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch) -> Path:
-    """A PERFX_HOME of the test's own: the entries it counts are its own."""
-    monkeypatch.setenv("PERFX_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
+pytestmark = pytest.mark.usefixtures("home")  # tests/logs/conftest.py: a home of its own
 
 
 @pytest.fixture

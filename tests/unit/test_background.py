@@ -190,7 +190,7 @@ def test_a_forked_child_that_loads_logs_forks_nothing(tmp_path, monkeypatch):
 
 
 def _waits_for_a_sibling(sibling: Background) -> str:
-    sibling.wait()  # not this process's child: nothing to wait for, and its pipe left alone
+    sibling.outcome()  # not this process's child: nothing to wait for, and its pipe left alone
     return "done"
 
 
