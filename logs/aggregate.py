@@ -85,8 +85,15 @@ def task_aggregates(tasks: pd.DataFrame, key: str | np.ndarray) -> pd.DataFrame:
     keys = tasks[key].to_numpy() if isinstance(key, str) else np.asarray(key)
     names = aggregated_metrics(tasks)
     codes, uniques = pd.factorize(keys)
-    rows = np.flatnonzero(codes >= 0)  # tasks without a key belong to no group
-    order = rows[np.argsort(codes[rows], kind="stable")]
+    # rows by group; tasks without a key (code -1) belong to none. Codes number the groups in
+    # order of first appearance: tasks already grouped (one app, stages run one after
+    # another) are in order as they are, and their values are read without a gather.
+    order: slice | np.ndarray
+    if np.all(codes[1:] >= codes[:-1]) and (len(codes) == 0 or codes[0] >= 0):
+        order = slice(None)
+    else:
+        rows = np.flatnonzero(codes >= 0)
+        order = rows[np.argsort(codes[rows], kind="stable")]
     codes = codes[order]
     groups = len(uniques)
     starts = np.searchsorted(codes, np.arange(groups))
@@ -97,7 +104,7 @@ def task_aggregates(tasks: pd.DataFrame, key: str | np.ndarray) -> pd.DataFrame:
     for first in range(0, len(names), COLUMNS_AT_ONCE):
         chunk = slice(first, first + COLUMNS_AT_ONCE)
         chunk_spread = [i - first for i in spread if first <= i < first + COLUMNS_AT_ONCE]
-        values = np.empty((len(order), len(names[chunk])), order="F")  # rows by group
+        values = np.empty((len(codes), len(names[chunk])), order="F")  # rows by group
         for i, name in enumerate(names[chunk]):
             values[:, i] = tasks[name].to_numpy(dtype=np.float64, na_value=np.nan)[order]
         if groups:

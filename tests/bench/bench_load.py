@@ -360,11 +360,12 @@ atexit.register(
     lambda: print("MEASURED", time.perf_counter() - t0, peak_rss(), child_peak_rss(), file=sys.stderr)
 )
 sys.argv = ["perfx", *sys.argv[1:]]
-from perfx.cli import main
-main()
+from perfx.cli import run
+run()
 """
 )
-"""A whole perfx command in this process, reporting its peak RSS at exit."""
+"""A whole perfx command in this process, reporting its peak RSS at exit: the console
+script's own entry (``perfx.cli.run``), which also ends the process as the script does."""
 
 
 def run_command(

@@ -128,18 +128,27 @@ def reference_aggregates(tasks: pd.DataFrame, key: str) -> pd.DataFrame:
 
 
 def test_aggregates_equal_pandas_groupby_on_real_logs() -> None:
-    """Including tasks without metrics (missing values) and several stages and jobs."""
+    """Including tasks without metrics (missing values) and several stages and jobs; the
+    tasks as the log gives them (grouped by stage and app: read without a gather) and
+    shuffled, with some tasks of no stage (grouped by sorting), and with its first task of no
+    stage."""
     for path in (
         fixture_log("spark-events/application_1628109047826_1317105"),
         fixture_log("spark-rapids-tools-events/tasks_executors_fail_compressed_eventlog.zstd"),
     ):
         tasks = load_log(path).tasks
-        for key in ("stage_key", "app_key"):
-            ours = task_aggregates(tasks, key)
-            expected = reference_aggregates(tasks, key).loc[ours.index]
-            pd.testing.assert_frame_equal(
-                ours, expected, check_names=False, check_dtype=False, rtol=1e-12
-            )
+        shuffled = tasks.sample(frac=1.0, random_state=3)
+        shuffled.loc[shuffled.index[::7], "stage_key"] = None
+        first_of_none = tasks.copy()
+        first_of_none.loc[first_of_none.index[0], "stage_key"] = None
+        for table in (tasks, shuffled, first_of_none):
+            for key in ("stage_key", "app_key"):
+                ours = task_aggregates(table, key)
+                expected = reference_aggregates(table, key).loc[ours.index]
+                assert len(ours) == table[key].nunique()
+                pd.testing.assert_frame_equal(
+                    ours, expected, check_names=False, check_dtype=False, rtol=1e-12
+                )
 
 
 def brute_mean_overlap(group, start, end):
