@@ -303,7 +303,8 @@ def _task_table(apps: list[_App]) -> pd.DataFrame:
         if frames
         else pd.DataFrame(columns=["app_id", "stage_id", "task_id"])
     )
-    for column in {c for c, _ in _TASK_NUMBERS.values()} | set(_TASK_TEXT.values()):
+    # in the tables' order, not a set's: the columns' order is the same in every process
+    for column in dict.fromkeys([*(c for c, _ in _TASK_NUMBERS.values()), *_TASK_TEXT.values()]):
         if column not in tasks:
             tasks[column] = np.nan
     for column in _COUNTERS:
