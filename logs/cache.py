@@ -14,7 +14,8 @@ straggler analysis: ``keep_beside``), each in a sub-folder named by a digest of 
 computed it; a Log read through the cache carries its entry's key (``Log.cache_key``).
 
 Writes are safe under concurrency: an entry is written under a temporary name and renamed
-into place whole; a racing writer's rename fails and its copy is dropped. A cache that
+into place whole; a racing writer's rename fails and its copy is dropped, and what a writer
+killed mid-write leaves is removed by a later write (``remove_abandoned``). A cache that
 cannot be written (read-only home, full disk) is no error: the log was read anyway.
 Where the process can fork (logs.background), a log's entry is written by a forked child
 while the command goes on with the tables it read (the write takes about as long as
@@ -30,6 +31,7 @@ import hashlib
 import os
 import re
 import shutil
+import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -141,6 +143,61 @@ def _write_table(frame: pd.DataFrame, path: Path) -> None:
             writer.write_table(schema.empty_table())
 
 
+TEMPORARY = re.compile(r"\.(?P<name>.+)-(?P<pid>[0-9]+)-[0-9a-f]{32}")
+"""The name of a file or folder being written (``_temporary``), before its rename into place."""
+ABANDONED_SECONDS = 600
+"""A temporary of a writer that is gone, untouched for this long, was abandoned."""
+FORGOTTEN_SECONDS = 86_400
+"""A temporary untouched for this long was abandoned, whatever process has its writer's pid
+now (the machine restarted, the pid was reused)."""
+
+
+def _temporary(path: Path) -> Path:
+    """Where ``path`` is written before it is renamed into place: beside it, named by the
+    writing process (``remove_abandoned``) and a random part (racing writers)."""
+    return path.with_name(f".{path.name}-{os.getpid()}-{uuid.uuid4().hex}")
+
+
+def remove_abandoned(folder: Path) -> None:
+    """Remove the temporaries in ``folder`` that writers killed mid-write left behind
+    (SIGKILL, out of memory, a power cut): their process is gone and they were untouched for
+    ``ABANDONED_SECONDS``, or untouched for ``FORGOTTEN_SECONDS``. Each write does this in
+    the folder it writes to, so that a killed writer costs the disk nothing for long. A
+    writer of another machine or container sharing the home may look gone: the wait spares
+    its write, which takes seconds."""
+    try:
+        found = [(child, TEMPORARY.fullmatch(child.name)) for child in folder.iterdir()]
+    except OSError:
+        return
+    now = time.time()
+    for child, name in found:
+        if name is None:
+            continue
+        try:
+            untouched = now - child.lstat().st_mtime
+        except OSError:
+            continue
+        if untouched < ABANDONED_SECONDS or (
+            untouched < FORGOTTEN_SECONDS and _running(int(name["pid"]))
+        ):
+            continue
+        if child.is_dir():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` runs on this machine (one of another user's included)."""
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):  # none, or no such pid at all
+        return False
+    except OSError:  # another user's
+        return True
+    return True
+
+
 def _read_frames(folder: Path) -> tuple[dict[str, pd.DataFrame], dict]:
     """The frames and the metadata ``_write_frames`` kept in ``folder``; raises OSError,
     ValueError, KeyError or ArrowException for anything missing or damaged."""
@@ -155,7 +212,8 @@ def _write_frames(
     ``folder``, written beside it and renamed into place whole; nothing is kept where the
     folder exists already (another process kept it first) or cannot be written (full disk,
     read-only home): no error."""
-    temporary = folder.with_name(f".{folder.name}-{uuid.uuid4().hex}")
+    temporary = _temporary(folder)
+    remove_abandoned(folder.parent)
     try:
         temporary.mkdir(parents=True)
         for name, data in files.items():
@@ -332,7 +390,8 @@ def replaces(parts: list[Path], key: str) -> None:
         marker = _marker(parts)
         older = marker.read_text().strip() if marker.is_file() else ""
         marker.parent.mkdir(exist_ok=True)
-        temporary = marker.with_name(f".{marker.name}-{uuid.uuid4().hex}")
+        temporary = _temporary(marker)
+        remove_abandoned(marker.parent)
         temporary.write_text(key)
         os.replace(temporary, marker)
     except OSError:

@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -321,3 +322,66 @@ def test_an_entry_is_written_in_the_process_where_it_cannot_fork(monkeypatch, re
     _same_log(written, fresh)
     open_session(str(SMALL), cache=True)
     assert len(reads) == 2
+
+
+KILLED_MID_WRITE = """
+import os, signal, sys
+from perfx.logs import cache
+from perfx.logs.loader import load_log
+def killed(*table):
+    os.kill(os.getpid(), signal.SIGKILL)  # its temporary folder made, its first table not
+cache._write_table = killed
+load_log(sys.argv[1], cache=True)
+"""
+
+
+def _temporaries(folder: Path) -> list[Path]:
+    cache.finish_writing()  # a forked writer removes them before it writes
+    return sorted(p for p in folder.iterdir() if cache.TEMPORARY.fullmatch(p.name))
+
+
+def _untouched_for(path: Path, seconds: float) -> None:
+    then = time.time() - seconds
+    os.utime(path, (then, then))
+
+
+def test_what_a_writer_killed_mid_write_leaves_a_later_write_removes(home, reads):
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_MID_WRITE, str(SMALL)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PERFX_HOME=str(home)),
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    (left,) = _temporaries(cache.cache_dir())
+    assert _entries() == []
+    # a writer gone a moment ago may be another machine's, still writing: kept
+    open_session(str(SMALL), cache=True)
+    assert _temporaries(cache.cache_dir()) == [left]
+    (entry,) = _entries()
+    shutil.rmtree(entry)
+    _untouched_for(left, cache.ABANDONED_SECONDS + 1)
+    markers = cache.cache_dir() / cache.LATEST
+    marker = markers / f".{'d' * 32}-{2**22 + 1}-{'e' * 32}"  # a marker's writer killed
+    marker.write_text("key")
+    _untouched_for(marker, cache.ABANDONED_SECONDS + 1)
+    open_session(str(SMALL), cache=True)
+    assert _temporaries(cache.cache_dir()) == _temporaries(markers) == []
+    assert len(_entries()) == 1 and len(reads) == 2
+
+
+def test_a_temporary_of_a_running_writer_is_kept_until_it_is_forgotten(tmp_path):
+    running = tmp_path / f".entry-{os.getpid()}-{'a' * 32}"
+    gone = tmp_path / f".entry-{2**22 + 1}-{'b' * 32}"  # above Linux's largest pid
+    other = tmp_path / ".entry-not-a-temporary"
+    for path in (running, gone, other):
+        path.mkdir()
+        _untouched_for(path, cache.ABANDONED_SECONDS + 1)
+    cache.remove_abandoned(tmp_path)
+    assert sorted(tmp_path.iterdir()) == sorted([running, other])
+    _untouched_for(running, cache.FORGOTTEN_SECONDS + 1)
+    marker = tmp_path / f".marker-{2**22 + 1}-{'c' * 32}"  # a file: a marker being written
+    marker.write_text("key")
+    _untouched_for(marker, cache.ABANDONED_SECONDS + 1)
+    cache.remove_abandoned(tmp_path)
+    assert sorted(tmp_path.iterdir()) == [other]
