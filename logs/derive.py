@@ -110,26 +110,16 @@ def group_codes(tasks: pd.DataFrame, *columns: str) -> np.ndarray:
 
 def add_task_features(tasks: pd.DataFrame) -> pd.DataFrame:
     """Add the derived columns registered in SPARK_TASK (records_in ... wave) in place."""
-    for name, values in task_features(tasks).items():
-        tasks[name] = values
-    return tasks
-
-
-def task_features(tasks: pd.DataFrame) -> dict[str, pd.Series | np.ndarray]:
-    """The derived columns registered in SPARK_TASK (records_in ... wave), in their order,
-    computed without touching ``tasks``: the Spark reader computes them on one core while it
-    counts stages and jobs on the other (logs.eventlog.log)."""
-    features: dict[str, pd.Series | np.ndarray] = {}
-    records_in = features["records_in"] = tasks["input_records"] + tasks["shuffle_read_records"]
-    bytes_in = features["bytes_in"] = tasks["input_bytes"] + tasks["shuffle_read_bytes"]
-    features["time_per_record"] = _ratio(tasks["duration"], records_in)
-    features["time_per_mb"] = _ratio(tasks["duration"], bytes_in / MB)
-    features["gc_fraction"] = _ratio(tasks["gc_time"], tasks["executor_run_time"])
-    features["compute_time"] = compute_time(tasks)
+    tasks["records_in"] = tasks["input_records"] + tasks["shuffle_read_records"]
+    tasks["bytes_in"] = tasks["input_bytes"] + tasks["shuffle_read_bytes"]
+    tasks["time_per_record"] = _ratio(tasks["duration"], tasks["records_in"])
+    tasks["time_per_mb"] = _ratio(tasks["duration"], tasks["bytes_in"] / MB)
+    tasks["gc_fraction"] = _ratio(tasks["gc_time"], tasks["executor_run_time"])
+    tasks["compute_time"] = compute_time(tasks)
     # Input read time is logged only by instrumented traces (Ousterhout's); Spark's disk
     # blocking is then the shuffle write time alone.
-    features["blocked_network_time"] = tasks["shuffle_fetch_wait_time"]
-    features["blocked_disk_time"] = (
+    tasks["blocked_network_time"] = tasks["shuffle_fetch_wait_time"]
+    tasks["blocked_disk_time"] = (
         tasks["shuffle_write_time"].add(tasks["input_read_time"], fill_value=0)
         if "input_read_time" in tasks
         else tasks["shuffle_write_time"]
@@ -139,8 +129,8 @@ def task_features(tasks: pd.DataFrame) -> dict[str, pd.Series | np.ndarray]:
     start = tasks["launch_time"].to_numpy(dtype=np.float64)
     end = np.where(ran, tasks["finish_time"].to_numpy(dtype=np.float64), start)
     executor = group_codes(tasks, "app_key", "executor_id")
-    features["concurrent_tasks_executor"] = np.where(ran, overlapping(executor, start, end), np.nan)
-    features.update(host_load(tasks))
+    tasks["concurrent_tasks_executor"] = np.where(ran, overlapping(executor, start, end), np.nan)
+    add_host_load(tasks)
 
     task_id = tasks["task_id"].to_numpy()
     by_launch = np.lexsort((task_id, start))  # launch order, ties by task id
@@ -148,9 +138,9 @@ def task_features(tasks: pd.DataFrame) -> dict[str, pd.Series | np.ndarray]:
     stage_executor = group_codes(tasks, "stage_key", "executor_id")
     first = np.zeros(len(tasks), dtype=bool)
     first[by_launch[_first_of_each(stage_executor[by_launch])]] = True
-    features["first_task_on_executor"] = np.where(first, "T", "F").astype(object)
-    features["wave"] = _waves(stage, start, end, ran, by_launch)
-    return features
+    tasks["first_task_on_executor"] = np.where(first, "T", "F").astype(object)
+    tasks["wave"] = _waves(stage, start, end, ran, by_launch)
+    return tasks
 
 
 def compute_time(tasks: pd.DataFrame) -> pd.Series:
@@ -172,14 +162,6 @@ def add_host_load(tasks: pd.DataFrame) -> pd.DataFrame:
     counts it beside the tasks running then (as the Spark reader always has) but adds no
     time to their load. A task without a host or a launch time has neither and counts for
     no other: "no host" is not one shared host."""
-    for name, values in host_load(tasks).items():
-        tasks[name] = values
-    return tasks
-
-
-def host_load(tasks: pd.DataFrame) -> dict[str, np.ndarray]:
-    """``concurrent_tasks_host`` and ``mean_concurrent_tasks_host`` of ``add_host_load``,
-    computed without touching ``tasks``."""
     launch = pd.to_numeric(tasks["launch_time"], errors="coerce").to_numpy(dtype=np.float64)
     finish = pd.to_numeric(tasks["finish_time"], errors="coerce").to_numpy(dtype=np.float64)
     placed = ~np.isnan(launch) & tasks["host"].notna().to_numpy()
@@ -189,10 +171,9 @@ def host_load(tasks: pd.DataFrame) -> dict[str, np.ndarray]:
     host = np.where(
         placed, group_codes(tasks, "host"), -1
     )  # the unplaced: a group of their own, never read
-    return {
-        "concurrent_tasks_host": np.where(ran, overlapping(host, start, end), np.nan),
-        "mean_concurrent_tasks_host": np.where(ran, mean_overlapping(host, start, end), np.nan),
-    }
+    tasks["concurrent_tasks_host"] = np.where(ran, overlapping(host, start, end), np.nan)
+    tasks["mean_concurrent_tasks_host"] = np.where(ran, mean_overlapping(host, start, end), np.nan)
+    return tasks
 
 
 def _first_of_each(codes: np.ndarray) -> np.ndarray:

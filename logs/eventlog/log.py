@@ -5,13 +5,12 @@ varying configuration, and register every column."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
 
 from ..aggregate import add_task_aggregates, aggregate_specs, joined_keys
 from ..config import varying_settings
-from ..derive import task_features
+from ..derive import add_task_features
 from ..feature_tables import SPARK_TASK
 from ..model import CutOff, Log, SkippedLine
 from ..registry import FeatureRegistry
@@ -65,21 +64,14 @@ def log_of_states(states: list[AppState], skipped: list[SkippedLine], sources: l
         states, lambda path, line, reason: skipped.append(SkippedLine(path, line, reason))
     )
 
-    # Two threads: numpy's and pandas' kernels let go of the GIL. The task features are
-    # computed beside the counters, which read the task table but do not change it; then each
-    # entity's aggregates, which read the features, on one thread each.
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="perfx-tables") as pool:
-        features = pool.submit(task_features, tasks)
-        job_keys = joined_keys(tasks, "app_key", "job_id")  # the id of each task's job
-        stages = add_stage_counts(stages, tasks)
-        jobs = add_job_counts(jobs, stages, tasks, job_keys)
-        apps = add_app_counts(apps, jobs, stages)
-        for name, values in features.result().items():
-            tasks[name] = values
-        by_stage = pool.submit(add_task_aggregates, stages, tasks, "stage_key")
-        by_job = pool.submit(add_task_aggregates, jobs, tasks, job_keys)
-        apps = add_task_aggregates(apps, tasks, "app_key")
-        stages, jobs = by_stage.result(), by_job.result()
+    job_keys = joined_keys(tasks, "app_key", "job_id")  # the id of each task's job
+    stages = add_stage_counts(stages, tasks)
+    jobs = add_job_counts(jobs, stages, tasks, job_keys)
+    apps = add_app_counts(apps, jobs, stages)
+    tasks = add_task_features(tasks)
+    stages = add_task_aggregates(stages, tasks, "stage_key")
+    jobs = add_task_aggregates(jobs, tasks, job_keys)
+    apps = add_task_aggregates(apps, tasks, "app_key")
 
     registry = FeatureRegistry()
     registry.register_all("task", SPARK_TASK + SPARK_TASK_EXTRA)
