@@ -10,8 +10,13 @@ around the holes they left, which the process keeps. A fixed threshold (``mallop
 also stops the rise) gives every array above ``MMAP_THRESHOLD`` its own mapping, returned to
 the system when freed. On the 150,000-task log of ``./dev bench load``, a first
 ``perfx explain`` peaks at 374 MB instead of 402 MB, a cached one at 324-340 MB instead of
-356-391 MB, in the same time; glibc's starting threshold, 128 KB, costs 0.4 s of page faults
-there. With another C library (no ``mallopt``) nothing changes.
+356-391 MB; glibc's starting threshold, 128 KB, costs 0.4 s of page faults there.
+
+A fixed mmap threshold also fixes the *trim threshold* at glibc's default, 128 KB: the heap
+was handed back to the system each time more than that was free at its top, and faulted in
+again as it grew (0.03-0.05 s of building the tables of that log). It is set as glibc sets
+it while its thresholds move: twice the mmap threshold. With another C library (no
+``mallopt``) nothing changes.
 """
 
 from __future__ import annotations
@@ -21,14 +26,18 @@ import ctypes
 MMAP_THRESHOLD = 4 << 20
 """Requests of more bytes than this get a mapping of their own: a column of 500,000 floats,
 not a small object's."""
-M_MMAP_THRESHOLD = -3
-"""glibc's ``mallopt`` parameter (malloc.h)."""
+TRIM_THRESHOLD = 2 * MMAP_THRESHOLD
+"""Free bytes at the heap's top kept for the next allocations rather than handed back."""
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+"""glibc's ``mallopt`` parameters (malloc.h)."""
 
 
 def return_large_blocks() -> None:
-    """Set the C library's mmap threshold to ``MMAP_THRESHOLD``, where it has ``mallopt``."""
+    """Set the C library's mmap threshold to ``MMAP_THRESHOLD`` and its trim threshold to
+    ``TRIM_THRESHOLD``, where it has ``mallopt``."""
     try:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError, TypeError):  # no such C library, or no mallopt
         return
     mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+    mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)

@@ -1,6 +1,7 @@
 """The command line's allocator setting (perfx.allocator): an array above the threshold,
 freed below another live block, is returned to the system, where glibc's own rising
-threshold keeps it in the process. Each case runs in a process of its own (the setting is
+threshold keeps it in the process; and arrays below it, freed at the heap's top, are kept
+for the next ones. Each case runs in a process of its own (the setting is
 the process's)."""
 
 from __future__ import annotations
@@ -44,6 +45,43 @@ def _kept_mb(setting: str) -> int:
 def test_a_large_array_freed_is_returned_to_the_system():
     assert _kept_mb("glibc") >= 10  # glibc's own threshold keeps it
     assert _kept_mb("set") < 5
+
+
+FREED_AT_THE_HEAPS_TOP = """
+import ctypes, sys
+import numpy as np
+from perfx import allocator
+
+def rss_mb():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS"):
+            return int(line.split()[1]) // 1024
+
+if sys.argv[1] == "set":
+    allocator.return_large_blocks()
+else:  # the mmap threshold alone: glibc's trim threshold stays at 128 KB
+    ctypes.CDLL(None).mallopt(allocator.M_MMAP_THRESHOLD, allocator.MMAP_THRESHOLD)
+blocks = [np.ones(1 << 17) for _ in range(6)]  # 6 MB of 1 MB arrays: in the heap, at its top
+before = rss_mb()
+del blocks
+print(before - rss_mb())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc, /proc")
+def test_the_heaps_top_is_kept_for_the_next_arrays():
+    returned = {
+        setting: int(
+            subprocess.run(
+                [sys.executable, "-c", FREED_AT_THE_HEAPS_TOP, setting],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
+        for setting in ("set", "mmap threshold alone")
+    }
+    assert returned == {"set": 0, "mmap threshold alone": 6}
 
 
 def test_the_command_line_sets_it(monkeypatch):
