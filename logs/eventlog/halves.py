@@ -3,8 +3,12 @@ lines while the reader (build.read_app) reads the first, then the child's lines 
 in their order, so that the state is the one a single pass builds.
 
 What costs is what the child does: the typed decode of each successful TaskEnd (fastend), the
-id of each TaskStart, passing over the events perfx does not use. It sends those back as arrays (a row of floats per TaskEnd: the
-values one pass turns into floats too), with the byte offsets of their lines. Every other
+id of each TaskStart, passing over the events perfx does not use. It sends those back as
+arrays (a row of floats per TaskEnd: the values one pass turns into floats too), with the
+byte offsets of their lines. The rows of floats, most of what it sends (33 MB for 150,000
+tasks), it writes to a memory file the reader made before the fork (Linux's ``memfd``), which
+the reader maps once the child is done: pickled, piped and unpickled, they kept the reader
+waiting 0.04-0.05 s. Every other
 line comes back whole and takes the reader's own path (build.OtherLines), in its place. A
 TaskEnd of a task that already ended is read again from its offset for that path, and so is a
 TaskStart that never ends, when the running tasks are closed. Without a second core, for a
@@ -13,6 +17,8 @@ compressed or rolled log, or below ``MIN_BYTES``, the log is read in one pass.
 
 from __future__ import annotations
 
+import mmap
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,8 +59,10 @@ class SecondHalf:
     ``OTHER``), and per kind what the reader needs of it, in the order of the lines."""
 
     kinds: bytes
-    end_values: np.ndarray
-    """One row per TaskEnd (events.TASK_NUMERIC order)."""
+    end_count: int
+    end_values: np.ndarray | None
+    """One row per TaskEnd (events.TASK_NUMERIC order), or None where they are in the row
+    file (``read_later``)."""
     end_nominal: list[tuple]
     end_offsets: np.ndarray
     start_ids: list[int]
@@ -106,8 +114,13 @@ def read_later(
     split: Split, passed_over: Callable[[bytes], bool]
 ) -> background.Background[SecondHalf]:
     """The second half, read by a forked child from now on; ``passed_over`` tells the lines
-    the reader would pass over unread."""
-    return background.Background.start(_read_second_half, split, passed_over)
+    the reader would pass over unread. The child writes its rows of floats to a memory file
+    made here (``replay`` maps it, then closes it), where the system has one."""
+    try:
+        rows: int | None = os.memfd_create("perfx-second-half", os.MFD_CLOEXEC)
+    except (AttributeError, OSError):  # not Linux, or no memory for it: the rows are sent
+        rows = None
+    return background.Background.start(_read_second_half, split, passed_over, rows)
 
 
 @dataclass
@@ -124,8 +137,26 @@ class _Lists:
     others: list[bytes] = field(default_factory=list)
 
 
-def _read_second_half(split: Split, passed_over: Callable[[bytes], bool]) -> SecondHalf:
+def _read_second_half(
+    split: Split, passed_over: Callable[[bytes], bool], rows: int | None
+) -> SecondHalf:
+    """What the child reads (``read_later``): the rows of floats go to the file ``rows``, a
+    block at a time, where there is one."""
     read = _Lists()
+    written = 0
+
+    def block_done() -> None:
+        nonlocal written
+        block = np.array(read.end_values, dtype=np.float64).reshape(-1, len(TASK_NUMERIC))
+        read.end_values = []
+        if rows is None:
+            read.end_blocks.append(block)
+            return
+        data = block.data.cast("B") if len(block) else memoryview(b"")
+        while data:
+            sent = os.pwrite(rows, data, written)
+            written, data = written + sent, data[sent:]
+
     kinds = read.kinds
     # one tuple object per distinct nominal row (most tasks share theirs): pickled once, the
     # other rows as references to it
@@ -141,8 +172,7 @@ def _read_second_half(split: Split, passed_over: Callable[[bytes], bool]) -> Sec
                 kinds += END
                 read.end_values.append(fast[0])
                 if len(read.end_values) >= BLOCK_ROWS:
-                    read.end_blocks.append(np.array(read.end_values, dtype=np.float64))
-                    read.end_values = []
+                    block_done()
                 read.end_nominal.append(distinct.setdefault(fast[1], fast[1]))
                 read.end_offsets.append(offset)
             elif line.startswith(TASK_START_PREFIXES) and (task_id := task_id_of(line)) is not None:
@@ -156,14 +186,11 @@ def _read_second_half(split: Split, passed_over: Callable[[bytes], bool]) -> Sec
                 read.others.append(line)
             offset += len(line)
             last = line
+    block_done()
     return SecondHalf(
         kinds=bytes(kinds),
-        end_values=np.concatenate(
-            [
-                *read.end_blocks,
-                np.array(read.end_values, dtype=np.float64).reshape(-1, len(TASK_NUMERIC)),
-            ]
-        ),
+        end_count=len(read.end_nominal),
+        end_values=None if rows is not None else np.concatenate(read.end_blocks),
         end_nominal=read.end_nominal,
         end_offsets=np.array(read.end_offsets, dtype=np.int64),
         start_ids=read.start_ids,
@@ -185,7 +212,15 @@ def replay(
     first, then the ends in one block (``AppState.add_decoded_ends``). That is the order of
     the lines except for a start logged after its own end, which a single pass keeps as
     running and then drops as ended, and which this drops at once: the state is the same."""
-    half = later.result()
+    rows = later.args[2]
+    try:
+        half = later.result()
+        end_values = half.end_values
+        if end_values is None:  # in the row file
+            end_values = _mapped(rows, half.end_count)
+    finally:
+        if rows is not None:
+            os.close(rows)
     path = str(later.args[0].path)
     kinds = np.frombuffer(half.kinds, dtype=np.uint8)
     is_end, is_start = kinds == END[0], kinds == START[0]
@@ -208,12 +243,22 @@ def replay(
             first, last = int(ends_before[begin]), int(ends_before[stop])
             if last > first:
                 state.add_decoded_ends(
-                    half.end_values[first:last], half.end_nominal[first:last], first, read_again
+                    end_values[first:last], half.end_nominal[first:last], first, read_again
                 )
             if line is not None:
                 other.read(path, first_count + 1 + stop, line)
             begin = stop + 1
     return (path, first_count + len(kinds), half.last), half.size
+
+
+def _mapped(rows: int, count: int) -> np.ndarray:
+    """The ``count`` rows of floats of the file ``rows``, mapped (read-only: the table copies
+    them); the mapping goes once no array holds it."""
+    if count == 0:
+        return np.empty((0, len(TASK_NUMERIC)))
+    size = count * len(TASK_NUMERIC) * 8
+    data = mmap.mmap(rows, size, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
+    return np.frombuffer(data, dtype=np.float64).reshape(count, len(TASK_NUMERIC))
 
 
 def line_at(file: Any, offset: int) -> bytes:

@@ -6,6 +6,7 @@ its size."""
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
@@ -52,6 +53,35 @@ def test_a_log_read_in_two_halves_is_the_log_read_in_one(source, monkeypatch):
     _same(SOURCES[source][0], monkeypatch)
 
 
+def _no_memory_file(*args):
+    raise OSError("no memfd here")
+
+
+@pytest.mark.parametrize("source", PLAIN)
+def test_the_rows_are_sent_where_there_is_no_memory_file(source, monkeypatch):
+    monkeypatch.setattr(halves.os, "memfd_create", _no_memory_file)
+    _same(SOURCES[source][0], monkeypatch)
+
+
+@pytest.mark.skipif(not hasattr(os, "memfd_create"), reason="Linux's memory files")
+def test_the_memory_file_is_closed_once_mapped(monkeypatch):
+    made: list[int] = []
+    real = os.memfd_create
+
+    def counted(*args):
+        made.append(real(*args))
+        return made[-1]
+
+    monkeypatch.setattr(halves.os, "memfd_create", counted)
+    _same(SOURCES["spark-2.3"][0], monkeypatch)
+    assert len(made) == 1
+    try:
+        now = os.readlink(f"/proc/self/fd/{made[0]}")  # another file's, if any
+    except FileNotFoundError:
+        now = ""
+    assert "perfx-second-half" not in now
+
+
 @pytest.mark.parametrize("kind", sorted(damage.DAMAGES))
 @pytest.mark.parametrize("seed", range(4))
 def test_a_damaged_log_read_in_two_halves_is_the_log_read_in_one(kind, seed, tmp_path, monkeypatch):
@@ -93,6 +123,6 @@ def test_the_events_perfx_passes_over_are_not_sent_back(tmp_path, monkeypatch):
     (source,) = find_event_logs(tmp_path / "app", lambda *skipped: None)
     at = halves.split(source)
     assert at is not None
-    half = halves._read_second_half(at, passed_over)
+    half = halves._read_second_half(at, passed_over, None)
     assert len(half.kinds) > 500 and set(half.kinds) == set(halves.PASSED)  # all unused ones
     assert half.others == []
