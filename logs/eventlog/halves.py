@@ -8,11 +8,11 @@ arrays (a row of floats per TaskEnd: the values one pass turns into floats too),
 byte offsets of their lines. The rows of floats, most of what it sends (33 MB for 150,000
 tasks), it writes to a memory file the reader made before the fork (Linux's ``memfd``), which
 the reader maps once the child is done: pickled, piped and unpickled, they kept the reader
-waiting 0.04-0.05 s. Every other
-line comes back whole and takes the reader's own path (build.OtherLines), in its place. A
-TaskEnd of a task that already ended is read again from its offset for that path, and so is a
-TaskStart that never ends, when the running tasks are closed. Without a second core, for a
-compressed or rolled log, or below ``MIN_BYTES``, the log is read in one pass.
+waiting 0.04-0.05 s. Every other line comes back whole and takes the reader's own path
+(build.OtherLines), in its place. A TaskEnd of a task that already ended is read again from
+its offset for that path, and so is a TaskStart that never ends, when the running tasks are
+closed. Without a second core, for a compressed or rolled log, or below ``MIN_BYTES``, the
+log is read in one pass.
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ class SecondHalf:
 
     kinds: bytes
     end_count: int
+    """The TaskEnds it decoded (``END`` kinds)."""
     end_values: np.ndarray | None
     """One row per TaskEnd (events.TASK_NUMERIC order), or None where they are in the row
     file (``read_later``)."""
