@@ -19,8 +19,9 @@ killed mid-write leaves is removed by a later write (``remove_abandoned``). A ca
 cannot be written (read-only home, full disk) is no error: the log was read anyway.
 Where the process can fork (logs.background), a log's entry is written by a forked child
 while the command goes on with the tables it read (the write takes about as long as
-analysing them); the process waits for it before it reads or adds to that entry, before it
-writes another, and before it exits (``finish_writing``).
+analysing them); the process waits for it before it reads that entry, before it writes
+another, and before it exits (``finish_writing``). What is to be kept beside an entry still
+being written is written once the entry is in place, then: the command answers meanwhile.
 Off with ``--no-cache``, ``perfx.open(..., cache=False)`` or ``PERFX_CACHE=0``.
 """
 
@@ -290,8 +291,15 @@ def keep_beside(log: Log, name: str, frames: dict[str, pd.DataFrame], meta: dict
     a new log, never for new code. Nothing is kept for a log without an entry."""
     if log.cache_key is None:
         return
+    if log.cache_key in _writing:  # kept once the entry is in place (``finish_writing``)
+        _kept_after_writing.append((log.cache_key, name, frames, meta))
+        return
     finish_writing()
-    entry = cache_dir() / log.cache_key
+    _keep_beside(log.cache_key, name, frames, meta)
+
+
+def _keep_beside(key: str, name: str, frames: dict[str, pd.DataFrame], meta: dict) -> None:
+    entry = cache_dir() / key
     if entry.is_dir():
         _write_frames(entry / name, frames, meta)
 
@@ -330,6 +338,9 @@ def cached_read(
 
 _writing: dict[str, Background[None]] = {}
 """The entry a forked child is writing (``_write_while_answering``), by key: one at a time."""
+_kept_after_writing: list[tuple[str, str, dict[str, pd.DataFrame], dict]] = []
+"""What ``keep_beside`` was given for an entry still being written: (key, name, frames,
+meta), kept by ``finish_writing`` once the entry is in place."""
 
 
 def _write_while_answering(
@@ -402,6 +413,9 @@ def replaces(parts: list[Path], key: str) -> None:
 
 def finish_writing() -> None:
     """Wait for the entry this process is writing, if any, to be in place, or dropped: a
-    child that could not write it (killed: Ctrl-C) leaves the log to be read again."""
+    child that could not write it (killed: Ctrl-C) leaves the log to be read again. Then
+    keep what was to be kept beside it (nothing where it was dropped)."""
     while _writing:
         _writing.pop(next(iter(_writing))).outcome()
+    while _kept_after_writing:
+        _keep_beside(*_kept_after_writing.pop(0))

@@ -288,6 +288,41 @@ def test_a_process_ends_with_the_entry_its_child_was_writing(home):
     _same_log(kept, open_session(str(SMALL), cache=False).raw)
 
 
+ANALYSED_WHILE_WRITING = """
+import sys
+from perfx.logs import cache
+from perfx.session import open as open_session
+session = open_session(sys.argv[1], cache=True)
+session.straggler_analysis
+# the analysis is done, its entry maybe not yet: the command answers without waiting for it
+print(session.raw.cache_key in cache._writing, len(cache._kept_after_writing))
+"""
+
+
+def test_the_analysis_is_kept_once_its_entry_is_in_place_without_waiting_for_it(home, reads):
+    written = []
+    for _ in range(3):  # the writer may be done before the analysis is: then it is kept at once
+        shutil.rmtree(home, ignore_errors=True)
+        done = subprocess.run(
+            [sys.executable, "-c", ANALYSED_WHILE_WRITING, str(SMALL)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=dict(os.environ, PERFX_HOME=str(home)),
+        )
+        written.append(done.stdout.split())
+        assert _kept_analyses() == 1  # kept at exit, once the entry was in place
+    assert ["True", "1"] in written, written
+    computed = []
+    real = kept_module.find_stragglers
+    kept_module.find_stragglers = lambda tasks: computed.append(1) or real(tasks)
+    try:
+        open_session(str(SMALL), cache=True).straggler_analysis
+    finally:
+        kept_module.find_stragglers = real
+    assert computed == [] and reads == []  # both read back
+
+
 KILLED_WRITER = """
 import os, signal, sys
 from perfx.logs import cache
