@@ -259,6 +259,20 @@ def test_the_straggler_analysis_is_kept_for_the_code_and_log_that_made_it(monkey
     assert (kept.parent / "stragglers-other-code" / cache.META).is_file()
 
 
+def _in_a_process(script: str, home: Path) -> str:
+    """What ``script`` prints, run on the small log in a process of its own (one with no
+    thread: it forks its cache writer, logs.background.can_fork) with ``home``; it must
+    exit 0 and say nothing on stderr."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(SMALL)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PERFX_HOME=str(home)),
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    return done.stdout
+
+
 WRITES_IN_A_CHILD = """
 import sys
 from perfx.logs import cache
@@ -271,14 +285,8 @@ print(log.cache_key in cache._writing)
 def test_a_process_ends_with_the_entry_its_child_was_writing(home):
     # a process of its own, with no thread: it forks the writer (logs.background.can_fork);
     # multiprocessing's own exit handler would kill the (daemon) child before it is done
-    done = subprocess.run(
-        [sys.executable, "-c", WRITES_IN_A_CHILD, str(SMALL)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=dict(os.environ, PERFX_HOME=str(home)),
-    )
-    assert done.stdout.split() == ["True"]  # still being written when load_log returned
+    # still being written when load_log returned
+    assert _in_a_process(WRITES_IN_A_CHILD, home).split() == ["True"]
     (entry,) = _entries()
     assert sorted(p.name for p in entry.iterdir()) == sorted(
         [cache.META, *(f"{t}.parquet" for t in cache.TABLES)]
@@ -305,14 +313,7 @@ def test_the_analysis_is_kept_once_its_entry_is_in_place_without_waiting_for_it(
     written = []
     for _ in range(3):  # the writer may be done before the analysis is: then it is kept at once
         shutil.rmtree(home, ignore_errors=True)
-        done = subprocess.run(
-            [sys.executable, "-c", ANALYSED_WHILE_WRITING, str(SMALL)],
-            capture_output=True,
-            text=True,
-            check=True,
-            env=dict(os.environ, PERFX_HOME=str(home)),
-        )
-        written.append(done.stdout.split())
+        written.append(_in_a_process(ANALYSED_WHILE_WRITING, home).split())
         assert _kept_analyses() == 1  # kept at exit, once the entry was in place
     assert ["True", "1"] in written, written
     computed = []
@@ -339,13 +340,7 @@ load_log(sys.argv[1], cache=True)
 def test_a_writer_killed_leaves_no_entry_and_the_process_does_not_write_it(home, reads):
     # a child killed (Ctrl-C, out of memory) leaves the log to be read again: the process,
     # on its way out, does not write the entry itself
-    done = subprocess.run(
-        [sys.executable, "-c", KILLED_WRITER, str(SMALL)],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PERFX_HOME=str(home)),
-    )
-    assert (done.returncode, done.stderr) == (0, "")
+    _in_a_process(KILLED_WRITER, home)
     assert _entries() == []
     open_session(str(SMALL), cache=True)
     assert len(reads) == 1
@@ -385,13 +380,7 @@ def _untouched_for(path: Path, seconds: float) -> None:
 
 
 def test_what_a_writer_killed_mid_write_leaves_a_later_write_removes(home, reads):
-    done = subprocess.run(
-        [sys.executable, "-c", KILLED_MID_WRITE, str(SMALL)],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PERFX_HOME=str(home)),
-    )
-    assert (done.returncode, done.stderr) == (0, "")
+    _in_a_process(KILLED_MID_WRITE, home)
     (left,) = _temporaries(cache.cache_dir())
     assert _entries() == []
     # a writer gone a moment ago may be another machine's, still writing: kept

@@ -1,8 +1,7 @@
 """The command line's allocator setting (perfx.allocator): an array above the threshold,
 freed below another live block, is returned to the system, where glibc's own rising
 threshold keeps it in the process; and arrays below it, freed at the heap's top, are kept
-for the next ones. Each case runs in a process of its own (the setting is
-the process's)."""
+for the next ones. Each case runs in a process of its own (the setting is the process's)."""
 
 from __future__ import annotations
 
@@ -11,8 +10,8 @@ import sys
 
 import pytest
 
-FREED_BELOW_A_LIVE_BLOCK = """
-import sys
+RSS = """
+import ctypes, sys
 import numpy as np
 from perfx import allocator
 
@@ -20,7 +19,9 @@ def rss_mb():
     for line in open("/proc/self/status"):
         if line.startswith("VmRSS"):
             return int(line.split()[1]) // 1024
+"""
 
+FREED_BELOW_A_LIVE_BLOCK = """
 if sys.argv[1] == "set":
     allocator.return_large_blocks()
 before = rss_mb()
@@ -31,32 +32,21 @@ print(rss_mb() - before)
 """
 
 
-def _kept_mb(setting: str) -> int:
+def _printed_mb(case: str, setting: str) -> int:
+    """The MB the ``case`` (a script after ``RSS``) prints, run with ``setting``."""
     done = subprocess.run(
-        [sys.executable, "-c", FREED_BELOW_A_LIVE_BLOCK, setting],
-        capture_output=True,
-        text=True,
-        check=True,
+        [sys.executable, "-c", RSS + case, setting], capture_output=True, text=True, check=True
     )
     return int(done.stdout)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc, /proc")
 def test_a_large_array_freed_is_returned_to_the_system():
-    assert _kept_mb("glibc") >= 10  # glibc's own threshold keeps it
-    assert _kept_mb("set") < 5
+    assert _printed_mb(FREED_BELOW_A_LIVE_BLOCK, "glibc") >= 10  # glibc's threshold keeps it
+    assert _printed_mb(FREED_BELOW_A_LIVE_BLOCK, "set") < 5
 
 
 FREED_AT_THE_HEAPS_TOP = """
-import ctypes, sys
-import numpy as np
-from perfx import allocator
-
-def rss_mb():
-    for line in open("/proc/self/status"):
-        if line.startswith("VmRSS"):
-            return int(line.split()[1]) // 1024
-
 if sys.argv[1] == "set":
     allocator.return_large_blocks()
 else:  # the mmap threshold alone: glibc's trim threshold stays at 128 KB
@@ -70,18 +60,8 @@ print(before - rss_mb())
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc, /proc")
 def test_the_heaps_top_is_kept_for_the_next_arrays():
-    returned = {
-        setting: int(
-            subprocess.run(
-                [sys.executable, "-c", FREED_AT_THE_HEAPS_TOP, setting],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-        )
-        for setting in ("set", "mmap threshold alone")
-    }
-    assert returned == {"set": 0, "mmap threshold alone": 6}
+    assert _printed_mb(FREED_AT_THE_HEAPS_TOP, "set") == 0
+    assert _printed_mb(FREED_AT_THE_HEAPS_TOP, "mmap threshold alone") == 6
 
 
 def test_the_command_line_sets_it(monkeypatch):
