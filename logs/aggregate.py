@@ -102,8 +102,8 @@ def task_aggregates(tasks: pd.DataFrame, key: str | np.ndarray) -> pd.DataFrame:
     spread = [column[c] for c in SPREAD if c in column]
     sums, means, maxima, medians = (np.full((groups, len(names)), np.nan) for _ in range(4))
     # one matrix for every chunk: a new one each time would be a new mapping of the C
-    # library's, its pages faulted in again (0.1 s on 150,000 tasks with perfx.allocator's
-    # threshold)
+    # library's, its pages faulted in again (0.1 s on 150,000 tasks under the command line's
+    # mmap threshold)
     matrix = np.empty((len(codes), min(COLUMNS_AT_ONCE, len(names))), order="F")
     for first in range(0, len(names), COLUMNS_AT_ONCE):
         chunk = slice(first, first + COLUMNS_AT_ONCE)
