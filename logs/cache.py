@@ -292,7 +292,7 @@ def keep_beside(log: Log, name: str, frames: dict[str, pd.DataFrame], meta: dict
     if log.cache_key is None:
         return
     if log.cache_key in _writing:  # kept once the entry is in place (``finish_writing``)
-        _kept_after_writing.append((log.cache_key, name, frames, meta))
+        _kept_after_writing.append((os.getpid(), log.cache_key, name, frames, meta))
         return
     finish_writing()
     _keep_beside(log.cache_key, name, frames, meta)
@@ -338,9 +338,10 @@ def cached_read(
 
 _writing: dict[str, Background[None]] = {}
 """The entry a forked child is writing (``_write_while_answering``), by key: one at a time."""
-_kept_after_writing: list[tuple[str, str, dict[str, pd.DataFrame], dict]] = []
-"""What ``keep_beside`` was given for an entry still being written: (key, name, frames,
-meta), kept by ``finish_writing`` once the entry is in place."""
+_kept_after_writing: list[tuple[int, str, str, dict[str, pd.DataFrame], dict]] = []
+"""What ``keep_beside`` was given for an entry still being written: (the process, key, name,
+frames, meta), kept by ``finish_writing`` once the entry is in place, by that process (a
+child forked since leaves it to its parent)."""
 
 
 def _write_while_answering(
@@ -418,4 +419,6 @@ def finish_writing() -> None:
     while _writing:
         _writing.pop(next(iter(_writing))).outcome()
     while _kept_after_writing:
-        _keep_beside(*_kept_after_writing.pop(0))
+        process, *kept = _kept_after_writing.pop(0)
+        if process == os.getpid():
+            _keep_beside(*kept)

@@ -328,6 +328,18 @@ def test_the_analysis_is_kept_once_its_entry_is_in_place_without_waiting_for_it(
     assert computed == [1] and reads == [1]  # the cache's both read back; the fresh read's not
 
 
+def test_an_analysis_waiting_for_its_entry_is_kept_by_its_own_process_only(monkeypatch):
+    session = open_session(str(SMALL), cache=True)
+    assert session.straggler_analysis.stragglers >= 0 and _kept_analyses() == 1
+    (kept,) = cache.cache_dir().glob(f"*/stragglers-{code_digest()}")
+    shutil.rmtree(kept)
+    for process in (os.getpid() + 1, os.getpid()):  # a forked child's copy, then its own
+        waiting = [(process, session.raw.cache_key, kept.name, {}, {})]
+        monkeypatch.setattr(cache, "_kept_after_writing", waiting)
+        cache.finish_writing()
+        assert kept.is_dir() == (process == os.getpid())
+
+
 KILLED_WRITER = """
 import os, signal, sys
 from perfx.logs import cache
