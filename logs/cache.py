@@ -419,6 +419,6 @@ def finish_writing() -> None:
     while _writing:
         _writing.pop(next(iter(_writing))).outcome()
     while _kept_after_writing:
-        process, *kept = _kept_after_writing.pop(0)
+        process, key, name, frames, meta = _kept_after_writing.pop(0)
         if process == os.getpid():
-            _keep_beside(*kept)
+            _keep_beside(key, name, frames, meta)
