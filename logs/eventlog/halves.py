@@ -59,11 +59,9 @@ class SecondHalf:
     ``OTHER``), and per kind what the reader needs of it, in the order of the lines."""
 
     kinds: bytes
-    end_count: int
-    """The TaskEnds it decoded (``END`` kinds)."""
     end_values: np.ndarray | None
     """One row per TaskEnd (events.TASK_NUMERIC order), or None where they are in the row
-    file (``read_later``)."""
+    file (``read_later``): as many as ``end_nominal`` holds."""
     end_nominal: list[tuple]
     end_offsets: np.ndarray
     start_ids: list[int]
@@ -190,7 +188,6 @@ def _read_second_half(
     block_done()
     return SecondHalf(
         kinds=bytes(kinds),
-        end_count=len(read.end_nominal),
         end_values=None if rows is not None else np.concatenate(read.end_blocks),
         end_nominal=read.end_nominal,
         end_offsets=np.array(read.end_offsets, dtype=np.int64),
@@ -218,7 +215,7 @@ def replay(
         half = later.result()
         end_values = half.end_values
         if end_values is None:  # in the row file
-            end_values = _mapped(rows, half.end_count)
+            end_values = _mapped(rows, len(half.end_nominal))
     finally:
         if rows is not None:
             os.close(rows)
