@@ -411,7 +411,7 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
         return Diagnosis(
             NOTHING_STANDS_OUT,
             f"{cols.entity} {cols.values('id')[first]} took {format_ms(standing.value)}, within "
-            f"its stage's spread of {_range(standing)}: no cause stands out",
+            f"its stage's spread of {_range(standing)}",
         )
     found = mechanism(cols, first, second, gap)
     if found is None:
@@ -511,7 +511,7 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
         return Diagnosis(
             NOTHING_STANDS_OUT,
             "its extra compute lies within the spread of its stage's cost model "
-            f"({model.model.quality() if model else 'no model'}): no cause stands out",
+            f"({model.model.quality() if model else 'no model'})",
         )
     part = max(shares, key=lambda k: shares[k])
     percent = f"{_percent(shares[part])} of the gap"
@@ -635,7 +635,7 @@ def _unexplained_within_noise(standing: Standing | None) -> Diagnosis | None:
         NOTHING_STANDS_OUT,
         f"its extra time is compute that no volume or measured part explains, and at "
         f"{fold:.1f}x its stage's median it is within what tasks doing the same work vary by "
-        f"(under {UNEXPLAINED_FOLD:g}x): no cause stands out",
+        f"(under {UNEXPLAINED_FOLD:g}x)",
     )
 
 
