@@ -61,7 +61,8 @@ def _rebuilt(log: Log, frames: dict[str, pd.DataFrame], meta: dict) -> Straggler
         or not computed.index.isin(log.tasks.index).all()
     ):
         return None
-    rows = log.tasks.loc[computed.index, identity]
+    same_rows = computed.index.equals(log.tasks.index)  # all the tasks, in order: no lookup
+    rows = log.tasks[identity] if same_rows else log.tasks.loc[computed.index, identity]
     return StragglerReport(
         pd.concat([rows, computed], axis=1), stages, tuple(meta.get("causes", ()))
     )
