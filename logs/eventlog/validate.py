@@ -150,6 +150,39 @@ class _LogStart(msgspec.Struct, kw_only=True):
     version: str = _f("Spark Version", "")
 
 
+ExecutorId = str | int
+"""Spark writes an executor's id as a string ("driver", "3"); a number is read as its text."""
+
+
+class _ExecutorInfo(msgspec.Struct, kw_only=True):
+    host: str | None = _f("Host", None)
+    total_cores: int | None = _f("Total Cores", None)
+
+
+class _ExecutorAdded(msgspec.Struct, kw_only=True):
+    executor_id: ExecutorId = _f("Executor ID")
+    timestamp: int | None = _f("Timestamp", None)
+    info: _ExecutorInfo | None = _f("Executor Info", None)
+
+
+class _BlockManagerId(msgspec.Struct, kw_only=True):
+    executor_id: ExecutorId = _f("Executor ID")
+    host: str | None = _f("Host", None)
+    port: int | None = _f("Port", None)
+
+
+class _BlockManagerAdded(msgspec.Struct, kw_only=True):
+    manager: _BlockManagerId = _f("Block Manager ID")
+    max_memory: int | None = _f("Maximum Memory", None)
+    timestamp: int | None = _f("Timestamp", None)
+
+
+class _ExecutorRemoved(msgspec.Struct, kw_only=True):
+    executor_id: ExecutorId = _f("Executor ID")
+    timestamp: int | None = _f("Timestamp", None)
+    reason: str | None = _f("Removed Reason", None)
+
+
 SCHEMAS: dict[str, type] = {
     "SparkListenerTaskEnd": _TaskEnd,
     "SparkListenerTaskStart": _TaskStart,
@@ -162,6 +195,9 @@ SCHEMAS: dict[str, type] = {
     "SparkListenerEnvironmentUpdate": _Environment,
     "SparkListenerLogStart": _LogStart,
     "DBCEventLoggingListenerMetadata": _LogStart,
+    "SparkListenerExecutorAdded": _ExecutorAdded,
+    "SparkListenerBlockManagerAdded": _BlockManagerAdded,
+    "SparkListenerExecutorRemoved": _ExecutorRemoved,
 }
 """Event name -> the schema its line must satisfy: every event eventlog.build handles."""
 

@@ -21,15 +21,15 @@ SOURCE = public_log("qubole__sparklens/local-1532512550423")
 LINES = SOURCE.read_bytes().splitlines(keepends=True)
 
 
-def _where(event: str) -> list[int]:
-    return [i for i, line in enumerate(LINES) if line.startswith(b'{"Event":"' + event.encode())]
+def _where(event: str, lines: list[bytes] = LINES) -> list[int]:
+    return [i for i, line in enumerate(lines) if line.startswith(b'{"Event":"' + event.encode())]
 
 
 ENDS, STARTS = _where("SparkListenerTaskEnd"), _where("SparkListenerTaskStart")
 
 
-def _edited(at: int, edit) -> bytes:
-    event = orjson.loads(LINES[at])
+def _edited(at: int, edit, lines: list[bytes] = LINES) -> bytes:
+    event = orjson.loads(lines[at])
     edit(event)
     return orjson.dumps(event) + b"\n"
 
@@ -73,6 +73,30 @@ def test_each_bad_line_is_skipped_with_its_reason_and_line_number(tmp_path):
         "1 not UTF-8, 1 wrong type for Task Info/Launch Time, 1 wrong type for Task Metrics, "
         "1 wrong type for Task Metrics/JVM GC Time (perfx logs lists them)"
     )
+
+
+EXECUTOR_EVENTS = {
+    "SparkListenerExecutorAdded": lambda e: e["Executor Info"].update({"Total Cores": "4"}),
+    "SparkListenerBlockManagerAdded": lambda e: e["Block Manager ID"].update({"Port": [1, 2]}),
+    "SparkListenerExecutorRemoved": lambda e: e.update({"Timestamp": {"at": 1}}),
+}
+
+
+@pytest.mark.parametrize("event", EXECUTOR_EVENTS)
+def test_an_executor_event_with_a_field_of_another_type_is_skipped(tmp_path, event):
+    """The executor table's fields are checked as the tasks' are: a port that is a list once
+    ended every command in an internal error while the table was built."""
+    lines = list(LINES)
+    if event == "SparkListenerExecutorRemoved":  # the log has none: the driver's, at the end
+        removed = {"Event": event, "Timestamp": 1532512560000, "Executor ID": "driver"}
+        lines.insert(len(lines) - 1, orjson.dumps(removed) + b"\n")
+    at = _where(event, lines)[0]
+    lines[at] = _edited(at, EXECUTOR_EVENTS[event], lines)
+    log = load_log(_write(tmp_path, lines), cache=False)
+    assert [s.line for s in log.skipped] == [at + 1]
+    assert log.skipped[0].reason.startswith("wrong type for ")
+    assert len(log.tasks) == len(ENDS)
+    assert log.executors["port"].map(lambda v: isinstance(v, float)).all()
 
 
 def test_the_note_counts_lines_and_files_by_kind():
