@@ -270,7 +270,7 @@ class StragglerReport:
             yield more(hidden, "stages")
         if report.stragglers:
             yield safe_text(
-                f"{report.stragglers} stragglers, {report.explained} explained "
+                f"{report.stragglers:,} stragglers, {report.explained:,} explained "
                 f"({100 * report.explained_share:.0f}%). "
                 f"Causes evaluated: {', '.join(report.causes) or 'none'}."
             )
@@ -278,7 +278,7 @@ class StragglerReport:
                 counts = Counter(self.named.values()).most_common()
                 yield safe_text(
                     "Their causes as perfx explain names them: "
-                    + ", ".join(f"{cause} {n}" for cause, n in counts)
+                    + ", ".join(f"{cause} {n:,}" for cause, n in counts)
                     + "."
                 )
         else:
