@@ -183,6 +183,11 @@ class _ExecutorRemoved(msgspec.Struct, kw_only=True):
     reason: str | None = _f("Removed Reason", None)
 
 
+class _SQLExecutionStart(msgspec.Struct, kw_only=True):
+    execution_id: int = _f("executionId")
+    plan: str | None = _f("physicalPlanDescription", None)
+
+
 SCHEMAS: dict[str, type] = {
     "SparkListenerTaskEnd": _TaskEnd,
     "SparkListenerTaskStart": _TaskStart,
@@ -198,6 +203,7 @@ SCHEMAS: dict[str, type] = {
     "SparkListenerExecutorAdded": _ExecutorAdded,
     "SparkListenerBlockManagerAdded": _BlockManagerAdded,
     "SparkListenerExecutorRemoved": _ExecutorRemoved,
+    "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart": _SQLExecutionStart,
 }
 """Event name -> the schema its line must satisfy: every event eventlog.build handles."""
 

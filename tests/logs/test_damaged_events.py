@@ -75,26 +75,33 @@ def test_each_bad_line_is_skipped_with_its_reason_and_line_number(tmp_path):
     )
 
 
-EXECUTOR_EVENTS = {
+SQL_START = "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart"
+OTHER_EVENTS = {
     "SparkListenerExecutorAdded": lambda e: e["Executor Info"].update({"Total Cores": "4"}),
     "SparkListenerBlockManagerAdded": lambda e: e["Block Manager ID"].update({"Port": [1, 2]}),
     "SparkListenerExecutorRemoved": lambda e: e.update({"Timestamp": {"at": 1}}),
+    SQL_START: lambda e: e.update({"executionId": "0x1"}),
 }
+"""Events other than the tasks', stages', jobs' and app's, each with a field of another type."""
+ADDED = {
+    "SparkListenerExecutorRemoved": {"Timestamp": 1532512560000, "Executor ID": "driver"},
+    SQL_START: {"executionId": 0, "physicalPlanDescription": "== Physical Plan ==", "time": 1},
+}
+"""Those events the log lacks, as Spark writes them: added before its last line."""
 
 
-@pytest.mark.parametrize("event", EXECUTOR_EVENTS)
-def test_an_executor_event_with_a_field_of_another_type_is_skipped(tmp_path, event):
-    """The executor table's fields are checked as the tasks' are: a port that is a list once
-    ended every command in an internal error while the table was built."""
+@pytest.mark.parametrize("event", OTHER_EVENTS)
+def test_an_event_with_a_field_of_another_type_is_skipped_with_its_reason(tmp_path, event):
+    """The executors' and SQL plans' fields are checked as the tasks' are: a port that is a
+    list once ended every command in an internal error while the executor table was built."""
     lines = list(LINES)
-    if event == "SparkListenerExecutorRemoved":  # the log has none: the driver's, at the end
-        removed = {"Event": event, "Timestamp": 1532512560000, "Executor ID": "driver"}
-        lines.insert(len(lines) - 1, orjson.dumps(removed) + b"\n")
+    if event in ADDED:
+        lines.insert(len(lines) - 1, orjson.dumps({"Event": event, **ADDED[event]}) + b"\n")
     at = _where(event, lines)[0]
-    lines[at] = _edited(at, EXECUTOR_EVENTS[event], lines)
+    lines[at] = _edited(at, OTHER_EVENTS[event], lines)
     log = load_log(_write(tmp_path, lines), cache=False)
     assert [s.line for s in log.skipped] == [at + 1]
-    assert log.skipped[0].reason.startswith("wrong type for ")
+    assert log.skipped[0].reason.startswith("wrong type for "), log.skipped[0].reason
     assert len(log.tasks) == len(ENDS)
     assert log.executors["port"].map(lambda v: isinstance(v, float)).all()
 
