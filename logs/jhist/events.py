@@ -188,13 +188,22 @@ def read_counters(value: Any) -> ReadCounters:
     return out, names
 
 
+def _identity(body: dict, name: str) -> str:
+    """An id the event cannot go without: ``wrong_type`` lets a null pass as an absent
+    optional field, but a task keyed by None is no task (and cannot be sorted among others)."""
+    value = body[name]
+    if value is None:
+        raise KeyError(name)
+    return value
+
+
 def _task_ref(body: dict) -> tuple[str, str]:
     """(task id, task type) of a task or attempt event."""
-    return body["taskid"], body["taskType"]
+    return _identity(body, "taskid"), _identity(body, "taskType")
 
 
 def _attempt_ref(body: dict) -> tuple[str, str, str]:
-    return (*_task_ref(body), body["attemptId"])
+    return (*_task_ref(body), _identity(body, "attemptId"))
 
 
 def _update(target: Any, values: dict[str, Any]) -> None:
@@ -205,7 +214,7 @@ def _update(target: Any, values: dict[str, Any]) -> None:
 def _update_job(history: JobHistory, body: dict, fields: dict[str, Any]) -> None:
     """Set the job's fields, after taking its id from the event when it is not known yet;
     ``fields`` were read before, and so is the id here."""
-    job_id = body["jobid"]
+    job_id = _identity(body, "jobid")
     history.job.setdefault("id", job_id)
     history.job.update(fields)
 

@@ -349,6 +349,26 @@ def test_bad_lines_are_skipped_with_their_reason(tmp_path) -> None:
     )
 
 
+@pytest.mark.parametrize("event", ["TASK_STARTED", "MAP_ATTEMPT_STARTED", "JOB_INITED"])
+def test_an_event_whose_id_is_null_is_skipped(tmp_path, event) -> None:
+    """A null passes the type check as an absent optional field; an id cannot be absent: a
+    task keyed by None ended every command in an internal error (sorting it among ids)."""
+    field = {"TASK_STARTED": "taskid", "MAP_ATTEMPT_STARTED": "attemptId", "JOB_INITED": "jobid"}
+    lines = TERAGEN.read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith(f'{{"type":"{event}"'))
+    record = json.loads(lines[at])
+    (body,) = record["event"].values()
+    body[field[event]] = None
+    lines[at] = json.dumps(record, separators=(",", ":")) + "\n"
+    path = tmp_path / "teragen.jhist"
+    path.write_text("".join(lines))
+    log = load_log(path, cache=False)
+    assert [(s.line, s.reason) for s in log.skipped] == [
+        (at + 1, f"{event} without usable '{field[event]}'")
+    ]
+    assert len(log.tasks) == 2 and log.tasks["id"].notna().all()
+
+
 def test_a_jobs_maps_and_its_reduces_are_separate_stages() -> None:
     """stage_key = job_id/task_type: a map's reference is another map of its job, never a
     reduce. Grouped by job, m_000000's reference was r_000000 (3605 ms, the median of the
