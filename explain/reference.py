@@ -61,9 +61,12 @@ def find_row(cols: Columns, entity_id: EntityId) -> int:
             f"{entity} id {text!r} is ambiguous: it matches {len(rows)} {entity}s ({shown}); write one of these"
         )
     sample = ", ".join(str(v) for v in ids[:3])
-    raise ExplainError(
-        f"no {entity} with id {text!r} in the log ({len(ids):,} {entity}s, ids like {sample})"
+    held = (
+        f"1 {entity}, id {sample}"
+        if len(ids) == 1
+        else f"{len(ids):,} {entity}s, ids like {sample}"
     )
+    raise ExplainError(f"no {entity} with id {text!r} in the log ({held})")
 
 
 def _by_own_id(cols: Columns, text: str) -> np.ndarray:

@@ -4,6 +4,7 @@ for one-sided queries, generated DESPITE, validation errors, the result's forms.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -137,8 +138,14 @@ def test_ambiguous_and_unknown_ids():
     ):
         explain(log2, slower("5"))
     assert explain(log2, slower("app-2/5")).pair[0] == "app-2/5"
-    with pytest.raises(ExplainError, match="no task with id 'nope'"):
+    with pytest.raises(
+        ExplainError,
+        match=rf"^no task with id 'nope' in the log \({len(log.tasks)} tasks, ids like app-1/0, ",
+    ):
         explain(log, slower("nope"))
+    with pytest.raises(ExplainError, match=r"^no app with id 'x' in the log \(1 app, id app-1\)$"):
+        one_app = pd.DataFrame({"id": ["app-1"], "app_id": ["app-1"], "duration": [1.0]})
+        explain(replace(log, apps=one_app), "WHY APP 'x' SLOWER THAN APP 'y'")
 
 
 def test_pair_of_interest_must_fit_the_query():
