@@ -58,6 +58,23 @@ def label(feature: str) -> str:
     )
 
 
+PLURAL_NOUNS = frozenset({"bytes", "records", "blocks", "tasks", "cores", "executors"})
+"""Words that make a feature's label plural ("its input bytes were higher") where they head
+it: before any preposition ("its number of tasks on its host was higher"), and not counted
+or summarised by the label's first or last word ("its num tasks", "its input bytes max")."""
+_PREPOSITIONS = frozenset({"of", "per", "in", "on", "at", "beside", "for", "with"})
+_SINGULAR_ENDS = frozenset({"max", "mean", "median", "skew", "sum", "share", "fraction", "rate"})
+
+
+def _was(name: str) -> str:
+    """The verb of ``its <name> was ...``, agreeing with the label's head."""
+    words = name.split()
+    if not words or words[0] == "num" or words[-1] in _SINGULAR_ENDS:
+        return "was"
+    head = next((i for i, w in enumerate(words) if w in _PREPOSITIONS), len(words))
+    return "were" if PLURAL_NOUNS.intersection(words[:head]) else "was"
+
+
 def _negated(atom: Atom) -> bool:
     return atom.op == "!="
 
@@ -147,7 +164,7 @@ def because_phrase(atom: Atom, values: PairValues | None = None) -> str:
     name = label(atom.feature)
     unit = values.unit if values is not None else "none"
     if atom.pair_op == "compare" and isinstance(atom.value, Ordering) and not _negated(atom):
-        return f"its {name} was {_ORDERING[atom.value.value]}{_pair(values)}"
+        return f"its {name} {_was(name)} {_ORDERING[atom.value.value]}{_pair(values)}"
     if atom.pair_op == "isSame" and isinstance(atom.value, Bool):
         same = atom.value.value != _negated(atom)
         if (
@@ -159,14 +176,14 @@ def because_phrase(atom: Atom, values: PairValues | None = None) -> str:
             return _FLAGS[atom.feature][
                 0 if str(values.first) == "T" else 1
             ] + " (the other was not)" * (str(values.first) == "T")
-        return f"its {name} was {'the same' if same else 'different'}{_pair(values)}"
+        return f"its {name} {_was(name)} {'the same' if same else 'different'}{_pair(values)}"
     if (both := _both(atom)) is not None:
         return f"both had {name} {value_text(both.first, unit)}"
     if atom.pair_op == "diff" and isinstance(atom.value, ValuePair) and atom.op == "=":
         first, second = value_text(atom.value.first, unit), value_text(atom.value.second, unit)
         if atom.feature in _FLAGS and {first, second} == {"T", "F"}:
             return _FLAGS[atom.feature][0 if first == "T" else 1]
-        return f"its {name} was {first} against {second}"
+        return f"its {name} {_was(name)} {first} against {second}"
     if atom.pair_op == "base":
         return _threshold(atom, "both had", unit)
     return f"{name} {atom.pair_op} {atom.op} {value_to_pxql(atom.value)}"

@@ -21,7 +21,18 @@ def _atom(text: str):
         ("host isSame = T", "the same host", "its host was the same"),
         ("host isSame = F", "a different host", "its host was different"),
         ("gc_time compare = GT", "a higher GC time for the first", "its GC time was higher"),
-        ("input_bytes compare = SIM", "similar input bytes", "its input bytes was similar"),
+        ("input_bytes compare = SIM", "similar input bytes", "its input bytes were similar"),
+        (
+            "input_bytes_max compare = GT",
+            "a higher input bytes max for the first",
+            "its input bytes max was higher",
+        ),
+        ("num_tasks compare = GT", "a higher num tasks for the first", "its num tasks was higher"),
+        (
+            "shuffle_remote_bytes_read_to_disk compare = LT",
+            "a lower shuffle remote bytes read to disk for the first",
+            "its shuffle remote bytes read to disk were lower",
+        ),
         (
             "block_size <= 128MB",
             "both with block size at most 128MB",
@@ -63,7 +74,7 @@ def test_phrases(atom, despite, because):
             "records_in compare = SIM",
             PairValues(1000, 1040, "count"),
             "similar records in (1,000 and 1,040)",
-            "its records in was similar (1,000 against 1,040)",
+            "its records in were similar (1,000 against 1,040)",
         ),
         (
             "host isSame = T",
@@ -75,7 +86,7 @@ def test_phrases(atom, despite, because):
             "input_bytes compare = GT",
             PairValues(12.0 * 2**20, 2**20, "bytes"),
             "a higher input bytes for the first (12.0 MB against 1.0 MB)",
-            "its input bytes was higher (12.0 MB against 1.0 MB)",
+            "its input bytes were higher (12.0 MB against 1.0 MB)",
         ),
         (
             "first_task_on_executor isSame = F",
