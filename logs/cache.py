@@ -43,7 +43,6 @@ from pathlib import Path
 import orjson
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from .background import Background
 from .model import CutOff, Log, SkippedLine
@@ -120,8 +119,20 @@ def _system_allocator() -> Iterator[None]:
         pa.set_memory_pool(default)
 
 
+def _import_writer() -> None:
+    """Import what writing a table imports (Parquet's library, pyarrow's pandas conversion,
+    which starts a thread pool): a process imports them only once it reads or writes an
+    entry, not to read a log (their libraries are 6-9 MB of its memory), and an import
+    that would run while the interpreter exits fails ("can't register atexit after
+    shutdown")."""
+    import pyarrow.pandas_compat
+    import pyarrow.parquet  # noqa: F401
+
+
 def _read_table(path: Path) -> pd.DataFrame:
     """One kept table as pandas."""
+    import pyarrow.parquet as pq
+
     with _system_allocator():
         return pq.read_table(path, use_threads=True).to_pandas()
 
@@ -135,6 +146,8 @@ def _write_table(frame: pd.DataFrame, path: Path) -> None:
     """``frame`` as one Parquet file (pandas' metadata kept: dtypes, index), a row group of
     ``ROWS_AT_ONCE`` rows at a time. The schema is the whole frame's, so that each part's
     types and the index the file describes are the same as in one piece."""
+    import pyarrow.parquet as pq
+
     schema = pa.Schema.from_pandas(frame)
     with _system_allocator(), pq.ParquetWriter(path, schema, compression="lz4") as writer:
         for start in range(0, len(frame), ROWS_AT_ONCE):
@@ -293,6 +306,7 @@ def keep_beside(log: Log, name: str, frames: dict[str, pd.DataFrame], meta: dict
         return
     if log.cache_key in _writing:  # kept once the entry is in place (``finish_writing``)
         _kept_after_writing.append((os.getpid(), log.cache_key, name, frames, meta))
+        _import_writer()  # now: finish_writing may run at exit, when nothing can be imported
         return
     finish_writing()
     _keep_beside(log.cache_key, name, frames, meta)

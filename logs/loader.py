@@ -23,7 +23,7 @@ from .hostmetrics import join_host_metrics, read_host_metrics
 from .model import Log, SkippedLine, merge_logs
 from .rest.client import RestAccess, is_rest_url
 from .rest.reader import read_rest
-from .store.read import is_store, read_store
+from .store.manifest import is_store
 
 PROGRESS_MIN_BYTES = 64 << 20
 """Inputs smaller than this load too fast for a progress bar to help."""
@@ -113,7 +113,11 @@ def load_log(
     metrics = read_host_metrics(host_metrics) if host_metrics is not None else None
     remote = [read_rest(str(p), app=app, access=rest) for p in given if is_rest_url(p)]
     given = [p for p in given if not is_rest_url(p)]
-    remote += [read_store(p, focus=focus, entity=entity) for p in given if is_store(p)]
+    stores = [p for p in given if is_store(p)]
+    if stores:  # Arrow's datasets, Parquet and filesystems: imported only to read a store
+        from .store.read import read_store
+
+        remote += [read_store(p, focus=focus, entity=entity) for p in stores]
     skipped: list[SkippedLine] = []
     found = once([log for p in given if not is_store(p) for log in find_logs(Path(p), skipped)])
     measured = [f for f in found if format_named(f.format).reports_progress]

@@ -12,10 +12,12 @@ import os
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
-
-import pyarrow.fs as pafs
+from typing import TYPE_CHECKING
 
 from ..errors import NotALog
+
+if TYPE_CHECKING:
+    import pyarrow.fs as pafs
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,8 @@ class Location:
 
     @property
     def local(self) -> bool:
+        import pyarrow.fs as pafs
+
         return isinstance(self.fs, pafs.LocalFileSystem)
 
     def join(self, *parts: str) -> Location:
@@ -37,6 +41,8 @@ class Location:
         return self.fs.get_file_info(self.path)
 
     def exists(self) -> bool:
+        import pyarrow.fs as pafs
+
         return self.info().type != pafs.FileType.NotFound
 
     def read_bytes(self) -> bytes:
@@ -152,7 +158,12 @@ FAILURES: tuple[tuple[tuple[str, ...], str], ...] = (
 
 
 def locate(text: str | os.PathLike) -> Location:
-    """The location ``text`` names: a local path (made absolute) or a URI."""
+    """The location ``text`` names: a local path (made absolute) or a URI. pyarrow's
+    filesystems are imported here, not with the module: the command line asks ``is_uri`` and
+    ``unknown_scheme`` of every path it is given, and a local event log needs none of them
+    (their S3, GCS and HDFS libraries are 5-9 MB of a command's memory)."""
+    import pyarrow.fs as pafs
+
     text = str(text)
     if not is_uri(text):
         return Location(pafs.LocalFileSystem(), str(Path(text).resolve()), text)
@@ -172,6 +183,7 @@ def _fsspec(text: str) -> Location:
     """A scheme pyarrow does not know, through fsspec (``unknown_scheme`` checked that it
     knows it)."""
     import fsspec
+    import pyarrow.fs as pafs
 
     try:
         fs, path = fsspec.core.url_to_fs(text)

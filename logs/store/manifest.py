@@ -10,18 +10,28 @@ same for most applications, are kept once each under their hash (``registries/``
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 
 import orjson
 
 from ..errors import NotALog
-from .fs import Location, what_failed
+from .fs import Location, is_uri, what_failed
 
 MANIFEST = "manifest.json"
 VERSION = 1
 DATA = "data"
 """The partitions' folder: ``data/app=<partition>/<table>.parquet``."""
 TABLES = ("tasks", "stages", "jobs", "apps")
+
+
+def is_store(path: str | os.PathLike) -> bool:
+    """Is ``path`` a store: a folder holding a manifest, or a URI (checked when read)?"""
+    text = str(path)
+    if is_uri(text):
+        return True
+    return (Path(text) / MANIFEST).is_file()
 
 
 @dataclass(kw_only=True)

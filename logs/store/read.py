@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any
 
 import numpy as np
@@ -31,22 +31,14 @@ from ..formats import FORMATS
 from ..model import CutOff, Log, SkippedLine, merge_logs
 from ..registry import ENTITIES, ENTITY_TABLE, FeatureRegistry
 from ..registry_json import registry_of
-from .fs import Location, is_uri, locate
-from .manifest import MANIFEST, Entry, Manifest
+from .fs import Location, locate
+from .manifest import Entry, Manifest
 from .partition import schema_of, table_path
 
 TASK_BUDGET = 200_000
 """Tasks a read takes from a store at most (under 1 GB in memory with their features)."""
 FOCUS_STAGES = 10_000
 """Stages of the pair's applications looked at when they are sampled."""
-
-
-def is_store(path: str | os.PathLike) -> bool:
-    """Is ``path`` a store: a folder holding a manifest, or a URI (checked when read)?"""
-    text = str(path)
-    if is_uri(text):
-        return True
-    return (Path(text) / MANIFEST).is_file()
 
 
 @dataclass

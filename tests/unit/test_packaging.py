@@ -87,6 +87,21 @@ def test_import_perfx_grammar_stays_light():
     assert out.stdout.split() == ["False", "False"]
 
 
+def test_reading_a_local_event_log_imports_no_store_cache_or_http_library():
+    """Arrow's datasets, Parquet, its S3/GCS/HDFS filesystems and urllib's HTTP stack are
+    imported by the code that reads a store, a cache entry or a REST API, not by every
+    reader of a local log: together 13-20 MB of the process's memory."""
+    log = Path(__file__).parents[1] / "data/public/groupon__sparklint/event_log_1"
+    code = (
+        "import sys; from perfx.logs.loader import load_log; "
+        f"assert len(load_log({str(log)!r}, cache=False).tasks); "
+        "print(sorted(m for m in ('pyarrow.dataset', 'pyarrow.parquet', 'pyarrow.fs', "
+        "'urllib.request') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["[]"]
+
+
 def test_data_files_the_code_opens_are_package_data():
     # A wheel carries only what package-data lists: the grammar, the fixture sample, and the
     # quiet log4j2 configuration of the Spark sessions perfx starts.
