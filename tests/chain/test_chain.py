@@ -147,7 +147,7 @@ def test_perfx_why_runs_the_chain_and_names_the_hot_movie_first(spark, tmp_path)
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["gap"]["diagnosis"]["name"] in ONE_HEAVY_RECORD
+    assert data["gap"]["diagnosis"]["name"] in ONE_HEAVY_RECORD, data["gap"]
     first = data["culprits"]["records"][0]
     assert "day-09.txt@" in first["location"] and first["share"] > 0.2, data["culprits"]
     assert data["culprits"]["rule"] == "the traced run's own log"

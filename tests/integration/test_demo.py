@@ -24,7 +24,8 @@ def test_demo_explains_the_slow_task_and_finds_its_culprit(tmp_path):
     # bytes: where the stage's cost model sees its tasks' time follow their input bytes it is
     # skew in bytes, else a dearer record; either way its culprit is that one record.
     assert re.search(
-        r"most likely because its (input bytes|compute time) was higher \([\d.,]+ [kKMG]?B?\w* against",
+        r"most likely because its (input bytes were|compute time was) higher "
+        r"\([\d.,]+ [kKMG]?B?\w* against",
         out,
     ), out[-3000:]
     assert re.search(
