@@ -12,7 +12,7 @@ import socket
 import time
 import urllib.error
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,9 +52,6 @@ def parse_header(text: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
-Opener = Callable[..., Any]
-
-
 def _urlopen(request: Any, timeout: float) -> Any:
     """urllib's ``urlopen``, imported on first use: its HTTP and TLS stack (``ssl``,
     ``http.client``) costs a command that reads no REST API 6 ms and 3 MB."""
@@ -67,10 +64,9 @@ class RestClient:
     """GETs of ``/api/v1/...`` below ``base`` (``http://host:18080``, with or without a path
     prefix of a proxy), decoded from JSON."""
 
-    def __init__(self, base: str, access: RestAccess | None = None, opener: Opener | None = None):
+    def __init__(self, base: str, access: RestAccess | None = None):
         self.base = base.rstrip("/")
         self.access = access or RestAccess()
-        self._open = opener if opener is not None else _urlopen
 
     def url(self, path: str, params: Mapping[str, object] | None = None) -> str:
         query = f"?{urllib.parse.urlencode(params)}" if params else ""
@@ -86,7 +82,7 @@ class RestClient:
         for attempt in range(self.access.retries + 1):
             last = attempt == self.access.retries
             try:
-                with self._open(request, timeout=self.access.timeout) as response:
+                with _urlopen(request, timeout=self.access.timeout) as response:
                     body = response.read()
                 break
             except urllib.error.HTTPError as err:
