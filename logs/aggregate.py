@@ -74,16 +74,34 @@ many metrics at a time, not for all (~40 MB each for 150,000 tasks); each metric
 are the same."""
 
 
-def task_aggregates(tasks: pd.DataFrame, key: str | np.ndarray) -> pd.DataFrame:
+def aggregate_columns(metrics: list[str]) -> list[str]:
+    """The columns ``task_aggregates`` gives for ``metrics``, in its order."""
+    return [
+        "task_count",
+        *(f"{name}_sum" for name in SUMMED if name in metrics),
+        *(
+            f"{name}_{suffix}"
+            for suffix in ("mean", "max", "skew")
+            for name in SPREAD
+            if name in metrics
+        ),
+    ]
+
+
+def task_aggregates(
+    tasks: pd.DataFrame, key: str | np.ndarray, metrics: list[str] | None = None
+) -> pd.DataFrame:
     """Aggregates of ``tasks`` grouped by column ``key`` (or by an array of keys, one per
-    task), indexed by the key values.
+    task), indexed by the key values: of ``metrics`` where given (some of
+    ``aggregated_metrics``), else of all. A metric's columns are the same whichever others
+    are reduced beside it: a large log's are reduced in two processes (``joined``).
 
     Rows are sorted by group once and reduced with ``reduceat``, a few metrics at a time, each
     a float matrix in Fortran order (each metric contiguous: the reductions down its columns
     run several times faster than on a C-order matrix); missing values are skipped, as pandas
     does. Only the medians take pandas' grouped kernel."""
     keys = tasks[key].to_numpy() if isinstance(key, str) else np.asarray(key)
-    names = aggregated_metrics(tasks)
+    names = aggregated_metrics(tasks) if metrics is None else metrics
     codes, uniques = pd.factorize(keys)
     # rows by group; tasks without a key (code -1) belong to none. Codes number the groups in
     # order of first appearance: tasks already grouped (one app, stages run one after
@@ -141,7 +159,14 @@ def task_aggregates(tasks: pd.DataFrame, key: str | np.ndarray) -> pd.DataFrame:
     ):
         parts.update({f"{names[i]}_{suffix}": block[:, i] for i in which})
     parts.update({f"{names[i]}_skew": skew[:, j] for j, i in enumerate(spread)})
-    return pd.DataFrame(parts, index=index)
+    return pd.DataFrame({column: parts[column] for column in aggregate_columns(names)}, index=index)
+
+
+def joined(parts: list[pd.DataFrame], metrics: list[str]) -> pd.DataFrame:
+    """The aggregates of ``metrics`` of the same tasks by the same key, reduced in ``parts``
+    (``task_aggregates`` of some of ``metrics`` each), as one call reduces them all."""
+    whole = pd.concat([parts[0], *(part.drop(columns="task_count") for part in parts[1:])], axis=1)
+    return whole[aggregate_columns(metrics)]
 
 
 def add_task_aggregates(
@@ -150,7 +175,13 @@ def add_task_aggregates(
     """``table`` with the aggregates of the tasks whose key (column ``key``, or an array of
     keys one per task) equals its ``id`` (entities without tasks get task_count 0 and missing
     metrics)."""
-    aggregates = task_aggregates(tasks, key).reindex(table["id"].to_numpy())
+    return add_aggregates(table, task_aggregates(tasks, key))
+
+
+def add_aggregates(table: pd.DataFrame, aggregates: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with ``aggregates`` (``task_aggregates``: indexed by the key that equals the
+    table's ``id``) on the rows of their entities."""
+    aggregates = aggregates.reindex(table["id"].to_numpy())
     aggregates["task_count"] = aggregates["task_count"].fillna(0).astype(np.int64)
     aggregates.index = table.index
     return pd.concat([table, aggregates], axis=1)
