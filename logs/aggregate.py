@@ -94,7 +94,7 @@ def task_aggregates(
     """Aggregates of ``tasks`` grouped by column ``key`` (or by an array of keys, one per
     task), indexed by the key values: of ``metrics`` where given (some of
     ``aggregated_metrics``), else of all. A metric's columns are the same whichever others
-    are reduced beside it: a large log's are reduced in two processes (``joined``).
+    are reduced beside it: a large log's are reduced in two processes (``merged_aggregates``).
 
     Rows are sorted by group once and reduced with ``reduceat``, a few metrics at a time, each
     a float matrix in Fortran order (each metric contiguous: the reductions down its columns
@@ -162,7 +162,7 @@ def task_aggregates(
     return pd.DataFrame({column: parts[column] for column in aggregate_columns(names)}, index=index)
 
 
-def joined(parts: list[pd.DataFrame], metrics: list[str]) -> pd.DataFrame:
+def merged_aggregates(parts: list[pd.DataFrame], metrics: list[str]) -> pd.DataFrame:
     """The aggregates of ``metrics`` of the same tasks by the same key, reduced in ``parts``
     (``task_aggregates`` of some of ``metrics`` each), as one call reduces them all."""
     whole = pd.concat([parts[0], *(part.drop(columns="task_count") for part in parts[1:])], axis=1)

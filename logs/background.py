@@ -1,8 +1,10 @@
 """Work computed in a child process while the parent does the rest.
 
 The second half of a large event log's lines is read by a forked child while the reader
-reads the first (logs.eventlog.halves), and the table cache's entry of a log just read is
-written by one while the command answers from its tables (logs.cache).
+reads the first (logs.eventlog.halves), its stage, job and app tables are counted and
+aggregated by one while the reader derives the task features (logs.eventlog.log), and the
+table cache's entry of a log just read is written by one while the command answers from its
+tables (logs.cache).
 
 The report's what-if replays (one Python event loop per scenario over every task attempt),
 its naming of every straggler's cause, its timelines (matplotlib) and its questions take

@@ -14,8 +14,8 @@ from ..aggregate import (
     add_aggregates,
     aggregate_specs,
     aggregated_metrics,
-    joined,
     joined_keys,
+    merged_aggregates,
     task_aggregates,
 )
 from ..config import varying_settings
@@ -82,8 +82,10 @@ def log_of_states(states: list[AppState], skipped: list[SkippedLine], sources: l
         tasks = add_task_features(tasks)
         metrics = aggregated_metrics(tasks)
         derived = _aggregates(tasks, job_keys, [m for m in metrics if m not in logged])
-        (stages, jobs, apps), given = apart.result()
-        aggregates = [joined([a, b], metrics) for a, b in zip(given, derived)]
+        (stages, jobs, apps), logged_aggregates = apart.result()
+        aggregates = [
+            merged_aggregates([a, b], metrics) for a, b in zip(logged_aggregates, derived)
+        ]
     else:
         stages, jobs, apps = _counted(stages, jobs, apps, tasks, job_keys)
         tasks = add_task_features(tasks)
