@@ -17,9 +17,10 @@ questions or more are split in two halves the same way (``in_halves``).
 
 Forking is done only where it is safe and worth it: on a system that forks, with more than
 one core, and from a process with no other thread (a notebook with a live SparkContext has
-py4j's; a forked copy of a thread's held lock never opens). Otherwise, and when the child
-could not send its result (it died, or the result does not pickle), the part is computed in
-the process, as it always was: the page is the same either way.
+py4j's; a forked copy of a thread's held lock never opens). Otherwise, when the fork fails
+(no memory or process left for a child), and when the child could not send its result (it
+died, or the result does not pickle), the part is computed in the process, as it always
+was: the page is the same either way.
 """
 
 from __future__ import annotations
@@ -51,10 +52,18 @@ class Background(Generic[T]):
         job = cls(function, args)
         if can_fork():
             context = multiprocessing.get_context("fork")
-            receive, send = context.Pipe(duplex=False)
+            try:
+                receive, send = context.Pipe(duplex=False)
+            except OSError:  # no file descriptors left: computed here
+                return job
             process = context.Process(target=_child, args=(send, function, args), daemon=True)
-            process.start()
-            send.close()  # the child's end: the parent's recv sees EOF if the child dies
+            try:
+                process.start()
+            except OSError:  # no memory or no process left for a child: computed here
+                receive.close()
+                return job
+            finally:
+                send.close()  # the child's end: the parent's recv sees EOF if the child dies
             job._process, job._receive, job._parent = process, receive, os.getpid()
         return job
 

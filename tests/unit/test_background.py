@@ -6,6 +6,8 @@ Ctrl-C leaves no child's traceback."""
 
 from __future__ import annotations
 
+import errno
+import multiprocessing
 import os
 
 import pytest
@@ -17,6 +19,7 @@ from perfx.results import stragglers
 from perfx.results.stragglers import StragglerReport
 from perfx.session import open as open_session
 from tests.data_files import public_log
+from tests.logs.same_log import assert_same_log
 
 
 @pytest.fixture
@@ -80,6 +83,35 @@ def test_without_fork_the_work_is_done_in_the_process(monkeypatch):
     monkeypatch.setattr(background, "can_fork", lambda: False)
     job = Background.start(os.getpid)
     assert job._process is None and job.result() == os.getpid()
+
+
+def _no_child(*args, **kwargs) -> None:
+    raise OSError(errno.ENOMEM, "Cannot allocate memory")
+
+
+@pytest.mark.parametrize("failing", ["Pipe", "Process.start"])
+def test_a_fork_that_fails_leaves_the_work_to_the_process(failing, monkeypatch, forking):
+    """No memory, process or file left for a child: a large log is read, counted and
+    aggregated in the process, the log it would have been on two cores."""
+    from perfx.logs.eventlog import halves, log
+    from perfx.logs.loader import load_log
+
+    path = str(public_log("groupon__sparklint/application_1472176676028_407508_1"))
+    monkeypatch.setattr(halves, "MIN_BYTES", 0)
+    monkeypatch.setattr(log, "AGGREGATED_APART", 0)
+    forks = counted_forks(monkeypatch)
+    two = load_log(path, cache=False)
+    assert len(forks) == 2  # the second half's reader, the counts and aggregates
+    context = type(multiprocessing.get_context("fork"))
+    if failing == "Pipe":
+        monkeypatch.setattr(context, "Pipe", _no_child)
+    else:
+        monkeypatch.setattr(multiprocessing.get_context("fork").Process, "start", _no_child)
+    forks.clear()
+    one = load_log(path, cache=False)
+    assert len(forks) == 2
+    assert_same_log(one, two)
+    assert not Background.start(os.getpid).forked
 
 
 def _interrupted_in_a_child(parent: int) -> str:
