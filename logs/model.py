@@ -6,6 +6,7 @@ Every other layer (explanations, blocked-time analysis, isolation's task identit
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -161,8 +162,21 @@ def merge_logs(logs: list[Log]) -> Log:
                     registry.register(entity, spec)
 
     def concat(entity: str) -> pd.DataFrame:
+        """The inputs' tables, one after the other, consolidated (``copy=False``: one block
+        per dtype; a block per input's column would make pandas warn, on the user's terminal,
+        that the table is fragmented, once a command adds columns to it). A column that is
+        missing or all-NA in some inputs takes its type from the others, as pandas has always
+        done: its warning that a later version will not is not the user's business."""
         frames = [log.table(entity) for log in logs if len(log.table(entity).columns)]
-        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        if not frames:
+            return pd.DataFrame()
+        with warnings.catch_warnings():
+            warnings.filterwarnings(
+                "ignore",
+                "The behavior of DataFrame concatenation with empty or all-NA",
+                FutureWarning,
+            )
+            return pd.concat(frames, ignore_index=True, copy=False)
 
     executors = [log.executors for log in logs if len(log.executors.columns)]
     return Log(

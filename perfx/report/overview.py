@@ -64,6 +64,14 @@ def applications(log, stakes: dict[str, float] | None = None) -> list[App]:
         apps.append(
             App(key, facts, tasks[tasks["app_key"].astype(str) == key], mine, per_app.get(key, 0.0))
         )
+    # jobs and tasks of no application: MapReduce job histories read beside Spark logs
+    no_app = tasks["app_key"].isna()
+    no_app_jobs = jobs["app_key"].isna() if "app_key" in jobs.columns else jobs.index == jobs.index
+    if no_app.any() or (len(jobs) and no_app_jobs.any()):
+        names = jobs.loc[no_app_jobs, "name"].dropna().astype(str) if "name" in jobs else []
+        facts = {"name": ", ".join(dict.fromkeys(names)) or "-", "id": "-", "spark_version": "-"}
+        stake = sum(v for k, v in per_app.items() if k not in set(log.apps["app_key"].astype(str)))
+        apps.append(App("log", facts, tasks[no_app], jobs[no_app_jobs], stake))
     return sorted(apps, key=lambda a: (-a.at_stake, -_number(a.facts.get("duration"))))
 
 
@@ -180,8 +188,10 @@ def app_counts(app: App, log) -> dict[str, int]:
     from perfx.results.summary import stage_keys
 
     stages = log.stages
-    if app.key != "log" and "app_key" in stages.columns:
+    if "app_key" in stages.columns and app.key != "log":
         stages = stages[stages["app_key"].astype(str) == app.key]
+    elif "app_key" in stages.columns and len(log.apps):  # beside applications: those of none
+        stages = stages[stages["app_key"].isna()]
     return {
         "jobs": len(app.jobs),
         "stages": len(stage_keys(stages, app.tasks)),

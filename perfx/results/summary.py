@@ -35,12 +35,14 @@ def stage_keys(stages: Any, tasks: Any) -> set:
 
 
 def app_count(log: Any) -> int:
-    """How many applications the log has: the rows of its application table; a log without
-    one (MapReduce job histories, a log cut before its application started, tabular logs)
-    that has jobs or tasks is one application, as the report shows it."""
-    if len(log.apps):
-        return len(log.apps)
-    return int(bool(len(log.jobs) or len(log.tasks)))
+    """How many applications the log has: the rows of its application table, and one more
+    where jobs or tasks belong to none of them (MapReduce job histories, tabular logs, read
+    alone or beside Spark logs), as the report shows them."""
+    outside = any(
+        len(table) and ("app_key" not in table or table["app_key"].isna().any())
+        for table in (log.jobs, log.tasks)
+    )
+    return len(log.apps) + int(outside)
 
 
 def stage_count(log: Any) -> int:
@@ -56,7 +58,9 @@ class LogSummary:
 
     @classmethod
     def of(cls, log: Any) -> LogSummary:
-        versions = sorted(set(log.apps["spark_version"])) if "spark_version" in log.apps else []
+        # "" for a Spark log before 1.3; missing for the apps of other logs read beside it
+        given = log.apps["spark_version"] if "spark_version" in log.apps else []
+        versions = sorted({v for v in given if isinstance(v, str)})
         reasons = Counter(s.reason for s in log.skipped)
         return cls(
             {

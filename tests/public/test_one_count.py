@@ -95,3 +95,27 @@ def test_logs_report_store_and_repl_count_alike(entry, tmp_path, monkeypatch):
     raw = session.raw
     assert rows == {"apps": len(raw.apps), "jobs": len(raw.jobs), "tasks": len(raw.tasks)}
     assert sum(e.tasks for e in entries) == said["tasks"]
+
+
+def test_logs_of_three_formats_read_together_count_alike():
+    """A Spark event log, a MapReduce job history and an Ousterhout job log read together:
+    three applications (the MapReduce job belongs to neither of the others), the same counts
+    in ``perfx logs`` and the report, and the Spark version the Spark log's (the others have
+    none: their missing versions once ended the summary in an internal error)."""
+    from tests.data_files import fixture_log
+
+    paths = [
+        fixture_log("spark-events/app-20161115172038-0000"),
+        CORPUS / next(e["path"] for e in MANIFEST if e["path"].endswith(".jhist")),
+        fixture_log("ousterhout-traces/test_files/test_job_log"),
+    ]
+    alone = [_counts(perfx.open([p], cache=False).summary()) for p in paths]
+    session = perfx.open(paths, cache=False)
+    summary = session.summary()
+    said = _counts(summary)
+    assert said == {k: sum(counts[k] for counts in alone) for k in KINDS}
+    assert said["apps"] == 3
+    apps = applications(session.log)
+    per_app = [app_counts(app, session.log) for app in apps]
+    assert {"apps": len(apps), **{k: sum(c[k] for c in per_app) for k in KINDS[1:]}} == said
+    assert summary.data["spark_versions"] == ["2.1.0-SNAPSHOT"]
