@@ -147,8 +147,8 @@ class WhatIfReport:
         )
 
     def headline(self) -> Headline:
-        """How long the jobs ran, the scenario that saves the most and the job with the most
-        at stake, in one paragraph."""
+        """How long the applications ran, the scenario that saves the most and the job with
+        the most at stake, in one paragraph."""
         real = sum(a["real_ms"] or 0 for a in self.apps)
         saved = {s: sum(_saved(a, s) for a in self.apps) for s in self.scenarios}
         best = max(self.scenarios, key=lambda s: saved[s]) if self.scenarios else None
@@ -160,8 +160,8 @@ class WhatIfReport:
             "best_saved_ms": round(saved[best], 1) if best else None,
             "saved_ms": {s: round(v, 1) for s, v in saved.items()},
         }
-        text = (
-            f"{count(len(self.jobs), 'job')} of {count(len(self.apps), 'application')} ran "
+        text = (  # the applications' time, first event to last: their jobs' and between them
+            f"{count(len(self.apps), 'application')} ({count(len(self.jobs), 'job')}) ran "
             f"{duration(real)}."
         )
         if best is not None and saved[best] > 0:
