@@ -48,7 +48,7 @@ from perfx.logs.time_parts import TIME_PARTS
 from . import costmodel
 from .attempts import attempt_diagnosis, retry_diagnosis
 from .columns import Columns
-from .costmodel import ModelSplit, Standing
+from .costmodel import NORMAL_FOLD, TRIM, ModelSplit, Standing
 from .diagnosis import Diagnosis, format_ms
 from .hosts import slow_host
 
@@ -411,7 +411,7 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
         return Diagnosis(
             NOTHING_STANDS_OUT,
             f"{cols.entity} {cols.values('id')[first]} took {format_ms(standing.value)}, within "
-            f"its stage's spread of {_range(standing)}",
+            f"its stage's normal range of {_range(standing)}",
         )
     found = mechanism(cols, first, second, gap)
     if found is None:
@@ -457,8 +457,15 @@ def _part_stands_out(cols: Columns, first: int, gap: Gap, standing: Standing) ->
 
 
 def _range(standing: Standing) -> str:
+    """The stage's normal range (``costmodel.standing``) and what bounds it from above: its
+    top is a threshold, not a task the stage ran (up to 1.6 min where the slowest took 66 s)."""
     low, high = format_ms(standing.low), format_ms(standing.high)
-    return f"{low}-{high} (median {format_ms(standing.median)})"
+    top = (
+        f"{NORMAL_FOLD:g}x the median"
+        if standing.high == NORMAL_FOLD * standing.median
+        else f"{TRIM:g} robust deviations above the median"
+    )
+    return f"{low}-{high} (median {format_ms(standing.median)}; up to {top})"
 
 
 VOLUME_MECHANISMS = {

@@ -88,7 +88,11 @@ def test_a_task_within_its_stages_spread_gets_no_mechanism():
     slowest = int(np.argmax(durations))
     gap = decompose(columns_for(make_log(frame), "task"), slowest, int(np.argmin(durations)))
     assert gap.diagnosis.name == NOTHING_STANDS_OUT
-    assert "within its stage's spread" in gap.diagnosis.detail
+    standing = gap.standing
+    assert standing is not None and standing.value <= standing.high
+    top = "1.5x the median" if standing.high == 1.5 * standing.median else "3.5 robust deviations"
+    assert "within its stage's normal range of" in gap.diagnosis.detail
+    assert f"up to {top}" in gap.diagnosis.detail  # its top is a threshold, not a task's time
 
 
 def test_a_stage_too_small_to_fit_falls_back_to_the_records_split_and_says_so():
