@@ -107,12 +107,22 @@ class AppState:
     (``last`` says where: ``logs.model.CutOff``)."""
     last: tuple[str, int, str] = ("", 0, "")
     """The file, line number and event type of the last line read ('' where it is no event)."""
+    rollovers: list[tuple[str, int, int]] = field(default_factory=list)
+    """(path, line, rollover number) of each Databricks part's first event, in the order
+    read: numbered from 0, one more per part (``missing_rollovers``)."""
 
     def __setstate__(self, kept: dict) -> None:
-        """A state a store kept before perfx read executors, plans or where the log ends
-        (logs.store) has none."""
+        """A state a store kept before perfx read executors, plans, where the log ends or its
+        Databricks parts (logs.store) has none."""
         self.__dict__.update(
-            {"executors": {}, "plans": {}, "app_ended": False, "last": ("", 0, ""), **kept}
+            {
+                "executors": {},
+                "plans": {},
+                "app_ended": False,
+                "last": ("", 0, ""),
+                "rollovers": [],
+                **kept,
+            }
         )
 
     # -- event handlers -------------------------------------------------------------------
@@ -120,8 +130,21 @@ class AppState:
     def on_log_start(self, event: dict) -> None:
         self.spark_version = event.get("Spark Version", "")
 
-    def on_databricks_log_start(self, event: dict) -> None:
+    def on_databricks_log_start(self, event: dict, path: str = "", number: int = 0) -> None:
         self.databricks_spark_version = event.get("Spark Version", "")
+        rollover = event.get("Rollover Number")
+        if isinstance(rollover, int) and not isinstance(rollover, bool):
+            self.rollovers.append((path, number, rollover))
+
+    def missing_rollovers(self, skip: Skip) -> None:
+        """Report through ``skip`` each Databricks part missing from the parts read: a
+        rollover number skipped (from 0), where the part after the gap begins."""
+        expected = 0
+        for path, number, rollover in self.rollovers:
+            if rollover > expected:
+                lost = f"{expected}" if rollover == expected + 1 else f"{expected}-{rollover - 1}"
+                skip(path, number, f"Databricks part {lost} missing: its events are not in the log")
+            expected = max(expected, rollover + 1)
 
     def on_app_start(self, event: dict) -> None:
         self.app_id = event.get("App ID") or self.app_id
@@ -589,6 +612,7 @@ def read_app(
     if number:
         state.last = (path, number, event_name(line))
     if close:
+        state.missing_rollovers(skip)
         state.close_running(skip)
     if progress is not None:
         progress(unreported if plain else source.size)
@@ -662,7 +686,11 @@ class OtherLines:
             skip(path, number, reason)
             return
         try:
-            if handler in (AppState.on_task_start, AppState.on_task_end):
+            if handler in (
+                AppState.on_task_start,
+                AppState.on_task_end,
+                AppState.on_databricks_log_start,
+            ):
                 handler(state, event, path, number)
             else:
                 handler(state, event)

@@ -23,6 +23,8 @@ from .codecs import CODECS, MAGIC_BYTES, sniff_codec
 EVENT_PREFIX = b'{"Event"'
 ROLLING_DIR = "eventlog_v2_"
 ROLLING_PART = re.compile(r"^events_(\d+)_")
+COMPACT_SUFFIX = ".compact"
+"""A rolling log's part that holds the parts before it, compacted (Spark's EventLogFileCompactor)."""
 DATABRICKS_CURRENT = "eventlog"
 DATABRICKS_PART = re.compile(r"^eventlog-(\d{4}-\d{2}-\d{2}--\d{2}-\d{2})(?:\.\w+)?$")
 """An older part of a Databricks rolled log, named for when it was rolled (with its codec's
@@ -128,7 +130,11 @@ def broken_stream(sniffed: Sniffed) -> str:
     return f"its {sniffed.codec} stream breaks before the first event ({sniffed.broken})"
 
 
-def _rolling_source(directory: Path) -> EventLogSource:
+def _rolling_source(directory: Path, skip: Callable[[str, int, str], None]) -> EventLogSource:
+    """The rolling log in ``directory``: its parts in order. Spark numbers them from 1 with no
+    gap; a compaction replaces the first ones with a ``.compact`` part. A number missing
+    between two parts (or before the first, where no part is compacted) is a part lost:
+    reported through ``skip``, and the log read without it."""
     numbered = []
     for part in directory.iterdir():
         match = ROLLING_PART.match(part.name)
@@ -136,7 +142,18 @@ def _rolling_source(directory: Path) -> EventLogSource:
             numbered.append((int(match.group(1)), part))
     if not numbered:
         raise NotALog(f"{directory}: rolling event log directory without events_<N>_ parts")
-    return _source(directory, [p for _, p in sorted(numbered)])
+    numbered.sort()
+    expected = numbered[0][0] if numbered[0][1].name.endswith(COMPACT_SUFFIX) else 1
+    for number, _ in numbered:
+        if number > expected:
+            lost = f"{expected}" if number == expected + 1 else f"{expected}-{number - 1}"
+            skip(
+                str(directory),
+                0,
+                f"rolling part events_{lost} missing: its events are not in the log",
+            )
+        expected = number + 1
+    return _source(directory, [p for _, p in numbered])
 
 
 def _databricks_source(directory: Path) -> EventLogSource | None:
@@ -181,7 +198,7 @@ def find_event_logs(path: Path, skip: Callable[[str, int, str], None]) -> list[E
             )
         return [EventLogSource(path, (path,), (sniffed.codec,))]
     if path.name.startswith(ROLLING_DIR):
-        return [_rolling_source(path)]
+        return [_rolling_source(path, skip)]
     databricks = _databricks_source(path)
     sources = [databricks] if databricks is not None else []
     for child in sorted(path.iterdir()):

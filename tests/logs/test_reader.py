@@ -141,12 +141,9 @@ def test_rolling_directory_parts_in_numeric_order(tmp_path) -> None:
     lines = TEXT.splitlines(keepends=True)
     rolling = tmp_path / "eventlog_v2_local-1430917381534"
     rolling.mkdir()
-    thirds = [
-        lines[: len(lines) // 3],
-        lines[len(lines) // 3 : 2 * len(lines) // 3],
-        lines[2 * len(lines) // 3 :],
-    ]
-    for number, part in zip((1, 2, 10), thirds):  # 10 sorts before 2 as text
+    tenth = -(-len(lines) // 10)
+    for number in range(1, 11):  # events_10 sorts before events_2 as text
+        part = lines[(number - 1) * tenth : number * tenth]
         (rolling / f"events_{number}_local-1430917381534.zstd").write_bytes(
             zstd_stream(b"".join(part))
         )
