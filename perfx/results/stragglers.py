@@ -269,10 +269,10 @@ class StragglerReport:
         if hidden:
             yield more(hidden, "stages")
         if report.stragglers:
-            yield safe_text(
-                f"{report.stragglers:,} stragglers, {report.explained:,} explained "
-                f"({100 * report.explained_share:.0f}%). "
-                f"Causes evaluated: {', '.join(report.causes) or 'none'}."
+            yield safe_text(  # the table's count: its causes, not explain's (the headline's)
+                f"{report.stragglers:,} stragglers; {report.explained:,} "
+                f"({100 * report.explained_share:.0f}%) have one of the table's causes "
+                f"(evaluated: {', '.join(report.causes) or 'none'})."
             )
             if self.named:
                 counts = Counter(self.named.values()).most_common()
