@@ -277,13 +277,36 @@ def find_logs(path: Path, skipped: list[SkippedLine]) -> list[FoundLog]:
     if not found:
         what = "directory" if path.is_dir() else "file"
         why = "; ".join(dict.fromkeys(f"{Path(s.path).name}: {s.reason}" for s in passed[:3]))
-        raise NotALog(
-            f"{path}: no {labels()} in this {what}" + (f" ({why})" if why and path.is_dir() else "")
-        )
+        why = why if path.is_dir() else _container(path)
+        raise NotALog(f"{path}: no {labels()} in this {what}" + (f" ({why})" if why else ""))
     # a format's search may report another's files as files it does not read
     read = {str(part) for f in found for part in f.parts}
     skipped.extend(s for s in passed if s.path not in read)
     return found
+
+
+CONTAINERS = (
+    (0, b"PK\x03\x04", "a zip archive: perfx reads no archive; unzip it and give perfx its files"),
+    (257, b"ustar", "a tar archive: perfx reads no archive; extract it and give perfx its files"),
+    (
+        0,
+        b"\x04\x22\x4d\x18",
+        "an LZ4 frame, as the lz4 tool writes: Spark's lz4 codec writes LZ4Block streams; "
+        "decompress it with lz4 -d",
+    ),
+)
+"""(offset, magic bytes, what the file is) of the files logs are often shared in that are
+no log: a user is told what to do with them."""
+
+
+def _container(path: Path) -> str:
+    """What the file at ``path`` is, if it is one of ``CONTAINERS``, else ''."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(512)
+    except OSError:
+        return ""
+    return next((what for at, magic, what in CONTAINERS if head[at:].startswith(magic)), "")
 
 
 def once(found: list[FoundLog]) -> list[FoundLog]:

@@ -35,7 +35,14 @@ def write_table(table, fmt: str, out: Path | None) -> None:
 
 
 @click.command()
-@click.argument("paths", nargs=-1, required=True, type=LogSource(must_exist=False))
+@click.argument("paths", nargs=-1, type=LogSource(must_exist=False))
+@click.option(
+    "--log",
+    "logged",
+    multiple=True,
+    type=LogSource(must_exist=False),
+    help="A log, as the other commands take it: the same as a PATH argument (repeatable).",
+)
 @click.option(
     "--entity",
     type=click.Choice(ENTITY_CHOICES),
@@ -58,7 +65,7 @@ def write_table(table, fmt: str, out: Path | None) -> None:
     help="Host metrics CSV/Parquet (host, timestamp, metrics...) to join onto tasks and jobs.",
 )
 @rest_options
-def logs(paths, entity, fmt, out, host_metrics) -> None:
+def logs(paths, logged, entity, fmt, out, host_metrics) -> None:
     """Read Spark event logs (any codec, rolling, directories of apps) or tabular logs and
     print what they hold, or dump one of their canonical tables.
 
@@ -69,6 +76,9 @@ def logs(paths, entity, fmt, out, host_metrics) -> None:
     """
     from .options import emit, open_session
 
+    paths = (*paths, *logged)
+    if not paths:
+        raise click.UsageError("give the logs to read: perfx logs PATH... (or --log PATH)")
     if entity is None and fmt not in (None, *SUMMARY_FORMATS):
         raise click.UsageError(f"--format {fmt} needs --entity (the summary is text or json)")
     if entity is not None and fmt == "text":

@@ -133,3 +133,43 @@ def test_usage_errors() -> None:
         cli, ["logs", str(SMALL), "--entity", "task", "--format", "parquet"]
     )
     assert result.exit_code == 2 and "--out" in result.output
+
+
+def test_logs_takes_log_as_the_other_commands_do() -> None:
+    assert run("logs", "--log", str(SMALL)) == SMALL_TEXT
+    result = CliRunner().invoke(cli, ["logs"])
+    assert result.exit_code == 2 and "give the logs to read: perfx logs PATH" in result.output
+
+
+@pytest.mark.parametrize(
+    "kind, told",
+    [
+        ("zip", "a zip archive: perfx reads no archive; unzip it"),
+        ("tar", "a tar archive: perfx reads no archive; extract it"),
+        ("lz4", "an LZ4 frame, as the lz4 tool writes"),
+    ],
+)
+def test_a_log_shared_in_an_archive_or_another_lz4_says_what_to_do(kind, told, tmp_path, capsys):
+    import io
+    import tarfile
+    import zipfile
+
+    log = SMALL.read_bytes()
+    path = tmp_path / f"app.{kind}"
+    if kind == "zip":
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("app", log)
+    elif kind == "tar":
+        with tarfile.open(path, "w") as archive:
+            info = tarfile.TarInfo("app")
+            info.size = len(log)
+            archive.addfile(info, io.BytesIO(log))
+    else:  # the lz4 frame format (the lz4 command line's), not Spark's LZ4Block stream
+        import lz4.frame
+
+        path.write_bytes(lz4.frame.compress(log))
+    with pytest.raises(SystemExit) as exit_info:
+        main(["logs", str(path)])
+    assert exit_info.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"perfx: {path}: no Spark event log") and told in err
