@@ -35,24 +35,37 @@ Progress = Callable[[int], None]
 
 def distinct_attempts(states: list[AppState], skipped: list[SkippedLine]) -> list[AppState]:
     """One state per (app id, attempt): the same attempt found twice (copied logs, an
-    incomplete and a complete copy) is read once, from the first path, and the other reported."""
-    seen: dict[tuple[str, str], str] = {}
-    kept = []
+    incomplete and a complete copy) is read once, from the most complete copy (one that
+    reached its application's end, then the one with the most tasks; the first of equals),
+    and the other reported."""
+    kept: dict[tuple[str, str], AppState] = {}
+    dropped: list[AppState] = []
     for state in states:
         key = (state.app_id, state.attempt_id)
-        if key in seen:
-            attempt = f" attempt {state.attempt_id}" if state.attempt_id else ""
-            skipped.append(
-                SkippedLine(
-                    state.source,
-                    0,
-                    f"duplicate of {state.app_id}{attempt} already read from {seen[key]}",
-                )
+        if key not in kept:
+            kept[key] = state
+        elif _completeness(state) > _completeness(kept[key]):
+            dropped.append(kept[key])
+            kept[key] = state
+        else:
+            dropped.append(state)
+    for state in dropped:
+        read = kept[(state.app_id, state.attempt_id)]
+        attempt = f" attempt {state.attempt_id}" if state.attempt_id else ""
+        skipped.append(
+            SkippedLine(
+                state.source,
+                0,
+                f"duplicate of {state.app_id}{attempt} already read from {read.source}",
             )
-            continue
-        seen[key] = state.source
-        kept.append(state)
-    return kept
+        )
+    return list(kept.values())
+
+
+def _completeness(state: AppState) -> tuple[bool, int]:
+    """How complete a copy of an attempt's log is: did it reach the application's end, and
+    its task attempts."""
+    return state.app_ended, len(state.ended) + len(state.unended)
 
 
 def read_event_logs(

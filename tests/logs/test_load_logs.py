@@ -192,3 +192,25 @@ def test_old_and_new_field_names_map_to_the_same_columns() -> None:
 def test_speculative_copies_are_marked() -> None:
     log = load(EVENTS / "application_1628109047826_1317105")
     assert (log.tasks["speculative"] == "T").sum() == 1
+
+
+def test_of_two_copies_of_an_attempt_the_complete_one_is_read(tmp_path) -> None:
+    """An in-progress copy cut short beside the finished log, whichever the folder lists
+    first: the finished one is read, the other reported as its duplicate."""
+    original = EVENTS / "local-1430917381534"
+    lines = original.read_bytes().splitlines(keepends=True)
+    whole = load_log(original, cache=False)
+    for cut_name, whole_name in (("a-cut.inprogress", "b-whole"), ("b-cut.inprogress", "a-whole")):
+        folder = tmp_path / cut_name
+        folder.mkdir()
+        (folder / cut_name).write_bytes(b"".join(lines[: len(lines) // 2]))
+        (folder / whole_name).write_bytes(b"".join(lines))
+        log = load_log(folder, cache=False)
+        assert len(log.tasks) == len(whole.tasks) and not log.cut_off
+        duplicates = [(Path(s.path).name, s.reason) for s in log.skipped if s.line == 0]
+        assert duplicates == [
+            (
+                cut_name,
+                f"duplicate of {whole.apps['app_id'].iloc[0]} already read from {folder / whole_name}",
+            )
+        ]
