@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from ..errors import LogError
 from ..model import SkippedLine
 from .fs import Location, locate
-from .manifest import Entry, Manifest
+from .manifest import Entry, Manifest, SourceRead
 from .partition import discard, partition_name, publish
 from .sources import Source, find_sources
 from .worker import Job, Result, run, run_all
@@ -118,7 +118,9 @@ def _record(manifest: Manifest, job: Job, result: Result, report: IngestReport) 
     partition = partition_name(result.app_id, result.attempt_id)
     owner = manifest.owner(partition)
     if owner is not None and owner.source != source.key and _still_there(owner, source):
-        if owner.source < source.key:  # the first in source order wins, as in load_log
+        # as in load_log: the more complete copy wins (its application's end, then more
+        # tasks), else the first in source order
+        if (_completeness(owner), owner.source < source.key) > (_completeness(result), False):
             discard(manifest.location, result.temporary)
             reason = f"duplicate of {partition} already read from {owner.source}"
             report.duplicates.append((source.key, reason))
@@ -146,6 +148,12 @@ def _record(manifest: Manifest, job: Job, result: Result, report: IngestReport) 
     report.tasks += result.tasks
     report.bytes += source.size - job.resume_bytes
     report.skipped_lines += result.skipped_count
+
+
+def _completeness(read: SourceRead) -> tuple[bool, int]:
+    """How complete a copy of an application attempt's log is (logs.eventlog.log's rule):
+    did it reach the application's end, and its task attempts."""
+    return not read.cut_off, read.tasks
 
 
 def _still_there(owner: Entry, source: Source) -> bool:
