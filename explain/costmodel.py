@@ -418,6 +418,13 @@ class Standing:
     def stands_out(self) -> bool:
         return self.value > self.high
 
+    @property
+    def top(self) -> str:
+        """What sets ``high`` (``standing``): a threshold, not a task the stage ran."""
+        if self.high == NORMAL_FOLD * self.median:
+            return f"{NORMAL_FOLD:g}x the median"
+        return f"{TRIM:g} robust deviations above the median"
+
 
 NORMAL_FOLD = 1.5
 """A task within this many times its stage's median duration lies within the normal spread,

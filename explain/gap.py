@@ -48,7 +48,7 @@ from perfx.logs.time_parts import TIME_PARTS
 from . import costmodel
 from .attempts import attempt_diagnosis, retry_diagnosis
 from .columns import Columns
-from .costmodel import NORMAL_FOLD, TRIM, ModelSplit, Standing
+from .costmodel import ModelSplit, Standing
 from .diagnosis import Diagnosis, format_ms
 from .hosts import slow_host
 
@@ -460,12 +460,7 @@ def _range(standing: Standing) -> str:
     """The stage's normal range (``costmodel.standing``) and what bounds it from above: its
     top is a threshold, not a task the stage ran (up to 1.6 min where the slowest took 66 s)."""
     low, high = format_ms(standing.low), format_ms(standing.high)
-    top = (
-        f"{NORMAL_FOLD:g}x the median"
-        if standing.high == NORMAL_FOLD * standing.median
-        else f"{TRIM:g} robust deviations above the median"
-    )
-    return f"{low}-{high} (median {format_ms(standing.median)}; up to {top})"
+    return f"{low}-{high} (median {format_ms(standing.median)}; up to {standing.top})"
 
 
 VOLUME_MECHANISMS = {

@@ -119,7 +119,7 @@ def load_log(
 
         remote += [read_store(p, focus=focus, entity=entity) for p in stores]
     skipped: list[SkippedLine] = []
-    found = once([log for p in given if not is_store(p) for log in find_logs(Path(p), skipped)])
+    found = once([log for p in given if p not in stores for log in find_logs(Path(p), skipped)])
     measured = [f for f in found if format_named(f.format).reports_progress]
     with _progress_bar(measured, progress) as bar:
         advance = None

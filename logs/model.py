@@ -149,6 +149,14 @@ class Log:
         ]
 
 
+def completeness(reached_end: bool, tasks: int) -> tuple[bool, int]:
+    """How complete one copy of an application attempt's log is, where several were found
+    (an in-progress copy cut short beside the finished log): the most complete is read, by
+    ``load_log`` and into a store alike. A copy that reached the application's end, then
+    the one with more task attempts."""
+    return reached_end, tasks
+
+
 def merge_logs(logs: list[Log]) -> Log:
     """One Log holding every input's rows; a feature registered by several inputs keeps its
     first spec."""

@@ -29,7 +29,7 @@ from .lines import (
     name_start,
     task_id_of,
 )
-from .open import IN_PROGRESS, EventLogSource, iter_lines
+from .open import IN_PROGRESS, EventLogSource, iter_lines, missing_numbers
 
 ACCUMULABLES = b'"Accumulables":['
 EXECUTOR_METRICS = b',"Task Executor Metrics":'
@@ -139,12 +139,9 @@ class AppState:
     def missing_rollovers(self, skip: Skip) -> None:
         """Report through ``skip`` each Databricks part missing from the parts read: a
         rollover number skipped (from 0), where the part after the gap begins."""
-        expected = 0
-        for path, number, rollover in self.rollovers:
-            if rollover > expected:
-                lost = f"{expected}" if rollover == expected + 1 else f"{expected}-{rollover - 1}"
-                skip(path, number, f"Databricks part {lost} missing: its events are not in the log")
-            expected = max(expected, rollover + 1)
+        for position, lost in missing_numbers([r for _, _, r in self.rollovers], 0):
+            path, number, _ = self.rollovers[position]
+            skip(path, number, f"Databricks part {lost} missing: its events are not in the log")
 
     def on_app_start(self, event: dict) -> None:
         self.app_id = event.get("App ID") or self.app_id

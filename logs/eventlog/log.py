@@ -21,7 +21,7 @@ from ..aggregate import (
 from ..config import varying_settings
 from ..derive import add_task_features
 from ..feature_tables import SPARK_TASK
-from ..model import CutOff, Log, SkippedLine
+from ..model import CutOff, Log, SkippedLine, completeness
 from ..registry import FeatureRegistry
 from .build import AppState
 from .counts import add_app_counts, add_job_counts, add_stage_counts
@@ -35,9 +35,8 @@ Progress = Callable[[int], None]
 
 def distinct_attempts(states: list[AppState], skipped: list[SkippedLine]) -> list[AppState]:
     """One state per (app id, attempt): the same attempt found twice (copied logs, an
-    incomplete and a complete copy) is read once, from the most complete copy (one that
-    reached its application's end, then the one with the most tasks; the first of equals),
-    and the other reported."""
+    incomplete and a complete copy) is read once, from the most complete copy
+    (``model.completeness``; the first of equals), and the other reported."""
     kept: dict[tuple[str, str], AppState] = {}
     dropped: list[AppState] = []
     for state in states:
@@ -63,9 +62,8 @@ def distinct_attempts(states: list[AppState], skipped: list[SkippedLine]) -> lis
 
 
 def _completeness(state: AppState) -> tuple[bool, int]:
-    """How complete a copy of an attempt's log is: did it reach the application's end, and
-    its task attempts."""
-    return state.app_ended, len(state.ended) + len(state.unended)
+    """``model.completeness`` of the copy read into ``state``."""
+    return completeness(state.app_ended, len(state.ended) + len(state.unended))
 
 
 def read_event_logs(

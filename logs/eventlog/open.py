@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -143,17 +143,24 @@ def _rolling_source(directory: Path, skip: Callable[[str, int, str], None]) -> E
     if not numbered:
         raise NotALog(f"{directory}: rolling event log directory without events_<N>_ parts")
     numbered.sort()
-    expected = numbered[0][0] if numbered[0][1].name.endswith(COMPACT_SUFFIX) else 1
-    for number, _ in numbered:
-        if number > expected:
-            lost = f"{expected}" if number == expected + 1 else f"{expected}-{number - 1}"
-            skip(
-                str(directory),
-                0,
-                f"rolling part events_{lost} missing: its events are not in the log",
-            )
-        expected = number + 1
+    first = numbered[0][0] if numbered[0][1].name.endswith(COMPACT_SUFFIX) else 1
+    for _, lost in missing_numbers([number for number, _ in numbered], first):
+        skip(
+            str(directory), 0, f"rolling part events_{lost} missing: its events are not in the log"
+        )
     return _source(directory, [p for _, p in numbered])
+
+
+def missing_numbers(numbers: Iterable[int], first: int) -> Iterator[tuple[int, str]]:
+    """The gaps in the numbers of a log's parts, in the order read, that should run
+    ``first``, ``first`` + 1, ...: (position of the part after the gap, the numbers missing:
+    "2" or "2-4"). A rolling log's parts (``_rolling_source``) and a Databricks log's
+    rollover numbers (``build.AppState.missing_rollovers``)."""
+    expected = first
+    for position, number in enumerate(numbers):
+        if number > expected:
+            yield position, f"{expected}" if number == expected + 1 else f"{expected}-{number - 1}"
+        expected = max(expected, number + 1)
 
 
 def _databricks_source(directory: Path) -> EventLogSource | None:

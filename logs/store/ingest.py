@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ..errors import LogError
-from ..model import SkippedLine
+from ..model import SkippedLine, completeness
 from .fs import Location, locate
 from .manifest import Entry, Manifest, SourceRead
 from .partition import discard, partition_name, publish
@@ -118,8 +118,7 @@ def _record(manifest: Manifest, job: Job, result: Result, report: IngestReport) 
     partition = partition_name(result.app_id, result.attempt_id)
     owner = manifest.owner(partition)
     if owner is not None and owner.source != source.key and _still_there(owner, source):
-        # as in load_log: the more complete copy wins (its application's end, then more
-        # tasks), else the first in source order
+        # as in load_log: the more complete copy wins, else the first in source order
         if (_completeness(owner), owner.source < source.key) > (_completeness(result), False):
             discard(manifest.location, result.temporary)
             reason = f"duplicate of {partition} already read from {owner.source}"
@@ -151,9 +150,8 @@ def _record(manifest: Manifest, job: Job, result: Result, report: IngestReport) 
 
 
 def _completeness(read: SourceRead) -> tuple[bool, int]:
-    """How complete a copy of an application attempt's log is (logs.eventlog.log's rule):
-    did it reach the application's end, and its task attempts."""
-    return not read.cut_off, read.tasks
+    """``model.completeness`` of the copy a worker read."""
+    return completeness(not read.cut_off, read.tasks)
 
 
 def _still_there(owner: Entry, source: Source) -> bool:

@@ -65,12 +65,14 @@ def applications(log, stakes: dict[str, float] | None = None) -> list[App]:
             App(key, facts, tasks[tasks["app_key"].astype(str) == key], mine, per_app.get(key, 0.0))
         )
     # jobs and tasks of no application: MapReduce job histories read beside Spark logs
-    no_app = tasks["app_key"].isna()
-    no_app_jobs = jobs["app_key"].isna() if "app_key" in jobs.columns else jobs.index == jobs.index
-    if no_app.any() or (len(jobs) and no_app_jobs.any()):
+    from perfx.results.summary import without_app
+
+    no_app, no_app_jobs = without_app(tasks), without_app(jobs)
+    if no_app.any() or no_app_jobs.any():
         names = jobs.loc[no_app_jobs, "name"].dropna().astype(str) if "name" in jobs else []
         facts = {"name": ", ".join(dict.fromkeys(names)) or "-", "id": "-", "spark_version": "-"}
-        stake = sum(v for k, v in per_app.items() if k not in set(log.apps["app_key"].astype(str)))
+        keys = set(log.apps["app_key"].astype(str))
+        stake = sum(v for k, v in per_app.items() if k not in keys)
         apps.append(App("log", facts, tasks[no_app], jobs[no_app_jobs], stake))
     return sorted(apps, key=lambda a: (-a.at_stake, -_number(a.facts.get("duration"))))
 

@@ -34,14 +34,21 @@ def stage_keys(stages: Any, tasks: Any) -> set:
     return keys
 
 
+def without_app(table: Any) -> Any:
+    """Which rows of a job or task table belong to none of the log's applications: all of a
+    table without application keys (MapReduce job histories, tabular logs), those without
+    one in a table with them (such logs read beside Spark logs)."""
+    import pandas as pd
+
+    if "app_key" not in table:
+        return pd.Series(True, index=table.index)
+    return table["app_key"].isna()
+
+
 def app_count(log: Any) -> int:
     """How many applications the log has: the rows of its application table, and one more
-    where jobs or tasks belong to none of them (MapReduce job histories, tabular logs, read
-    alone or beside Spark logs), as the report shows them."""
-    outside = any(
-        len(table) and ("app_key" not in table or table["app_key"].isna().any())
-        for table in (log.jobs, log.tasks)
-    )
+    where jobs or tasks belong to none of them (``without_app``), as the report shows them."""
+    outside = any(without_app(table).any() for table in (log.jobs, log.tasks))
     return len(log.apps) + int(outside)
 
 

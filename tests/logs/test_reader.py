@@ -18,7 +18,7 @@ import zstandard
 from perfx.cli import main
 from perfx.logs.errors import NotALog
 from perfx.logs.eventlog.codecs import LZ4_MAGIC, SNAPPY_MAGIC, lzf_decompress
-from perfx.logs.eventlog.open import NOT_A_LOG
+from perfx.logs.eventlog.open import NOT_A_LOG, find_event_logs
 from perfx.logs.loader import load_log
 from perfx.logs.model import CutOff
 from tests.data_files import PUBLIC, fixture_log
@@ -148,6 +148,8 @@ def test_rolling_directory_parts_in_numeric_order(tmp_path) -> None:
             zstd_stream(b"".join(part))
         )
     (rolling / "appstatus_local-1430917381534").write_bytes(b"")
+    (source,) = find_event_logs(rolling, lambda *skipped: pytest.fail(f"skipped {skipped}"))
+    assert [int(part.name.split("_")[1]) for part in source.parts] == list(range(1, 11))
     log = load_log(rolling)
     assert log.skipped == []
     pd.testing.assert_frame_equal(log.tasks, load_log(FIXTURE).tasks)
