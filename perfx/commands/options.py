@@ -356,16 +356,20 @@ def open_session(
     questions: Sequence[tuple[Any, Sequence[object]]] = (),
 ):
     """The Session every command answers from (``progress``: a bar while a large log loads;
-    ``questions``: queries with their bound values, what a feature store is read for)."""
+    ``questions``: queries with their bound values, what a feature store is read for); what
+    loading it freed is handed back to the system (perfx.allocator)."""
+    from perfx.allocator import hand_back_free_pages
     from perfx.session import open
 
-    return open(
+    session = open(
         list(logs),
         host_metrics=host_metrics,
         progress=progress,
         questions=questions,
         **rest_settings(),
     )
+    hand_back_free_pages()
+    return session
 
 
 def log_note(session: Any) -> str:

@@ -1,7 +1,8 @@
 """The command line's allocator setting (perfx.allocator): an array above the threshold,
 freed below another live block, is returned to the system, where glibc's own rising
-threshold keeps it in the process; and arrays below it, freed at the heap's top, are kept
-for the next ones. Each case runs in a process of its own (the setting is the process's)."""
+threshold keeps it in the process; arrays below it, freed at the heap's top, are kept
+for the next ones; those freed inside the heap are handed back once a command's log is
+loaded. Each case runs in a process of its own (the setting is the process's)."""
 
 from __future__ import annotations
 
@@ -62,6 +63,34 @@ print(before - rss_mb())
 def test_the_heaps_top_is_kept_for_the_next_arrays():
     assert _printed_mb(FREED_AT_THE_HEAPS_TOP, "set") == 0
     assert _printed_mb(FREED_AT_THE_HEAPS_TOP, "mmap threshold alone") == 6
+
+
+FREED_INSIDE_THE_HEAP = """
+allocator.return_large_blocks()
+blocks = [np.ones(1 << 17) for _ in range(20)]  # 20 MB of 1 MB arrays: in the heap
+live = np.ones(1 << 12)  # above them: the heap's top is not free
+del blocks
+before = rss_mb()
+if sys.argv[1] == "hand back":
+    allocator.hand_back_free_pages()
+print(before - rss_mb())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc, /proc")
+def test_free_pages_inside_the_heap_are_handed_back():
+    assert _printed_mb(FREED_INSIDE_THE_HEAP, "keep") == 0
+    assert _printed_mb(FREED_INSIDE_THE_HEAP, "hand back") >= 15
+
+
+def test_a_command_hands_back_what_loading_its_log_freed(monkeypatch):
+    from perfx.commands import options
+
+    calls = []
+    monkeypatch.setattr("perfx.allocator.hand_back_free_pages", lambda: calls.append(1))
+    monkeypatch.setattr("perfx.session.open", lambda *args, **kwargs: "session")
+    assert options.open_session(("a log",)) == "session"
+    assert calls == [1]
 
 
 def test_the_command_line_sets_it(monkeypatch):
