@@ -717,3 +717,15 @@ def test_host_load_is_derived_from_the_attempts_times(path: Path) -> None:
     assert {"concurrent_tasks_host", "mean_concurrent_tasks_host"} <= {
         s.name for s in log.features("task")
     }
+
+
+def test_a_table_a_history_does_not_have_is_said_not_printed_empty(capsys) -> None:
+    """A job history has jobs and tasks, no application or stage rows: asked for those,
+    ``perfx logs`` says which tables it has (it printed an empty line, exit 0)."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["logs", str(SLEEP), "--entity", "app"])
+    printed = capsys.readouterr()
+    assert (exit_info.value.code, printed.out) == (1, "")
+    assert printed.err == (
+        "perfx: the logs hold no app table; they hold task, job tables (--entity task)\n"
+    )
