@@ -267,13 +267,20 @@ def find_logs(path: Path, skipped: list[SkippedLine]) -> list[FoundLog]:
             return claimed
     passed: list[SkippedLine] = []
     found: list[FoundLog] = []
+    beside: list[LogFormat] = []  # whole-folder formats whose files lie beside others' logs
     for log_format in FORMATS:
-        if log_format.exclusive or (log_format.whole_folder and found):
+        if log_format.exclusive:
+            continue
+        if log_format.whole_folder and found:
+            beside.append(log_format)
             continue
         here = log_format.logs_at(path, lambda p, n, r: passed.append(SkippedLine(p, n, r)))
         if log_format.whole_folder and here:
             passed.clear()  # it reads the files the formats before it passed over
         found += here
+    for log_format in beside:  # each of its files the others passed over: a log of its own
+        files = [Path(p) for p in dict.fromkeys(s.path for s in passed) if Path(p).is_file()]
+        found += [f for file in files for f in log_format.logs_at(file, lambda *_: None)]
     if not found:
         what = "directory" if path.is_dir() else "file"
         why = "; ".join(dict.fromkeys(f"{Path(s.path).name}: {s.reason}" for s in passed[:3]))

@@ -111,3 +111,32 @@ def test_each_format_recognises_its_own_files_only():
     }
     for name, file in files.items():
         assert [f.name for f in FORMATS if f.recognise(file)] == [name], file
+
+
+def test_a_job_log_beside_spark_logs_is_read_with_them(tmp_path):
+    """An Ousterhout job log (a whole-folder format) in a folder that also holds Spark event
+    logs was passed over as "not a Spark event log": each of its files is a log of its own."""
+    import shutil
+
+    from perfx.logs.loader import load_log
+
+    spark = fixture_log("spark-events/local-1426533911241")
+    job_logs = [
+        fixture_log("ousterhout-traces/test_files/test_job_log"),
+        fixture_log("ousterhout-traces/04_15_14_mem/1a_mem_job_log"),
+    ]
+    shutil.copy(spark, tmp_path / spark.name)
+    shutil.copy(job_logs[0], tmp_path / job_logs[0].name)
+    (tmp_path / "more").mkdir()
+    shutil.copy(job_logs[1], tmp_path / "more" / job_logs[1].name)
+    skipped: list = []
+    assert sorted((f.format, f.root.name) for f in find_logs(tmp_path, skipped)) == [
+        ("ousterhout", "1a_mem_job_log"),
+        ("ousterhout", "test_job_log"),
+        ("spark", spark.name),
+    ]
+    assert skipped == []
+    together = load_log(tmp_path, cache=False)
+    alone = [load_log(p, cache=False) for p in (spark, *job_logs)]
+    assert len(together.tasks) == sum(len(log.tasks) for log in alone)
+    assert len(together.apps) == sum(len(log.apps) for log in alone)
