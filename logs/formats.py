@@ -22,14 +22,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .cache import cached_read, enabled
 from .errors import NotALog
 from .eventlog.growing import RESUME, growing, read_on
 from .eventlog.log import read_event_logs
-from .eventlog.open import EVENT_PREFIX, IGNORED_SUFFIXES, EventLogSource, find_event_logs, sniff
+from .eventlog.open import (
+    EVENT_PREFIX,
+    IGNORED_SUFFIXES,
+    NOT_A_LOG,
+    EventLogSource,
+    find_event_logs,
+    sniff,
+)
 from .jhist.reader import SUFFIX as JHIST_SUFFIX
 from .jhist.reader import find_job_histories, is_job_history, not_a_history, read_job_histories
 from .model import Log, SkippedLine, merge_logs
@@ -288,8 +295,17 @@ def find_logs(path: Path, skipped: list[SkippedLine]) -> list[FoundLog]:
         raise NotALog(f"{path}: no {labels()} in this {what}" + (f" ({why})" if why else ""))
     # a format's search may report another's files as files it does not read
     read = {str(part) for f in found for part in f.parts}
-    skipped.extend(s for s in passed if s.path not in read)
+    skipped.extend(
+        replace(s, reason=not_a_log()) if s.reason == NOT_A_LOG else s
+        for s in dict.fromkeys(passed)
+        if s.path not in read
+    )
     return found
+
+
+def not_a_log() -> str:
+    """Why a file met in a folder was passed over: no format of the registry reads it."""
+    return f"not a {labels()}"
 
 
 CONTAINERS = (

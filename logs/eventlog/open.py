@@ -183,7 +183,8 @@ def _source(path: Path, parts: list[Path]) -> EventLogSource:
 
 
 NOT_A_LOG = "not a Spark event log or Hadoop job history"
-"""Why a file met while walking a directory was passed over (the loader reads both kinds)."""
+"""Why a file met while walking a directory was passed over; the registry (logs.formats),
+which asks every format, names them all in its place."""
 
 
 def find_event_logs(path: Path, skip: Callable[[str, int, str], None]) -> list[EventLogSource]:

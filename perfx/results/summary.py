@@ -1,5 +1,5 @@
-"""What a log holds: counts of applications, jobs, stages and tasks, Spark versions and the
-lines the reader skipped (``perfx logs``, ``Session.summary()``)."""
+"""What a log holds: counts of applications, jobs, stages and tasks, Spark versions, the
+lines the reader skipped and the files it did not read (``perfx logs``, ``Session.summary()``)."""
 
 from __future__ import annotations
 
@@ -57,6 +57,20 @@ def stage_count(log: Any) -> int:
     return len(stage_keys(log.stages, log.tasks))
 
 
+def _skipped_parts(skipped: list[dict[str, Any]]) -> list[str]:
+    """The lines skipped and the whole files not read (line 0: a file no format reads, a
+    second copy of an attempt, a rolling part missing), each counted with its reasons, most
+    frequent first: a file is no line."""
+    parts = []
+    for noun, verb, whole in (("line", "skipped", False), ("file", "not read", True)):
+        reasons = Counter(s["reason"] for s in skipped if (not s["line"]) == whole)
+        if reasons:
+            ranked = sorted(reasons.items(), key=lambda item: (-item[1], item[0]))
+            why = listing([(f"{reason}:", n) for reason, n in ranked])
+            parts.append(f"{count(reasons.total(), noun)} {verb} ({why})")
+    return parts
+
+
 @dataclass(frozen=True)
 class LogSummary:
     """The stable JSON summary of a log, and its rendering as two tables."""
@@ -79,6 +93,7 @@ class LogSummary:
                 "spark_versions": [v if v else "unknown (< 1.3)" for v in versions],
                 "skipped": {
                     "count": len(log.skipped),
+                    "files": sum(1 for s in log.skipped if not s.line),
                     "by_reason": dict(
                         sorted(reasons.items(), key=lambda item: (-item[1], item[0]))
                     ),
@@ -96,17 +111,13 @@ class LogSummary:
         apps = data["apps"]
         versions = ", ".join(data["spark_versions"])
         skipped = data["skipped"]
-        reasons = listing([(f"{reason}:", n) for reason, n in skipped["by_reason"].items()])
         text = (
             f"{apps:,} {'application' if apps == 1 else 'applications'}"
             + (f" (Spark {versions})" if versions else "")
             + f": {count(data['jobs'], 'job')}, {count(data['stages'], 'stage')}, "
             + f"{count(data['tasks'], 'task')}; "
-            + (
-                f"{count(skipped['count'], 'line')} skipped ({reasons})."
-                if skipped["count"]
-                else "no line skipped."
-            )
+            + ("; ".join(_skipped_parts(skipped["lines"])) or "no line skipped")
+            + "."
         )
         if cut := len(data["cut_off"]):
             ran = executions((c["execution"] for c in data["cut_off"]), plural=cut > 1)
@@ -136,7 +147,10 @@ class LogSummary:
         ):
             counts.add_row(label, str(data[key]))
         counts.add_row("Spark versions", safe_text(", ".join(data["spark_versions"]) or "-"))
-        counts.add_row("skipped lines", str(data["skipped"]["count"]))
+        files = data["skipped"]["files"]
+        counts.add_row("skipped lines", str(data["skipped"]["count"] - files))
+        if files:
+            counts.add_row("files not read", str(files))
         if data["cut_off"]:
             counts.add_row("files cut off", str(len(data["cut_off"])))
         yield counts

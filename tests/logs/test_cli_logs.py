@@ -58,7 +58,7 @@ def test_summary_json_is_exact() -> None:
         "stages": 1,
         "tasks": 8,
         "spark_versions": ["unknown (< 1.3)"],
-        "skipped": {"count": 0, "by_reason": {}, "lines": []},
+        "skipped": {"count": 0, "files": 0, "by_reason": {}, "lines": []},
         "cut_off": [],
     }
 
@@ -72,6 +72,26 @@ def test_summary_lists_skipped_lines() -> None:
     assert data["spark_versions"] == ["3.1.1"] and data["tasks"] == 217
     text = run("logs", str(MALFORMED))
     assert "Skipped" in text and "not JSON" in text
+
+
+def test_files_passed_over_are_not_counted_as_lines(tmp_path) -> None:
+    """A file in the folder that is no log is a file not read, not a line skipped (it was
+    counted as one); the reason names every format perfx tried."""
+    (tmp_path / SMALL.name).write_bytes(SMALL.read_bytes())
+    (tmp_path / "pricing.json").write_text('{"instance": "m5.xlarge"}\n')
+    other = fixture_log("spark-events/local-1430917381534").read_bytes()
+    (tmp_path / "bad-line").write_bytes(other.replace(b"}\n", b"}\n{oops\n", 1))
+    data = json.loads(run("logs", str(tmp_path), "--format", "json"))
+    assert (data["skipped"]["count"], data["skipped"]["files"]) == (2, 1)
+    assert data["summary"]["text"] == (
+        "2 applications (Spark unknown (< 1.3), 1.4.0-SNAPSHOT): 2 jobs, 3 stages, 118 tasks; "
+        "1 line skipped (not JSON: unexpected character, expected a string key: line 1 column 2 "
+        "(char 1): 1); 1 file not read (not a Spark event log, tabular log, Ousterhout "
+        "job log or Hadoop job history: 1)."
+    )
+    rows = [line.split("│")[1:3] for line in run("logs", str(tmp_path)).splitlines()]
+    counted = {what.strip(): n.strip() for what, n in (row for row in rows if len(row) == 2)}
+    assert (counted["skipped lines"], counted["files not read"]) == ("1", "1")
 
 
 def test_table_dumps(tmp_path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from perfx.logs.eventlog.open import NOT_A_LOG
+from perfx.logs.formats import not_a_log
 from perfx.logs.loader import load_log
 from tests.data_files import fixture_log
 
@@ -171,7 +171,7 @@ def test_whole_directories_load_with_duplicates_reported() -> None:
     assert log.tasks["id"].is_unique and log.apps["id"].is_unique
     duplicates = [s for s in log.skipped if s.reason.startswith("duplicate of")]
     assert len(duplicates) == 2
-    not_logs = {Path(s.path).name for s in log.skipped if s.reason == NOT_A_LOG}
+    not_logs = {Path(s.path).name for s in log.skipped if s.reason == not_a_log()}
     assert {"README.md", "LICENSE", "stage_task_list_expectation.json"} <= not_logs
     assert len(log.apps) == 21 + 9
 

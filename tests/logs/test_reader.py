@@ -18,7 +18,8 @@ import zstandard
 from perfx.cli import main
 from perfx.logs.errors import NotALog
 from perfx.logs.eventlog.codecs import LZ4_MAGIC, SNAPPY_MAGIC, lzf_decompress
-from perfx.logs.eventlog.open import NOT_A_LOG, find_event_logs
+from perfx.logs.eventlog.open import find_event_logs
+from perfx.logs.formats import not_a_log
 from perfx.logs.loader import load_log
 from perfx.logs.model import CutOff
 from tests.data_files import PUBLIC, fixture_log
@@ -229,9 +230,9 @@ def test_files_that_only_look_compressed_are_passed_over_not_made_apps(tmp_path)
     log = load_log(tmp_path)
     assert len(log.apps) == 1 and len(log.tasks) == 110
     assert sorted((Path(s.path).name, s.reason) for s in log.skipped) == [
-        ("blank.gz", NOT_A_LOG),
-        ("empty.gz", NOT_A_LOG),
-        ("notes.txt", NOT_A_LOG),
+        ("blank.gz", not_a_log()),
+        ("empty.gz", not_a_log()),
+        ("notes.txt", not_a_log()),
     ]
 
 
