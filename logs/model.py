@@ -14,6 +14,7 @@ from pathlib import PurePath
 
 import pandas as pd
 
+from .errors import LogError
 from .registry import ENTITIES, FeatureRegistry, FeatureSpec, Kind
 
 
@@ -138,6 +139,19 @@ class Log:
         return {"task": self.tasks, "stage": self.stages, "job": self.jobs, "app": self.apps}[
             entity
         ]
+
+    def held_table(self, entity: str) -> pd.DataFrame:
+        """The table of ``entity``, which the logs must hold: a LogError, naming those they
+        do hold, where they hold none (a Hadoop job history has jobs and tasks, no
+        application or stage table): an empty table would read as one of nothing."""
+        table = self.table(entity)
+        if len(table.columns):
+            return table
+        held = [name for name in ENTITIES if len(self.table(name).columns)]
+        raise LogError(
+            f"the logs hold no {entity} table"
+            + (f"; they hold {' and '.join(held)} tables" if held else "")
+        )
 
     def features(self, entity: str = "task", kind: Kind | None = None) -> list[FeatureSpec]:
         """Registered features of ``entity`` that are columns of its table."""

@@ -34,22 +34,6 @@ def write_table(table, fmt: str, out: Path | None) -> None:
         out.write_text(text)
 
 
-def held_table(log, entity: str):
-    """``log``'s table of ``entity``; a LogError where the logs have no such table (a
-    Hadoop job history has jobs, stages and tasks, no application): an empty line for it
-    would read as a table of nothing."""
-    table = log.table(entity)
-    if len(table.columns):
-        return table
-    held = [name for name in ENTITY_CHOICES if len(log.table(name).columns)]
-    from perfx.logs.errors import LogError
-
-    raise LogError(
-        f"the logs hold no {entity} table"
-        + (f"; they hold {', '.join(held)} tables (--entity {held[0]})" if held else "")
-    )
-
-
 @click.command()
 @click.argument("paths", nargs=-1, type=LogSource(must_exist=False))
 @click.option(
@@ -103,6 +87,6 @@ def logs(paths, logged, entity, fmt, out, host_metrics) -> None:
         raise click.UsageError("--out needs --entity")
     session = open_session(paths, host_metrics, progress=True)
     if entity is not None:
-        write_table(held_table(session.raw, entity), fmt or "csv", out)
+        write_table(session.raw.held_table(entity), fmt or "csv", out)
     else:
         emit(session.summary(), fmt or "text")

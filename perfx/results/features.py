@@ -34,6 +34,7 @@ class FeatureList:
 
     @classmethod
     def of(cls, log: Any, entity: str) -> FeatureList:
+        log.held_table(entity)  # a LogError where the log has no such table
         rows = [
             {
                 "name": s.name,

@@ -720,12 +720,18 @@ def test_host_load_is_derived_from_the_attempts_times(path: Path) -> None:
 
 
 def test_a_table_a_history_does_not_have_is_said_not_printed_empty(capsys) -> None:
-    """A job history has jobs and tasks, no application or stage rows: asked for those,
-    ``perfx logs`` says which tables it has (it printed an empty line, exit 0)."""
-    with pytest.raises(SystemExit) as exit_info:
-        main(["logs", str(SLEEP), "--entity", "app"])
-    printed = capsys.readouterr()
-    assert (exit_info.value.code, printed.out) == (1, "")
-    assert printed.err == (
-        "perfx: the logs hold no app table; they hold task, job tables (--entity task)\n"
-    )
+    """A job history has jobs and tasks, no application or stage table: asked for those,
+    ``perfx logs`` and ``perfx features`` say which tables it has (they printed an empty
+    line, and an empty list of features, exit 0)."""
+    for args in (
+        ["logs", str(SLEEP), "--entity", "app"],
+        ["features", "--log", str(SLEEP), "--entity", "stage"],
+    ):
+        with pytest.raises(SystemExit) as exit_info:
+            main(args)
+        printed = capsys.readouterr()
+        assert (exit_info.value.code, printed.out) == (1, "")
+        entity = args[-1]
+        assert printed.err == (
+            f"perfx: the logs hold no {entity} table; they hold job and task tables\n"
+        )
