@@ -85,4 +85,4 @@ class FeatureList:
             table.add_row(*(safe_text(str(row[c])) for c in COLUMNS))
         yield table
         if hidden:
-            yield more(hidden, "features", "of the roles listed last")
+            yield more(hidden, "feature", "of the roles listed last")

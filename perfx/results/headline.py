@@ -47,8 +47,8 @@ def limited(rows: Sequence[T], limit: int | None) -> tuple[list[T], int]:
 
 
 def more(hidden: int, noun: str, which: str = "with less time at stake") -> Text:
-    """The line under a table that hides rows."""
-    return safe_text(f"... and {hidden:,} more {noun} {which} (--all shows them)")
+    """The line under a table that hides rows (``noun`` singular: ``1 more stage``)."""
+    return safe_text(f"... and {count(hidden, 'more ' + noun)} {which} (--all shows them)")
 
 
 def id_order(value: Any) -> tuple:

@@ -307,7 +307,7 @@ class SkewReport:
             table.add_row(*(safe_text(str(cell)) for cell in cells[one_app:]))
         yield table
         if hidden:
-            yield more(hidden, "skewed tasks")
+            yield more(hidden, "skewed task")
         if any(s["stage_id"] in MAPREDUCE_PHASES for s in self.stages):
             yield safe_text(f"{MAPREDUCE_RERUN}.")
         if self.rerun is None:

@@ -82,6 +82,11 @@ def _basis_order(basis: str) -> int:
     return list(BASIS_WORDS).index(basis) if basis in BASIS_WORDS else len(BASIS_WORDS)
 
 
+def _have(n: int) -> str:
+    """The verb agreeing with a count: ``1 has``, ``0 have``, ``2 have``."""
+    return "has" if n == 1 else "have"
+
+
 @dataclass(frozen=True)
 class StragglerReport:
     """The blocked-time analysis's straggler report (explain.blocked.stragglers) as a result."""
@@ -201,7 +206,7 @@ class StragglerReport:
             f"{count(len(report.stages), 'stage')} "
             f"took {duration(total)} more than their stages' median tasks would have; "
             f"{named} has the most at stake ({duration(stakes[worst])}). "
-            f"{known:,} ({100 * known / report.stragglers:.0f} %) have {said}"
+            f"{known:,} ({100 * known / report.stragglers:.0f} %) {_have(known)} {said}"
             + (f"; the top causes: {listing(top)}." if top else ".")
         )
         return Headline(text, values)
@@ -267,11 +272,11 @@ class StragglerReport:
             table.add_row(*(safe_text(_cell(cell)) for cell in shown_cells))
         yield table
         if hidden:
-            yield more(hidden, "stages")
+            yield more(hidden, "stage")
         if report.stragglers:
             yield safe_text(  # the table's count: its causes, not explain's (the headline's)
-                f"{report.stragglers:,} stragglers; {report.explained:,} "
-                f"({100 * report.explained_share:.0f}%) have one of the table's causes "
+                f"{count(report.stragglers, 'straggler')}; {report.explained:,} "
+                f"({100 * report.explained_share:.0f}%) {_have(report.explained)} one of the table's causes "
                 f"(evaluated: {', '.join(report.causes) or 'none'})."
             )
             if self.named:

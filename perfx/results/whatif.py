@@ -247,12 +247,12 @@ class WhatIfReport:
             ["app_id", "job_id"],
         )
         if hidden:
-            yield more(hidden, "jobs")
+            yield more(hidden, "job")
         apps = sorted(self.apps, key=lambda r: -_stake(r, self.scenarios))
         shown, hidden = limited(apps, self.limit)
         yield self._table("Applications", shown, ["app_id"])
         if hidden:
-            yield more(hidden, "applications")
+            yield more(hidden, "application")
         summary = self.model_error
         yield safe_text(
             f"Model error |modelled - real| / real over {summary['jobs']} jobs: median "
