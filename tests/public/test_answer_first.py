@@ -146,3 +146,16 @@ def test_jobs_are_ordered_as_numbers_and_by_time_at_stake(outputs):
     }
     assert [stake[j] for j in shown] == sorted((stake[j] for j in shown), reverse=True)
     assert id_order("app_10") > id_order("app_2")
+
+
+def test_counts_agree_with_their_nouns():
+    """One hidden row is '1 more stage', not '1 more stages' (as under a stragglers table
+    that hides one stage); the closing line of stragglers says '1 straggler'."""
+    from perfx.results.headline import more
+
+    assert (
+        more(1, "stage").plain == "... and 1 more stage with less time at stake (--all shows them)"
+    )
+    assert (
+        more(1_200, "job", "of less").plain == "... and 1,200 more jobs of less (--all shows them)"
+    )
