@@ -313,7 +313,9 @@ class SkewReport:
         if self.rerun is None:
             return
         yield safe_text(
-            "Some input records cost far more than others. Re-run the program traced to name them:"
+            # a claim that records cost more would go beyond what the log shows (the tasks'
+            # causes may be "no cause stands out"): the command says how to find out
+            "To name the input records these tasks spent their time on, re-run the program traced:"
         )
         yield safe_text(f"  {self.rerun}")
         yield safe_text(
