@@ -99,7 +99,11 @@ class StageModel:
 
     def quality(self) -> str:
         """``R² 0.93 on 11 of 12 tasks``: how far the model can be trusted."""
-        r2 = f"R² {self.r2:.2f}" if np.isfinite(self.r2) else f"spread ±{self.spread:,.0f} ms"
+        r2 = (
+            f"R² {round(self.r2, 2) or 0.0:.2f}"
+            if np.isfinite(self.r2)
+            else f"spread ±{self.spread:,.0f} ms"
+        )
         return f"{r2} on {self.typical} of {self.tasks} tasks"
 
 

@@ -1,6 +1,6 @@
-"""What a task's gap diagnoses, in words (``Diagnosis``), and durations as a diagnosis says
-them (``format_ms``): shared by the gap's mechanisms (``explain.gap``) and those of a task's
-attempt and host (``explain.attempts``, ``explain.hosts``)."""
+"""What a task's gap diagnoses, in words (``Diagnosis``): shared by the gap's mechanisms
+(``explain.gap``) and those of a task's attempt and host (``explain.attempts``,
+``explain.hosts``)."""
 
 from __future__ import annotations
 
@@ -24,12 +24,3 @@ class Diagnosis:
 
     def to_dict(self) -> dict:
         return {"name": self.name, "detail": self.detail, "next_step": self.next_step or None}
-
-
-def format_ms(ms: float) -> str:
-    """``730 ms``, ``2.43 s``, ``3.2 min``."""
-    if ms < 1000:
-        return f"{ms:,.0f} ms"
-    if ms < 60_000:
-        return f"{ms / 1000:,.2f} s"
-    return f"{ms / 60_000:,.1f} min"

@@ -42,6 +42,7 @@ from functools import cached_property
 
 import numpy as np
 
+from perfx.grammar.units import format_ms
 from perfx.logs.eventlog import sqlplan
 from perfx.logs.time_parts import TIME_PARTS
 
@@ -49,7 +50,7 @@ from . import costmodel
 from .attempts import attempt_diagnosis, retry_diagnosis
 from .columns import Columns
 from .costmodel import ModelSplit, Standing
-from .diagnosis import Diagnosis, format_ms
+from .diagnosis import Diagnosis
 from .hosts import slow_host
 
 PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
@@ -206,7 +207,8 @@ class Gap:
             floor = max(1.0, NOTABLE * abs(part.delta))
             moved = sorted((v for v in m.volumes if abs(v.ms) >= floor), key=lambda v: -abs(v.ms))
             pieces = [f"{_signed(v.ms)} from {_times(v.ratio)} the {v.label}" for v in moved[:3]]
-            pieces.append(f"{_signed(m.cost_ms)} cost per unit")
+            higher = "a higher" if m.cost_ms >= 0 else "a lower"
+            pieces.append(f"{_signed(m.cost_ms)} from {higher} cost per unit of volume")
             text += f" ({'; '.join(pieces)}; cost model {m.model.quality()})"
         elif part.name == "compute" and self.split is not None and part.delta != 0:
             s = self.split
@@ -421,7 +423,8 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
     if standing is None:
         return found
     strength = (
-        f"; {format_ms(standing.value)} against its stage's median {format_ms(standing.median)}, "
+        f"; it took {format_ms(standing.value)} against its stage's median "
+        f"{format_ms(standing.median)}, "
         f"robust z {standing.z:,.1f} over {standing.peers} peers"
     )
     return replace(found, detail=found.detail + strength)

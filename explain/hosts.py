@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from perfx.grammar.units import format_ms
+
 from .columns import Columns
 from .costmodel import NORMAL_FOLD, TRIM, stage_rows
-from .diagnosis import Diagnosis, format_ms
+from .diagnosis import Diagnosis
 
 MOST = 0.75
 """Share of its host's other tasks that must be slower than the median task of the other

@@ -142,3 +142,13 @@ def _shortest(magnitude: float) -> str:
 
 def _plain(number: Decimal) -> str:
     return format(number, "g").replace("E+", "e").replace("E", "e")
+
+
+def format_ms(ms: float) -> str:
+    """A duration as perfx's answers say it: ``730 ms``, ``2.43 s``, ``3.2 min`` (the
+    diagnoses, the skew reasons, the report, the REPL)."""
+    if ms < 1000:
+        return f"{ms:,.0f} ms"
+    if ms < 60_000:
+        return f"{ms / 1000:,.2f} s"
+    return f"{ms / 60_000:,.1f} min"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from perfx.grammar.units import format_ms
 from perfx.logs.progress import BASIS_WORDS, THRESHOLD, inverse_rate
 from perfx.logs.time_parts import BY_NAME
 
@@ -69,7 +70,8 @@ def skewed_tasks(
         )
         for index in tasks.index[high]:
             reasons[index].append(
-                f"{label} {tasks.at[index, column]:.0f} ms (stage median {median[index]:.0f} ms)"
+                f"{label} {format_ms(tasks.at[index, column])} "
+                f"(stage median {format_ms(median[index])})"
             )
     tasks["reasons"] = reasons
     flagged = tasks[tasks["reasons"].map(bool)]

@@ -142,7 +142,7 @@ class ReplSession:
             return []
         cached = self._ids.get(entity)
         if cached is None or cached[0] is not log:
-            from perfx.explain.diagnosis import format_ms
+            from perfx.grammar.units import format_ms
 
             table = log.table(entity)
             if "id" not in table.columns:

@@ -59,7 +59,7 @@ def table(
 
 def ms(value: float | None) -> str:
     """A duration in ms for a table cell: ``730 ms``, ``2.43 s``, ``3.2 min``; ``-`` if unknown."""
-    from perfx.explain.diagnosis import format_ms
+    from perfx.grammar.units import format_ms
 
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"

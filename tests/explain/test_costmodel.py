@@ -5,6 +5,8 @@ unit of each volume plus seeded noise, so the fit has an oracle: the costs it wa
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -194,3 +196,12 @@ def test_a_part_its_peers_have_none_of_is_no_cause_when_it_costs_less_than_the_s
     gap = _gap(frame, second=int(like.iloc[1:].idxmin()))
     assert gap.share("gc") >= 0.5 and not gap.standing.stands_out, gap.line()
     assert gap.diagnosis.name == NOTHING_STANDS_OUT, gap.diagnosis
+
+
+def test_a_fit_no_better_than_the_mean_reads_r2_0_not_minus_0():
+    """A fit a hair worse than the stage's mean (R² -0.001) said 'R² -0.00'."""
+    from perfx.explain.costmodel import StageModel
+
+    model = StageModel(("records_in",), np.array([1.0]), 0.0, 8, 8, -0.001, 5.0, 0.0)
+    assert model.quality() == "R² 0.00 on 8 of 8 tasks"
+    assert replace(model, r2=-0.25).quality() == "R² -0.25 on 8 of 8 tasks"

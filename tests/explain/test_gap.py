@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from perfx.explain.columns import columns_for
-from perfx.explain.diagnosis import format_ms
 from perfx.explain.gap import decompose
+from perfx.grammar.units import format_ms
 from perfx.logs.model import Log
 
 from .handmade import make_log
