@@ -78,8 +78,11 @@ def count(n: int, noun: str) -> str:
 
 
 def listing(counts: Sequence[tuple[str, Any]], top: int = 3) -> str:
-    """``a 3, b 2 and c 1``: the first ``top`` of (name, figure) pairs."""
+    """``a 3, b 2 and c 1``: the first ``top`` of (name, figure) pairs, and how many more
+    there are (``a 3, b 2, c 1 and 2 more``): a list cut short says so."""
     shown = [f"{name} {figure}" for name, figure in counts[:top]]
+    if len(counts) > top:
+        return ", ".join(shown) + f" and {len(counts) - top:,} more"
     if len(shown) <= 1:
         return "".join(shown)
     return ", ".join(shown[:-1]) + " and " + shown[-1]

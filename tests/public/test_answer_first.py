@@ -159,3 +159,11 @@ def test_counts_agree_with_their_nouns():
     assert (
         more(1_200, "job", "of less").plain == "... and 1,200 more jobs of less (--all shows them)"
     )
+
+
+def test_a_list_cut_short_says_so():
+    """The summary of 4 skip reasons named 3, as if there were no other."""
+    from perfx.results.headline import listing
+
+    assert listing([("a", 3), ("b", 2), ("c", 1)]) == "a 3, b 2 and c 1"
+    assert listing([("a", 3), ("b", 2), ("c", 1), ("d", 1)]) == "a 3, b 2, c 1 and 1 more"
