@@ -57,6 +57,14 @@ def stage_count(log: Any) -> int:
     return len(stage_keys(log.stages, log.tasks))
 
 
+def skipped_stage_count(log: Any) -> int:
+    """How many of them never ran: Spark skipped them, their output computed before (a job's
+    ``Stage Infos`` list them; no task of theirs ran)."""
+    if "status" not in log.stages:
+        return 0
+    return int((log.stages["status"] == "SKIPPED").sum())
+
+
 def _skipped_parts(skipped: list[dict[str, Any]]) -> list[str]:
     """The lines skipped and the whole files not read (line 0: a file no format reads, a
     second copy of an attempt, a rolling part missing), each counted with its reasons, most
@@ -89,6 +97,7 @@ class LogSummary:
                 "apps": app_count(log),
                 "jobs": len(log.jobs),
                 "stages": stage_count(log),
+                "stages_skipped": skipped_stage_count(log),
                 "tasks": len(log.tasks),
                 "spark_versions": [v if v else "unknown (< 1.3)" for v in versions],
                 "skipped": {
@@ -114,7 +123,9 @@ class LogSummary:
         text = (
             f"{apps:,} {'application' if apps == 1 else 'applications'}"
             + (f" (Spark {versions})" if versions else "")
-            + f": {count(data['jobs'], 'job')}, {count(data['stages'], 'stage')}, "
+            + f": {count(data['jobs'], 'job')}, {count(data['stages'], 'stage')}"
+            + (f" ({data['stages_skipped']:,} skipped by Spark)" if data["stages_skipped"] else "")
+            + ", "
             + f"{count(data['tasks'], 'task')}; "
             + ("; ".join(_skipped_parts(skipped["lines"])) or "no line skipped")
             + "."

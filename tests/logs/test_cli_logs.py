@@ -56,6 +56,7 @@ def test_summary_json_is_exact() -> None:
         "apps": 1,
         "jobs": 1,
         "stages": 1,
+        "stages_skipped": 0,
         "tasks": 8,
         "spark_versions": ["unknown (< 1.3)"],
         "skipped": {"count": 0, "files": 0, "by_reason": {}, "lines": []},
@@ -193,3 +194,12 @@ def test_a_log_shared_in_an_archive_or_another_lz4_says_what_to_do(kind, told, t
     assert exit_info.value.code == 1
     err = capsys.readouterr().err
     assert err.startswith(f"perfx: {path}: no Spark event log") and told in err
+
+
+def test_stages_spark_skipped_are_said() -> None:
+    """A job lists in its Stage Infos stages whose output was computed before: they are
+    stages of the log, but none of their tasks ran; the headline says how many."""
+    log = fixture_log("public/NVIDIA__spark-rapids-tools/gds_ucx_eventlog.zstd")
+    data = json.loads(run("logs", str(log), "--format", "json"))
+    assert (data["stages"], data["stages_skipped"]) == (18, 8)
+    assert "18 stages (8 skipped by Spark)" in data["summary"]["text"]
