@@ -44,6 +44,16 @@ def attempt_diagnosis(cols: Columns, row: int) -> Diagnosis | None:
             f"{what}{ended}; its time is not a completed run of its records: ask about the "
             "attempt that succeeded",
         )
+    if status == "FAILED" and reason == "Success":
+        # Spark 1.x marks failed the late end of an attempt it gave up (its executor lost)
+        # while logging the end's own reason, Success: no failure to quote, nor does its time
+        # end at one
+        return Diagnosis(
+            "failed attempt",
+            f"this attempt of {_partition(cols, row)} is marked failed though its end reports "
+            "Success: Spark gave it up before its result came (its executor lost, as Spark 1.x "
+            "logs it); its time is not a completed run its stage accepted",
+        )
     if status == "FAILED":
         partition = _partition(cols, row)
         lost = "ExecutorLost" in _text(cols, "end_reason", row) or "ExecutorLost" in reason

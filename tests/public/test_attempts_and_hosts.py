@@ -67,6 +67,26 @@ def test_failed_attempts_and_retries_are_named_from_the_log(path, task, name, sa
     assert said in found.detail, found.detail
 
 
+def test_a_late_success_spark_marked_failed_is_said_so(tmp_path):
+    """Spark 1.x logs the late end of an attempt it gave up (its executor lost) with reason
+    Success and Failed true: the diagnosis said 'failed (Success): its time ends at the
+    failure'. Made here from a real log, its slowest task's end marked so."""
+    lines = fixture_log("spark-events/local-1430917381534").read_text().splitlines(True)
+    ends = [i for i, line in enumerate(lines) if '"SparkListenerTaskEnd"' in line]
+    slowest = max(ends, key=lambda i: _ran_ms(json.loads(lines[i])))
+    lines[slowest] = lines[slowest].replace('"Failed":false', '"Failed":true', 1)
+    (tmp_path / "log").write_text("".join(lines))
+    task = json.loads(lines[slowest])["Task Info"]["Task ID"]
+    found = _cause(tmp_path / "log", f"local-1430917381534/{task}")
+    assert found is not None and found.name == "failed attempt", found
+    assert "marked failed though its end reports Success" in found.detail
+    assert "(Success)" not in found.detail and "ends at the failure" not in found.detail
+
+
+def _ran_ms(end: dict) -> int:
+    return end["Task Info"]["Finish Time"] - end["Task Info"]["Launch Time"]
+
+
 def test_a_first_attempt_that_succeeded_is_no_retry():
     found = _cause(NEPTUNE, "application_1538416563558_0014/24")  # attempt 2, but no gap
     assert found is None or found.name not in ("retry", "executor lost", "failed attempt")
