@@ -20,6 +20,7 @@ format's feature descriptions win) and the order formats are named in messages."
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -322,13 +323,26 @@ CONTAINERS = (
 no log: a user is told what to do with them."""
 
 
+SPREAD_EVENTS = re.compile(rb'\A\s*(\[\s*)?\{\s*\n\s*"Event"\s*:\s*"SparkListener')
+"""The start of Spark events written as indented JSON (one event over many lines) or as one
+JSON array: a log pretty-printed, or exported by a tool, for people to read."""
+SPREAD = (
+    "Spark events, but not one per line (indented JSON or a JSON array): perfx reads event "
+    'logs as Spark writes them; rewrite it with jq -c \'if type == "array" then .[] else . '
+    "end' FILE > FILE.events"
+)
+
+
 def _container(path: Path) -> str:
-    """What the file at ``path`` is, if it is one of ``CONTAINERS``, else ''."""
+    """What the file at ``path`` is, if it is one of ``CONTAINERS`` or Spark events written
+    over many lines (``SPREAD_EVENTS``), else ''."""
     try:
         with open(path, "rb") as file:
             head = file.read(512)
     except OSError:
         return ""
+    if SPREAD_EVENTS.match(head):
+        return SPREAD
     return next((what for at, magic, what in CONTAINERS if head[at:].startswith(magic)), "")
 
 

@@ -140,3 +140,24 @@ def test_a_job_log_beside_spark_logs_is_read_with_them(tmp_path):
     alone = [load_log(p, cache=False) for p in (spark, *job_logs)]
     assert len(together.tasks) == sum(len(log.tasks) for log in alone)
     assert len(together.apps) == sum(len(log.apps) for log in alone)
+
+
+@pytest.mark.parametrize("shape", ["indented", "array"])
+def test_events_spread_over_lines_are_told_with_how_to_fix_them(tmp_path, shape, capsys):
+    """Spark events pretty-printed or in one JSON array (a log exported for people to read)
+    were 'no Spark event log in this file': the message says what the file is and how to
+    rewrite it one event per line."""
+    log = fixture_log("spark-events/local-1426533911241")
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    text = (
+        "\n".join(json.dumps(e, indent=4) for e in events)
+        if shape == "indented"
+        else json.dumps(events, indent=2)
+    )
+    (tmp_path / "log.json").write_text(text)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["logs", str(tmp_path / "log.json")])
+    assert exit_info.value.code == 1
+    err = capsys.readouterr().err
+    assert "Spark events, but not one per line (indented JSON or a JSON array)" in err
+    assert "jq -c 'if type == \"array\" then .[] else . end'" in err
