@@ -832,16 +832,26 @@ def patched_udfs(tracer):
 
     def pandas_udf(f=None, returnType=None, functionType=None):
         if f is None or not callable(f) or hasattr(f, "typeName"):
-            return_type = f if returnType is None else returnType
+            # as PySpark reads a decorator's arguments: @pandas_udf(type), (type, kind),
+            # (type, functionType=kind), (returnType=type, functionType=kind)
+            return_type = f or returnType
+            kind = functionType
+            if kind is None and f is not None and isinstance(returnType, int):
+                kind = returnType
 
             def decorate(g):
-                return pandas_udf(g, return_type, functionType)
+                return pandas_udf(g, return_type, kind)
 
             return decorate
         # a UDF of an iterator of batches (Iterator[pd.Series], or of tuples of Series)
         # yields a result per batch, as mapInPandas does, or folds a group's batches into a
         # value (PySpark 4.1 and later): timed per batch, as mapInPandas is
-        kind = original_pandas(f, returnType, functionType).evalType
+        made = original_pandas(f, returnType, functionType)
+        kind = made.evalType
+        if kind == PythonEvalType.SQL_GROUPED_MAP_PANDAS_UDF:
+            # GroupedData.apply hands its function to applyInPandas, timed there per group;
+            # wrapped here too, its arity (a group, or its key and the group) would be lost
+            return made
         if kind == PythonEvalType.SQL_SCALAR_PANDAS_ITER_UDF:
             wrapped = timed_batches(f, recorded_name(f, "iter"), folder())
         elif kind == getattr(PythonEvalType, "SQL_GROUPED_AGG_PANDAS_ITER_UDF", None):
