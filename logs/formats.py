@@ -286,9 +286,10 @@ def find_logs(path: Path, skipped: list[SkippedLine]) -> list[FoundLog]:
         if log_format.whole_folder and here:
             passed.clear()  # it reads the files the formats before it passed over
         found += here
-    for log_format in beside:  # each of its files the others passed over: a log of its own
+    if beside:  # each of their files the others passed over: a log of its own
         files = [Path(p) for p in dict.fromkeys(s.path for s in passed) if Path(p).is_file()]
-        found += [f for file in files for f in log_format.logs_at(file, lambda *_: None)]
+        for log_format in beside:
+            found += [f for file in files for f in log_format.logs_at(file, lambda *_: None)]
     if not found:
         what = "directory" if path.is_dir() else "file"
         why = "; ".join(dict.fromkeys(f"{Path(s.path).name}: {s.reason}" for s in passed[:3]))

@@ -65,6 +65,11 @@ def skipped_stage_count(log: Any) -> int:
     return int((log.stages["status"] == "SKIPPED").sum())
 
 
+def _ranked(reasons: Counter) -> list[tuple[str, int]]:
+    """Skip reasons with their counts, most frequent first (then by name)."""
+    return sorted(reasons.items(), key=lambda item: (-item[1], item[0]))
+
+
 def _skipped_parts(skipped: list[dict[str, Any]]) -> list[str]:
     """The lines skipped and the whole files not read (line 0: a file no format reads, a
     second copy of an attempt, a rolling part missing), each counted with its reasons, most
@@ -73,8 +78,7 @@ def _skipped_parts(skipped: list[dict[str, Any]]) -> list[str]:
     for noun, verb, whole in (("line", "skipped", False), ("file", "not read", True)):
         reasons = Counter(s["reason"] for s in skipped if (not s["line"]) == whole)
         if reasons:
-            ranked = sorted(reasons.items(), key=lambda item: (-item[1], item[0]))
-            why = listing([(f"{reason}:", n) for reason, n in ranked])
+            why = listing([(f"{reason}:", n) for reason, n in _ranked(reasons)])
             parts.append(f"{count(reasons.total(), noun)} {verb} ({why})")
     return parts
 
@@ -103,9 +107,7 @@ class LogSummary:
                 "skipped": {
                     "count": len(log.skipped),
                     "files": sum(1 for s in log.skipped if not s.line),
-                    "by_reason": dict(
-                        sorted(reasons.items(), key=lambda item: (-item[1], item[0]))
-                    ),
+                    "by_reason": dict(_ranked(reasons)),
                     "lines": [
                         {"path": s.path, "line": s.line, "reason": s.reason} for s in log.skipped
                     ],

@@ -167,3 +167,17 @@ def test_a_list_cut_short_says_so():
 
     assert listing([("a", 3), ("b", 2), ("c", 1)]) == "a 3, b 2 and c 1"
     assert listing([("a", 3), ("b", 2), ("c", 1), ("d", 1)]) == "a 3, b 2, c 1 and 1 more"
+
+
+def test_one_straggler_is_said_as_one():
+    """A log with one straggler (an Ousterhout job log's 5-task stage) said '1 stragglers'
+    in the closing line; the headline and the closing line agree with their counts."""
+    from click.testing import CliRunner
+
+    from perfx.cli import cli
+    from tests.data_files import fixture_log
+
+    log = fixture_log("ousterhout-traces/test_files/test_job_log")
+    out = CliRunner(env={"COLUMNS": "400"}).invoke(cli, ["stragglers", "--log", str(log)]).output
+    assert out.startswith("1 straggler in 1 of 1 stage took 150 ms")
+    assert "\n1 straggler; 0 (0%) have one of the table's causes (evaluated: " in out
