@@ -24,6 +24,7 @@ import warnings
 from typing import cast
 
 from pyspark.core.rdd import RDD, portable_hash
+from pyspark.storagelevel import StorageLevel
 
 from . import narrow, output, shuffle
 from .errors import IsolationError
@@ -102,6 +103,10 @@ def untraced(operator: str, depth: int = 3) -> IsolationError:
     )
 
 
+NOT_STORED = StorageLevel(False, False, False, False, 1)
+"""The storage level Spark gives an RDD that is not persisted."""
+
+
 class TracedDataset:
     """A distributed dataset whose records carry their provenance; use it like an RDD."""
 
@@ -112,11 +117,16 @@ class TracedDataset:
         self._stage_inputs = stage_inputs
         self._consumers = 0
         self._persisted = False
+        self._asked: StorageLevel | None = None
+        """The storage level the program asked for (None: it did not, or it unpersisted):
+        what Spark says of the dataset, whatever perfx keeps of it."""
         self._output: tuple[int, RDD] | None = None
         self._materialized = False
 
     def __repr__(self) -> str:
-        return f"TracedDataset({self.label})"
+        """Spark's own words for the RDD underneath (``PythonRDD[7] at RDD at ...``): a
+        program printing its RDD prints what Spark says of one."""
+        return repr(self._rdd)
 
     def getNumPartitions(self) -> int:
         return self._rdd.getNumPartitions()
@@ -130,7 +140,7 @@ class TracedDataset:
 
     @property
     def is_cached(self) -> bool:
-        return self._persisted
+        return self._asked is not None
 
     @property
     def partitioner(self):
@@ -146,8 +156,10 @@ class TracedDataset:
     def id(self) -> int:
         return self._rdd.id()
 
-    def getStorageLevel(self):
-        return self._rdd.getStorageLevel()
+    def getStorageLevel(self) -> StorageLevel:
+        """The level the program asked for, as Spark says it: perfx's own caching of a
+        dataset read twice is not the program's."""
+        return self._asked or NOT_STORED
 
     def toDebugString(self) -> bytes | None:
         return self._rdd.toDebugString()
@@ -345,17 +357,21 @@ class TracedDataset:
     def sortBy(self, keyfunc, ascending: bool = True, numPartitions=None) -> TracedDataset:
         return self.keyBy(keyfunc).sortByKey(ascending, numPartitions).values()
 
-    def persist(self, storageLevel=None) -> TracedDataset:
+    def persist(self, storageLevel: StorageLevel = StorageLevel.MEMORY_ONLY) -> TracedDataset:
         """Computed and traced once, whatever the storage level asked (kept until the run
-        finishes)."""
+        finishes); Spark's answers about it (``getStorageLevel``, ``is_cached``) are the
+        ones the program asked for."""
+        self._asked = storageLevel
         self._persist()
         return self
 
     def cache(self) -> TracedDataset:
-        return self.persist()
+        return self.persist(StorageLevel.MEMORY_ONLY)
 
     def unpersist(self, blocking: bool = False) -> TracedDataset:
-        """Kept until the run finishes: computing it again would trace its records twice."""
+        """Kept until the run finishes: computing it again would trace its records twice.
+        Spark's answers about it are those of an RDD no longer stored."""
+        self._asked = None
         return self
 
     # -- shuffles --------------------------------------------------------------------------

@@ -91,7 +91,14 @@ QUIET_LOG4J = Path(__file__).with_name("log4j2-quiet.properties")
 """Spark's logging for the sessions perfx starts: errors only (see the file)."""
 
 
-def session_builder(master: str = "local[2]", name: str = "perfx", event_dir: str | None = None):
+DEFAULT_MASTER = "local[2]"
+"""The master perfx starts a session on when neither the user (``--master``) nor a script
+names one: two local cores, the machines it is built for."""
+
+
+def session_builder(
+    master: str = DEFAULT_MASTER, name: str = "perfx", event_dir: str | None = None
+):
     """A SparkSession builder for a session perfx starts itself: no Spark UI or console
     progress bar (perfx shows its own), Spark's logging down to errors, and, on a local
     master, the workers on this Python and the driver on the loopback address (a local run
@@ -120,7 +127,7 @@ def session_builder(master: str = "local[2]", name: str = "perfx", event_dir: st
 
 
 def spark_session(
-    master: str = "local[2]",
+    master: str = DEFAULT_MASTER,
     name: str = "perfx isolate",
     event_dir: str | None = None,
     log: str | None = None,
@@ -198,7 +205,7 @@ class TracedSession:
 @contextmanager
 def traced_session(
     store=None,
-    master: str = "local[2]",
+    master: str = DEFAULT_MASTER,
     name: str = "perfx isolate",
     spark=None,
     run_id: str | None = None,
@@ -267,7 +274,7 @@ def run_traced(
     input_path: str,
     *,
     spark=None,
-    master: str = "local[2]",
+    master: str = DEFAULT_MASTER,
     store=None,
     lineage: str = "impact",
     top: int = 10,

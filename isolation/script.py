@@ -29,6 +29,7 @@ from .context import TracedContext
 from .dataset import TracedDataset, untraced
 from .errors import IsolationError
 from .runner import (
+    DEFAULT_MASTER,
     _stderr_to,
     event_log_of,
     prepare_run,
@@ -37,8 +38,8 @@ from .runner import (
 )
 
 PERFX_KEYS = ("spark.master", "spark.eventLog.enabled", "spark.eventLog.dir")
-"""Builder options perfx keeps its own values for: the master it was told to use and the
-event log the traced run reads back."""
+"""Builder options perfx sets itself: the master (the one it was told to use, else the
+script's own, else ``DEFAULT_MASTER``) and the event log the traced run reads back."""
 
 UNTRACED_SOURCES = frozenset(
     {
@@ -75,7 +76,8 @@ class ScriptTracer:
     store: Any
     run_id: str
     event_dir: str | None
-    master: str = "local[2]"
+    master: str | None = None
+    """The master the user named (``--master``): it wins over the script's own."""
     lineage: str = "impact"
     spark: Any = None
     warm_up: bool = False
@@ -128,7 +130,8 @@ class ScriptTracer:
         return self.ctx
 
     def _start(self, options: dict[str, Any]):
-        builder = session_builder(self.master, f"perfx {self.script.name}", self.event_dir)
+        master = self.master or options.get("spark.master") or DEFAULT_MASTER
+        builder = session_builder(master, f"perfx {self.script.name}", self.event_dir)
         for key, value in options.items():
             if key not in PERFX_KEYS:
                 builder = builder.config(key, value)
@@ -219,6 +222,9 @@ class ScriptContext(_StoppedByOwner):
     def range(self, start: int, end: int | None = None, step: int = 1, numSlices=None):
         return self._traced.range(start, end, step, numSlices)
 
+    def __repr__(self) -> str:
+        return repr(self._sc)  # a script printing its context prints Spark's
+
     def __getattr__(self, name: str):
         if name in UNTRACED_SOURCES:
             raise untraced(name)
@@ -249,6 +255,9 @@ class ScriptSession(_StoppedByOwner):
         from .udf import traced_registration
 
         return traced_registration(self._session.udf, self._tracer)
+
+    def __repr__(self) -> str:
+        return repr(self._session)  # a script printing its session prints Spark's
 
     def __getattr__(self, name: str):
         return getattr(self._session, name)
@@ -364,6 +373,8 @@ def _sessions_from(session_for, context_for):
             if _from_pyspark():
                 return real_context(master, appName, *args, conf=conf, **kwargs)
             options = dict(conf.getAll()) if conf is not None else {}
+            if master:
+                options["spark.master"] = master
             if appName:
                 options["spark.app.name"] = appName
             return context_for(options)
@@ -435,6 +446,9 @@ class _Unstopped(_StoppedByOwner):
     @property
     def sparkContext(self):
         return _Unstopped(self._wrapped.sparkContext)
+
+    def __repr__(self) -> str:
+        return repr(self._wrapped)
 
     def __getattr__(self, name: str):
         return getattr(self._wrapped, name)
@@ -512,7 +526,7 @@ def trace_script(
     args: list[str] | tuple[str, ...] = (),
     *,
     spark=None,
-    master: str = "local[2]",
+    master: str | None = None,
     store=None,
     lineage: str = "impact",
     run_id: str | None = None,

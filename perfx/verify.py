@@ -129,7 +129,7 @@ def verify(
     *,
     without: int = 1,
     store=None,
-    master: str = "local[2]",
+    master: str | None = None,
     repeats: int = 3,
     spark=None,
 ) -> Verification:
@@ -137,9 +137,10 @@ def verify(
     ``without`` culprit records, beside the traced run's prediction (module docstring)."""
     from perfx.chain import open_run
     from perfx.isolation.queries import top_culprits
-    from perfx.isolation.runner import load_program, spark_session, traces_in
+    from perfx.isolation.runner import DEFAULT_MASTER, load_program, spark_session, traces_in
 
     stored = open_run(run, store)
+    master = master or stored.meta.get("master") or DEFAULT_MASTER
     if stored.meta.get("script"):
         return _verify_script(stored, without, master, repeats, spark)
     culprits = top_culprits(stored, top=without)

@@ -17,7 +17,7 @@ def why(
     program: str,
     input_path: str,
     *,
-    master: str = "local[2]",
+    master: str | None = None,
     store=None,
     top: int = 5,
     spark=None,
@@ -26,13 +26,20 @@ def why(
     """``perfx why``: run ``program`` traced with its event log, find the skewed stage and
     its slowest task, explain it against its stage and attach the records that cost the
     time (after ``_warm_up``: the slowest task must not be merely the first to start)."""
-    from perfx.isolation.runner import check_input, load_program, run_traced, traced_session
+    from perfx.isolation.runner import (
+        DEFAULT_MASTER,
+        check_input,
+        load_program,
+        run_traced,
+        traced_session,
+    )
 
     from .session import open as open_session
 
     module = load_program(program)
     check_input(input_path)
-    with traced_session(store, master, f"perfx why {Path(program).name}", spark) as run:
+    name = f"perfx why {Path(program).name}"
+    with traced_session(store, master or DEFAULT_MASTER, name, spark) as run:
         if run.event_log is None:
             raise IsolationError(
                 "the Spark session writes no event log (spark.eventLog.enabled): perfx why "
@@ -137,7 +144,7 @@ def why_script(
     script: str,
     args: list[str] | tuple[str, ...] = (),
     *,
-    master: str = "local[2]",
+    master: str | None = None,
     store=None,
     top: int = 5,
     spark=None,

@@ -87,7 +87,13 @@ def isolate(program, script_args, input_path, out, master, store, lineage, top, 
     from pathlib import Path
 
     from perfx import terminal
-    from perfx.isolation.runner import check_input, load_program, run_traced, traced_session
+    from perfx.isolation.runner import (
+        DEFAULT_MASTER,
+        check_input,
+        load_program,
+        run_traced,
+        traced_session,
+    )
     from perfx.isolation.stores import open_store
 
     store = open_store(store)  # a store that cannot be reached fails before a JVM starts
@@ -100,6 +106,7 @@ def isolate(program, script_args, input_path, out, master, store, lineage, top, 
         )
     module = load_program(program)  # a broken program or a missing input fails before a JVM starts
     check_input(input_path)
+    master = master or DEFAULT_MASTER
     status = terminal.console(stderr=True)
     if fmt == "text":
         status.print(
@@ -139,6 +146,12 @@ def answer_to(out: str | None):
         yield
 
 
+def on_master(master: str | None) -> str:
+    """The master a script's traced run is said to run on before it starts: the one given,
+    else the script's own (isolation.script.ScriptTracer)."""
+    return master or "the master it sets (local[2] if none)"
+
+
 def _isolate_script(script, args, master, store, lineage, top, fmt, out) -> None:
     """``perfx isolate SCRIPT.py -- ARGS``: the script runs first, its output its own; then
     perfx's answer."""
@@ -147,7 +160,7 @@ def _isolate_script(script, args, master, store, lineage, top, fmt, out) -> None
 
     if fmt == "text":
         terminal.console(stderr=True).print(
-            f"Running {script} traced on {master} ...", markup=False, highlight=False
+            f"Running {script} traced on {on_master(master)} ...", markup=False, highlight=False
         )
     tracer = trace_script(script, args, master=master, store=store, lineage=lineage)
     with answer_to(out):

@@ -236,7 +236,10 @@ program_options = _compose(
 (arguments after ``--``), or a ``pipeline(ctx, input_path)`` program with ``--input``."""
 
 master_option = click.option(
-    "--master", default="local[2]", show_default=True, help="Spark master URL."
+    "--master",
+    default=None,
+    help="Spark master URL [default: a script's own master, else local[2]; for perfx "
+    "verify, the traced run's].",
 )
 
 STORE_HELP = (

@@ -9,6 +9,9 @@ import click
 
 from .options import format_option, master_option, number_option, store_option
 
+TRACED_MASTER = "its traced run's master"
+"""Where the program re-runs when no --master is given (perfx.verify.verify)."""
+
 
 @click.command()
 @click.argument("run")
@@ -31,7 +34,7 @@ def verify(run, without, store, master, repeats, fmt) -> None:
 
     if fmt == "text":
         terminal.console(stderr=True).print(
-            safe_text(f"Re-running run {run}'s program plain on {master} ...")
+            safe_text(f"Re-running run {run}'s program plain on {master or TRACED_MASTER} ...")
         )
     result = measure(run, without=without, store=store, master=master, repeats=repeats)
     if fmt == "json":

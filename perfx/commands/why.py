@@ -39,7 +39,7 @@ def why(program, script_args, input_path, out, master, store, top, fmt) -> None:
     from perfx.why import why as chain_why
     from perfx.why import why_script
 
-    from .isolate import answer_to
+    from .isolate import answer_to, on_master
 
     if input_path is not None:
         if script_args:
@@ -50,7 +50,9 @@ def why(program, script_args, input_path, out, master, store, top, fmt) -> None:
     store = open_store(store)  # and so is a store that cannot be reached
     if fmt == "text":
         terminal.console(stderr=True).print(
-            f"Running {program} traced on {master} ...", markup=False, highlight=False
+            f"Running {program} traced on {on_master(master)} ...",
+            markup=False,
+            highlight=False,
         )
     if input_path is None:
         answer = why_script(program, script_args, master=master, store=store, top=top)

@@ -4,6 +4,7 @@ in full lineage, give the same output on data made to break provenance bookkeepi
 
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
 
@@ -228,11 +229,37 @@ def test_what_spark_says_of_a_dataset_is_said_of_a_traced_one(spark, store):
         assert isinstance(traced.id(), int) and traced.id() != plain.id()
         assert traced.partitioner == plain.partitioner
         assert not traced.is_cached and traced.cache().is_cached
-        assert traced.getStorageLevel().useMemory
+        assert traced.getStorageLevel() == plain.cache().getStorageLevel()
+        assert re.fullmatch(r"(.+ )?\w*RDD\[\d+\] at \w+ at \S+:\d+", repr(traced))
+        assert repr(spark.sparkContext) == repr(ctx.sc)
         assert isinstance(traced.toDebugString(), bytes)
         assert not traced.isCheckpointed() and traced.getCheckpointFile() is None
         assert traced.context is ctx
         assert sorted(traced.collect(), key=repr) == sorted(plain.collect(), key=repr)
+
+
+def test_the_storage_level_is_the_one_the_program_asked_for(spark, store):
+    """perfx keeps a dataset read twice (to trace it once) and every dataset until the run
+    ends, whatever the program asked: Spark's answers about it are still the program's. A
+    script's ``persist(MEMORY_AND_DISK_2)`` printed "1x Replicated" (a probe of public
+    PySpark programs)."""
+    from pyspark import StorageLevel
+
+    from perfx.isolation import TracedContext
+
+    plain = spark.sparkContext.parallelize(PAIRS, 3)
+    with TracedContext(spark, store=store) as ctx:
+        traced = ctx.parallelize(PAIRS, 3)
+        traced.count(), traced.map(str).count()  # read twice: kept by perfx
+        said = []
+        for dataset in (plain, traced):
+            said.append([(dataset.is_cached, str(dataset.getStorageLevel()))])
+            dataset.persist(StorageLevel.MEMORY_AND_DISK_2)
+            said[-1].append((dataset.is_cached, str(dataset.getStorageLevel())))
+            dataset.unpersist()
+            said[-1].append((dataset.is_cached, str(dataset.getStorageLevel())))
+    assert said[0] == said[1]
+    assert said[1][1] == (True, "Disk Memory Serialized 2x Replicated")
 
 
 def test_an_untraced_operator_fails_at_the_programs_line(spark, store):

@@ -257,6 +257,7 @@ def test_a_run_whose_rows_are_all_cheap_is_stored_without_a_pass_over_its_input(
         ("rdd_to_dataframe", set()),
         ("old_sql_context", set()),
         ("grouped_map_apply", {"centred", "sized"}),
+        ("what_spark_says", set()),
     ],
 )
 @pytest.mark.filterwarnings("ignore:Deprecated in 3.0.0:FutureWarning")  # SQLContext
@@ -276,7 +277,12 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
     plain = capsys.readouterr().out
     tracer = trace_script(path, [], spark=spark, store=store)
     assert capsys.readouterr().out == plain
-    lines = {"named_arguments": 1, "old_sql_context": 3, "grouped_map_apply": 2}
+    lines = {
+        "named_arguments": 1,
+        "old_sql_context": 3,
+        "grouped_map_apply": 2,
+        "what_spark_says": 6,
+    }
     assert plain.count("\n") == lines.get(script, 4)
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
     assert (set() if calls is None else set(calls["udf"])) == udfs
@@ -287,6 +293,8 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         )
     elif script == "grouped_map_apply":  # a group's rows: each timed call is one group
         assert plain.startswith("[Row(id=1, v=-0.5), Row(id=1, v=0.5), Row(id=2, v=-3.0)")
+    elif script == "what_spark_says":
+        assert "perfx.isolation" not in plain and "Disk Memory Serialized 2x Replicated" in plain
     elif script in ("rdd_to_dataframe", "old_sql_context"):
         # the datasets that became DataFrames, each once however often (rdd_to_dataframe:
         # totals and its mapped rows; old_sql_context: the rows, and the collected counts)
