@@ -19,7 +19,7 @@ from pyspark import StorageLevel
 from . import sources
 from .dataset import TracedDataset
 from .errors import IsolationError, from_job_failure
-from .ids import MAX_TABLES, NO_LATENCY, TABLE_SHIFT, describe_id, partition_base
+from .ids import MAX_TABLES, NO_LATENCY, NO_SOURCE, TABLE_SHIFT, describe_id, partition_base
 from .lineage import PartitionRows
 from .stores import LineageStore, open_store
 from .tasks import write_rows
@@ -333,7 +333,7 @@ class TracedContext:
             con.register("t", tables[stage])
             stray = con.execute(
                 f"""SELECT partition, most_impactful_source FROM t
-                    WHERE most_impactful_source <> -1
+                    WHERE most_impactful_source <> {NO_SOURCE}
                       AND NOT list_contains({sources}, most_impactful_source >> {TABLE_SHIFT})
                     LIMIT 1"""
             ).fetchall()

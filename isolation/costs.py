@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from heapq import heappush, heapreplace
 
-from .ids import NO_LATENCY, partition_base
+from .ids import NO_LATENCY, NO_SOURCE, partition_base
 from .lineage import PartitionRows
 from .tasks import write_rows
 
-REST = -1
+REST = NO_SOURCE
 """The source of the row holding the partition's time beyond its kept records."""
 
 KEPT = 1000
@@ -51,7 +51,7 @@ class RecordCosts:
         self._heap: list[tuple[int, int]] = []
 
     def add(self, cost: int, source: int) -> None:
-        if source < 0:  # derived from no input record (source -1): none to credit
+        if source == NO_SOURCE:  # derived from no input record: none to credit
             return
         if len(self._heap) < KEPT:
             heappush(self._heap, (cost, source))

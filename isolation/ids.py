@@ -13,6 +13,10 @@ PARTITION_SHIFT = 32
 MAX_TABLES = 1 << (63 - TABLE_SHIFT)
 MAX_PARTITIONS = 1 << (TABLE_SHIFT - PARTITION_SHIFT)
 
+NO_SOURCE = -1
+"""The source of a record derived from no input record: a partition function's output on an
+empty partition (``mapPartitions``, ``glom``). It is no record's id, and no culprit."""
+
 NO_LATENCY = -(1 << 62)
 """Path latency (ns) of "no such input": far below any real latency, so that ``max`` ignores
 it and adding UDF time to it keeps it negative. Written out as remediated latency 0."""
@@ -38,6 +42,8 @@ def split_id(record_id: int) -> tuple[int, int, int]:
 
 def describe_id(record_id: int) -> str:
     """``"t0/p3/#17"``: how an id reads in messages and tables."""
+    if record_id == NO_SOURCE:
+        return "none"
     table, partition, seq = split_id(record_id)
     return f"t{table}/p{partition}/#{seq}"
 

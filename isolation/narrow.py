@@ -11,7 +11,7 @@ from __future__ import annotations
 from time import perf_counter_ns
 
 from .errors import UdfError
-from .ids import NO_LATENCY, describe_id, excerpt
+from .ids import NO_LATENCY, NO_SOURCE, describe_id, excerpt
 
 
 def udf_error(function, record: tuple, err: BaseException) -> UdfError:
@@ -155,12 +155,12 @@ def merged(records: list, value, spent: int, full: bool) -> tuple:
     partition's output of ``mapPartitions``, a ``cartesian`` pair): its slowest input's path
     plus ``spent``, that input's source, and as ``rest`` the slowest path of another source
     (or the leader's own ``rest``). No input at all (a partition function's output on an empty
-    partition) has source -1: it derives from no input record."""
+    partition) has source ``NO_SOURCE``: it derives from no input record."""
     if not records:
         return (
-            (value, spent, -1, NO_LATENCY, 0, spent, ())
+            (value, spent, NO_SOURCE, NO_LATENCY, 0, spent, ())
             if full
-            else (value, spent, -1, NO_LATENCY, 0)
+            else (value, spent, NO_SOURCE, NO_LATENCY, 0)
         )
     lead = records[0]
     for record in records[1:]:

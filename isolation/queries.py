@@ -7,6 +7,7 @@ Every query runs DuckDB over the store's tables and refuses an incomplete run.""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import duckdb
 import pandas as pd
@@ -15,7 +16,7 @@ import pyarrow as pa
 from . import sources
 from .costs import REST
 from .errors import IsolationError
-from .ids import split_id
+from .ids import NO_SOURCE, split_id
 from .propagation import rank_culprits
 from .stores import LineageStore
 
@@ -63,6 +64,16 @@ class StoredRun:
                 f"run {self.run} has no lineage for stage {stage} (stages: {known})"
             )
         return self.tables[stage]
+
+    def check_partition(self, stage: int, partition: int) -> None:
+        """Refuses a partition the stage did not have (``StoredRun.open`` checked that each
+        one it had is stored: one with no rows held no records)."""
+        count = int(self.meta.get("stages", {}).get(str(stage), {}).get("partitions", 0))
+        if not 0 <= partition < count:
+            raise IsolationError(
+                f"run {self.run}'s stage {stage} has no partition {partition} "
+                f"({count} partition{'' if count == 1 else 's'}: 0 to {count - 1})"
+            )
 
     def query(self, sql: str, params: list | None = None, **relations) -> pd.DataFrame:
         con = duckdb.connect()
@@ -130,13 +141,14 @@ def top_culprits(
     if (stage is None) != (partition is None):
         raise IsolationError("give both --stage and --partition, or neither")
     table = run.table(run.final_stage if stage is None else stage)
-    where = "" if partition is None else f"WHERE partition = {int(partition)}"
-    rows = run.query(
-        f"SELECT most_impactful_source, total_latency_ms, remediated_latency_ms FROM t {where}",
+    where = "" if partition is None else f"AND partition = {int(partition)}"
+    rows = run.query(  # an output made from no input record has no culprit
+        "SELECT most_impactful_source, total_latency_ms, remediated_latency_ms FROM t "
+        f"WHERE most_impactful_source <> {NO_SOURCE} {where}",
         t=table,
     )
-    if stage is not None and rows.empty:
-        raise IsolationError(f"run {run.run} has no rows for stage {stage} partition {partition}")
+    if partition is not None and rows.empty:
+        run.check_partition(cast(int, stage), partition)  # an empty one holds no culprit
     # the top by the larger credit are among the top by impact and the top by cost
     costs = _record_costs(run, stage, partition, top)
     ranked = rank_culprits(rows, top=top)

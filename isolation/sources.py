@@ -16,7 +16,10 @@ import io
 
 import pyarrow.fs as pafs
 
-from .ids import EXCERPT_WIDTH, NO_LATENCY, excerpt, partition_base, split_id
+from .ids import EXCERPT_WIDTH, NO_LATENCY, NO_SOURCE, excerpt, partition_base, split_id
+
+NO_INPUT = "no input record (made from an empty partition)"
+"""Where an output derived from no input record (``ids.NO_SOURCE``) comes from."""
 
 
 def text_source(stage: int, full: bool):
@@ -114,7 +117,9 @@ def locate(meta: dict, record_ids, source_rows=None) -> dict[int, dict]:
     for record_id in record_ids:
         table, partition, seq = split_id(int(record_id))
         source = sources.get(str(table))
-        if source is None:
+        if int(record_id) == NO_SOURCE:
+            result[record_id] = {"location": NO_INPUT, "excerpt": ""}
+        elif source is None:
             result[record_id] = {"location": f"stage {table} record", "excerpt": ""}
         elif source["kind"] == "collection":
             result[record_id] = {

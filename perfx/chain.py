@@ -68,7 +68,22 @@ def traced_tasks(stored) -> pd.DataFrame:
             f"run {stored.run} has no event log of its traced execution "
             "(trace it again with perfx isolate, which writes one)"
         )
-    spark_stages = tuple(
+    tasks = _run_tasks(
+        where,
+        Path(where).stat().st_mtime_ns,
+        str(stored.meta.get("app_id")),
+        traced_spark_stages(stored),
+    )
+    if tasks.empty:
+        raise IsolationError(
+            f"the event log of run {stored.run} ({where}) has no task of its app {stored.meta.get('app_id')}"
+        )
+    return tasks[tasks["status"] == "SUCCESS"] if "status" in tasks.columns else tasks
+
+
+def traced_spark_stages(stored) -> tuple[int, ...]:
+    """The Spark stages in which the traced run timed records (its stage ends ran there)."""
+    return tuple(
         sorted(
             {
                 s
@@ -77,14 +92,6 @@ def traced_tasks(stored) -> pd.DataFrame:
             }
         )
     )
-    tasks = _run_tasks(
-        where, Path(where).stat().st_mtime_ns, str(stored.meta.get("app_id")), spark_stages
-    )
-    if tasks.empty:
-        raise IsolationError(
-            f"the event log of run {stored.run} ({where}) has no task of its app {stored.meta.get('app_id')}"
-        )
-    return tasks[tasks["status"] == "SUCCESS"] if "status" in tasks.columns else tasks
 
 
 @lru_cache(maxsize=8)
@@ -220,13 +227,7 @@ def _traced_stages(stored, spark_stage: int) -> list[int]:
         if spark_stage in info.get("spark_stages", []) and info.get("kind") != "costs"
     )
     if not found:
-        known = sorted(
-            {
-                s
-                for info in stored.meta.get("stages", {}).values()
-                for s in info.get("spark_stages", [])
-            }
-        )
+        known = traced_spark_stages(stored)
         raise IsolationError(
             f"run {stored.run} traced no records in Spark stage {spark_stage} "
             f"(its traced Spark stages: {', '.join(map(str, known)) or 'none'})"
@@ -418,10 +419,13 @@ def skewed_task(tasks: pd.DataFrame, stored=None) -> str:
     anything, the task that lost the most is (its answer then says that no record has a
     measurable impact)."""
     done = tasks[tasks["status"] == "SUCCESS"] if "status" in tasks.columns else tasks
-    by_stage = done.groupby("stage_key")["duration"]
-    sized = done[by_stage.transform("size") >= 3]
+    sized = done[done.groupby("stage_key")["duration"].transform("size") >= 3]
     if sized.empty:
-        raise IsolationError("no stage of the traced run has three tasks to compare")
+        where = f"; perfx culprits {stored.run} lists its costliest records" if stored else ""
+        raise IsolationError(
+            "no stage of the traced run has three tasks to compare (a task is compared with "
+            f"its stage's others: more input partitions would give it some){where}"
+        )
     excess = sized["duration"] - sized.groupby("stage_key")["duration"].transform("median")
     ranked = excess.sort_values(ascending=False, kind="stable")
     best = str(sized.loc[ranked.index[0], "id"])

@@ -124,6 +124,14 @@ def without_records(source: str, locations: list[str], out: Path) -> Path:
     return out if root.is_dir() else out / root.name
 
 
+def rerun_master(meta: dict, master: str | None) -> str:
+    """Where a run's program re-runs: on ``master`` where given, else on the one its traced
+    run ran on (a script's own, say)."""
+    from perfx.isolation.runner import DEFAULT_MASTER
+
+    return master or meta.get("master") or DEFAULT_MASTER
+
+
 def verify(
     run: str,
     *,
@@ -137,10 +145,10 @@ def verify(
     ``without`` culprit records, beside the traced run's prediction (module docstring)."""
     from perfx.chain import open_run
     from perfx.isolation.queries import top_culprits
-    from perfx.isolation.runner import DEFAULT_MASTER, load_program, spark_session, traces_in
+    from perfx.isolation.runner import load_program, spark_session, traces_in
 
     stored = open_run(run, store)
-    master = master or stored.meta.get("master") or DEFAULT_MASTER
+    master = rerun_master(stored.meta, master)
     if stored.meta.get("script"):
         return _verify_script(stored, without, master, repeats, spark)
     culprits = top_culprits(stored, top=without)

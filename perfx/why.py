@@ -10,7 +10,14 @@ from perfx.explain.errors import ExplainError
 from perfx.explain.options import ExplainOptions
 from perfx.isolation.errors import IsolationError
 
-from .chain import MIN_IMPACT_MS, costliest_elsewhere, open_run, skewed_task, traced_tasks
+from .chain import (
+    MIN_IMPACT_MS,
+    costliest_elsewhere,
+    open_run,
+    skewed_task,
+    traced_spark_stages,
+    traced_tasks,
+)
 
 
 def why(
@@ -60,15 +67,30 @@ def why(
     event_log, run_id, lineage_store = run.event_log, run.run_id, run.store
     stored = open_run(run_id, lineage_store)
     tasks = traced_tasks(stored)
-    answer = _explained(
-        open_session([event_log]),
-        skewed_task(tasks, stored),
-        options,
-        run=run_id,
-        store=lineage_store,
-        top=top,
+    return _with_records(
+        open_session([event_log]), skewed_task(tasks, stored), options, tasks, stored, top
     )
+
+
+def _with_records(session, task: str, options, tasks, stored, top: int):
+    """The answer on ``task`` (of ``tasks``, the run's traced tasks) with the records inside
+    it, or, where its Spark stage ran none of the traced run's stage ends (the first half of
+    a repartition or a sort: records moved on, not timed there), the task-level answer and
+    where the run's records are."""
+    stage = int(tasks.loc[tasks["id"].astype(str) == task, "stage_id"].iloc[0])
+    if stage not in traced_spark_stages(stored):
+        answer = _explained(session, task, options)
+        answer.notes.append(UNTIMED_STAGE.format(task=task, stage=stage, run=stored.run))
+        return answer
+    answer = _explained(session, task, options, run=stored.run, store=stored.store, top=top)
     return _said_if_elsewhere(answer, tasks, stored)
+
+
+UNTIMED_STAGE = (
+    "no record of task {task} is told apart: its Spark stage {stage} ran none of the traced "
+    "run's stage ends (it moved records on to a shuffle, as a repartition's or a sort's first "
+    "half does); perfx culprits {run} lists the run's costliest records"
+)
 
 
 def _said_if_elsewhere(answer, tasks, stored):
@@ -190,15 +212,7 @@ def why_script(
     if ctx.meta.get("outputs"):
         stored = open_run(tracer.run_id, tracer.store)
         traced = traced_tasks(stored)
-        answer = _explained(
-            session,
-            skewed_task(traced, stored),
-            options,
-            run=tracer.run_id,
-            store=tracer.store,
-            top=top,
-        )
-        return _said_if_elsewhere(answer, traced, stored)
+        return _with_records(session, skewed_task(traced, stored), options, traced, stored, top)
     task_id = skewed_task(app_tasks)
     answer = _explained(session, task_id, options)
     answer.notes.append(NO_RECORD_TRACING.format(task=task_id))

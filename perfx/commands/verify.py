@@ -9,9 +9,6 @@ import click
 
 from .options import format_option, master_option, number_option, store_option
 
-TRACED_MASTER = "its traced run's master"
-"""Where the program re-runs when no --master is given (perfx.verify.verify)."""
-
 
 @click.command()
 @click.argument("run")
@@ -29,12 +26,15 @@ def verify(run, without, store, master, repeats, fmt) -> None:
     with and without them.
     """
     from perfx import terminal
+    from perfx.chain import open_run
     from perfx.terminal import safe_text
+    from perfx.verify import rerun_master
     from perfx.verify import verify as measure
 
     if fmt == "text":
+        master = rerun_master(open_run(run, store).meta, master)
         terminal.console(stderr=True).print(
-            safe_text(f"Re-running run {run}'s program plain on {master or TRACED_MASTER} ...")
+            safe_text(f"Re-running run {run}'s program plain on {master} ...")
         )
     result = measure(run, without=without, store=store, master=master, repeats=repeats)
     if fmt == "json":

@@ -262,6 +262,41 @@ def test_the_storage_level_is_the_one_the_program_asked_for(spark, store):
     assert said[1][1] == (True, "Disk Memory Serialized 2x Replicated")
 
 
+def _sized(records):
+    items = list(records)
+    return [(len(items), min(items) if items else -1)]
+
+
+def test_an_output_of_an_empty_partition_has_no_input_and_no_culprit(spark, store):
+    """A partition function's output on an empty partition derives from no input record:
+    it was ranked as a culprit named ``t-1/p16777215/#4294967295``, and asking for the
+    culprits of an empty partition ended "has no rows for stage 2 partition 1", as for lost
+    lineage (a probe of public PySpark programs)."""
+    from perfx.isolation import TracedContext
+    from perfx.isolation.errors import IsolationError
+    from perfx.isolation.ids import NO_SOURCE, describe_id
+    from perfx.isolation.queries import StoredRun, outputs, top_culprits
+    from perfx.isolation.sources import NO_INPUT
+
+    plain = spark.sparkContext.parallelize((0, 25), 6).mapPartitions(_sized).collect()
+    with TracedContext(spark, store=store) as ctx:
+        assert ctx.parallelize((0, 25), 6).mapPartitions(_sized).collect() == plain
+    stored = StoredRun.open(store, ctx.run_id)
+    found = outputs(stored)
+    assert sorted(found.location) == [NO_INPUT] * 4 + ["parallelize[0]", "parallelize[1]"]
+    assert (found.location == NO_INPUT).tolist() == (found.source == NO_SOURCE).tolist()
+    assert describe_id(NO_SOURCE) == "none"
+    ranked = top_culprits(stored)
+    assert sorted(ranked.location) == ["parallelize[0]", "parallelize[1]"]
+    stage = stored.final_stage
+    assert top_culprits(stored, stage=stage, partition=0).empty  # held no record
+    assert list(top_culprits(stored, stage=stage, partition=2).location) == ["parallelize[0]"]
+    with pytest.raises(
+        IsolationError, match=rf"stage {stage} has no partition 6 \(6 partitions: 0 to 5\)"
+    ):
+        top_culprits(stored, stage=stage, partition=6)
+
+
 def test_an_untraced_operator_fails_at_the_programs_line(spark, store):
     from perfx.isolation import TracedContext
     from perfx.isolation.errors import IsolationError

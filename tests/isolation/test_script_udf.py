@@ -114,6 +114,32 @@ def test_pure_sql_script_says_no_record_level_tracing_applies(spark, store, caps
     assert answer.entity == "task"
 
 
+@pytest.mark.spark
+def test_a_task_of_a_stage_without_traced_records_gets_its_task_level_answer(spark, store, capsys):
+    """A task of the first half of a repartition (records moved on to the shuffle; no stage
+    end of the traced run times them there) is answered at task level with where the run's
+    records are: ``perfx why`` had stopped, exit 1, "traced no records in Spark stage 5"."""
+    from perfx.chain import open_run, traced_spark_stages, traced_tasks
+    from perfx.session import open as open_session
+    from perfx.why import _with_records
+
+    tracer = trace_script(SCRIPTS / "slow_before_repartition.py", [], spark=spark, store=store)
+    assert capsys.readouterr().out == f"{sum(range(40))}\n"
+    stored = open_run(tracer.run_id, tracer.store)
+    tasks = traced_tasks(stored)
+    moved = tasks[~tasks["stage_id"].isin(traced_spark_stages(stored))]
+    assert len(moved) == 4  # the repartition's first half: one task per input partition
+    task = str(moved.loc[moved["duration"].idxmax(), "id"])
+    answer = _with_records(open_session([tracer.event_log]), task, None, tasks, stored, 5)
+    assert answer.pair[0] == task and answer.culprits is None
+    assert answer.notes[-1] == (
+        f"no record of task {task} is told apart: its Spark stage {moved['stage_id'].iloc[0]} "
+        "ran none of the traced run's stage ends (it moved records on to a shuffle, as a "
+        f"repartition's or a sort's first half does); perfx culprits {tracer.run_id} lists "
+        "the run's costliest records"
+    )
+
+
 FAILING = {
     "in its own code": (
         [
