@@ -170,6 +170,30 @@ def test_map_partitions_outputs_derive_from_the_whole_partition(clock):
     assert narrow.merged([], "x", 9, True) == ("x", 9, -1, NO_LATENCY, 0, 9, ())
 
 
+def test_map_partitions_puts_each_records_own_time_on_its_path(clock):
+    """A function that works record by record (a parse, a running min): the time between
+    taking a record and asking for the next is the record's, and the record that cost it
+    leads every output, however cheap its path so far; the rest of the call is shared."""
+
+    def user(values):
+        clock.spend(5)  # before the first record: shared
+        total = 0
+        for value in values:
+            clock.spend(COST[value])
+            total += len(value)
+        clock.spend(2)  # after the last: shared
+        return [total, -total]
+
+    cheap_first = [("c", 100, ID + 1, NO_LATENCY, 0), ("ab", 7, ID, NO_LATENCY, 3)]
+    out = list(narrow.map_partitions(user, False, False)(0, iter(cheap_first)))
+    own = [advanced(cheap_first[0], "c", 11), advanced(cheap_first[1], "ab", 30)]
+    assert out == [narrow.merged(own, 3, 7, False), narrow.merged(own, -3, 7, False)]
+    assert out[0] == (3, 118, ID + 1, 44, 0)  # the first record's path still leads: 111 > 37
+    costly_first = [("ab", 7, ID, NO_LATENCY, 3), ("c", 20, ID + 1, NO_LATENCY, 0)]
+    (total, _) = narrow.map_partitions(user, False, False)(0, iter(costly_first))
+    assert total == (3, 44, ID, 38, 3)  # ab: 7 + 30 + 7 shared; without it, c: 20 + 11 + 7
+
+
 def test_merged_leader_is_the_slowest_then_the_smallest_source_in_any_order():
     small, large = ("s", 80, 2, 9, 5), ("l", 80, 3, 4, 6)  # rests that do not order them
     assert narrow.merged([small, large], "v", 0, False) == ("v", 80, 2, 80, 5)
