@@ -55,8 +55,9 @@ def print_udf_culprits(console, frame) -> None:
         else "no task"
     )
     table = Table(title=f"Rows whose Python UDF calls cost the most ({where})")
-    for column in ("#", "udf", "file", "line", "arguments", "ms", "share of the task"):
-        numeric = column in ("#", "line", "ms", "share of the task")
+    share = "share of the task's UDF time"  # udf_culprits without the task's duration
+    for column in ("#", "udf", "file", "line", "arguments", "ms", share):
+        numeric = column in ("#", "line", "ms", share)
         table.add_column(column, justify="right" if numeric else "left", overflow="fold")
     for rank, r in enumerate(frame.itertuples(), 1):
         if isinstance(r.location, str):

@@ -202,7 +202,9 @@ def _print_result(result, lineage: str, fmt: str) -> None:
     if len(result.outputs) or result.udf_culprits is None:
         print_outputs(console, result.outputs)
         print_culprits(
-            console, result.culprits, "Top culprit input records (impact on the slowest outputs)"
+            console,
+            result.culprits,
+            "Top culprit input records (impact: on the outputs each leads, or its own cost)",
         )
     console.print(
         f"run {result.run_id} stored in {result.meta['store']} "

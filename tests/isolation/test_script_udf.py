@@ -224,6 +224,8 @@ def test_isolate_command_runs_the_script_then_answers_in_out_and_culprits_again(
     )
     assert "Rows whose Python UDF calls cost the most" in text.output
     assert "part-2.txt" in text.output
+    # a row's share is of the task's UDF time: a 3 µs call was "48 % of the task"
+    assert "share of the task's UDF time" in text.output
 
 
 def test_isolate_command_refuses_script_arguments_with_input(tmp_path):
