@@ -508,8 +508,26 @@ def run_as_main(script: Path, args: list[str]) -> None:
                 and Path(tb.tb_frame.f_code.co_filename).resolve() != script.resolve()
             ):
                 tb = tb.tb_next
-            traceback.print_exception(type(err), err, tb or err.__traceback__)
-            raise ScriptFailed(f"{script} failed: {type(err).__name__}: {err}", 1) from None
+            if tb is None and not isinstance(err, SyntaxError):
+                tb = err.__traceback__  # none of the script's frames: all of them
+            # a script that does not compile has no frame: Python shows its line and a caret
+            traceback.print_exception(type(err), err, tb)
+            raise ScriptFailed(
+                f"{script} failed: {type(err).__name__}: {_summary(err)}", 1
+            ) from None
+
+
+def _summary(err: BaseException) -> str:
+    """An exception's text in one line, for the one-line error (the traceback printed above it
+    has all of it): a worker's Python traceback gives its last line, the exception the user's
+    code raised there; any other text its first (Spark's SQL errors add the query and a caret
+    below it)."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if "Traceback (most recent call last):" in lines:
+        return lines[-1]
+    return lines[0] + (" ..." if len(lines) > 1 else "")
 
 
 def check_script(script: str | os.PathLike) -> Path:

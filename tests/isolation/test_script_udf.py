@@ -160,8 +160,22 @@ FAILING = {
             "    return int(s)",
             "spark.createDataFrame([('1',), ('x',)], ['v']).select(parse('v')).collect()",
         ],
-        "invalid literal for int",
+        r"PythonException: ValueError: invalid literal for int\(\) with base 10: 'x'$",
         "line 5, in parse",
+    ),
+    "in its SQL, with a many-line message": (
+        [
+            "from pyspark.sql import SparkSession",
+            "spark = SparkSession.builder.getOrCreate()",
+            "spark.sql('SELEC 1')",
+        ],
+        r"ParseException: \[PARSE_SYNTAX_ERROR\] .* \.\.\.$",
+        "line 3, in <module>",
+    ),
+    "before it runs (it does not compile)": (
+        ["def broken(:", "    pass"],
+        "SyntaxError: ",
+        "line 1\n",
     ),
 }
 """Scripts that fail: their lines, their error, and the line of theirs it names."""
@@ -175,15 +189,19 @@ def test_a_failing_script_fails_with_its_own_traceback(spark, tmp_path, store, c
     "<string>"."""
     lines, error, line = FAILING[where]
     script = _script(tmp_path, "broken.py", *lines)
-    with pytest.raises(ScriptFailed, match=error):
+    with pytest.raises(ScriptFailed, match=error) as failed:
         trace_script(script, [], spark=spark, store=store)
+    assert "\n" not in str(failed.value)  # one line; the traceback above has all of them
     out, err = capsys.readouterr()
     assert f'File "{script}", {line}' in err and '"<string>"' not in err
+    assert "runpy" not in err and "isolation/script.py" not in err  # the script's frames
     if where == "in its own code":
         assert out == "2\n"
         assert err.rstrip().endswith("ValueError: the script breaks here")
-    else:
+    elif where == "in its UDF, on a worker":
         assert "<perfx's UDF timer>" in err
+    elif where == "before it runs (it does not compile)":  # as Python shows it: no traceback
+        assert err.startswith(f'  File "{script}", line 1\n    def broken(:\n')
 
 
 def test_script_exit_status_is_kept(tmp_path, store):
