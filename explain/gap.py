@@ -532,16 +532,19 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
         ):
             return _spill(cols, first, second, f"it read {amount} and spilled ({percent})", part)
         name, verb, step = VOLUME_MECHANISMS[kind]
-        return Diagnosis(
+        return _named(
+            cols,
             name,
-            f"{verb} {amount} ({kind}; {percent}): {step}",
+            f"{verb} {amount} ({kind}; {percent})",
+            step,
             ISOLATE if name == "data skew" else "",
         )
     if part == "volume" and split is not None:
         source = "shuffle read" if _more(cols, "shuffle_read_records", first, second) else "input"
-        return Diagnosis(
+        return _named(
+            cols,
             "data skew",
-            f"it read {split.volume_ratio:.1f}x the {split.unit} ({source}; {percent}): "
+            f"it read {split.volume_ratio:.1f}x the {split.unit} ({source}; {percent})",
             "repartition or split the heavy keys",
             ISOLATE,
         )
@@ -573,11 +576,12 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
         if noise is not None:
             return noise
         if model is not None:
-            return Diagnosis(
+            return _named(
+                cols,
                 "computation skew" if where[0] else "off-CPU wait",
                 f"the same volumes cost {format_ms(model.cost_ms)} more than its stage's cost "
-                f"model predicts ({model.residual_z:,.1f} robust deviations; {percent}){where[1]}"
-                + (": find the records that cost the time" if where[0] else ""),
+                f"model predicts ({model.residual_z:,.1f} robust deviations; {percent}){where[1]}",
+                "find the records that cost the time" if where[0] else "",
                 ISOLATE if where[0] else "",
             )
         if (
@@ -588,9 +592,10 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
                 if split.volume_ratio >= 1 / SIMILAR_VOLUME
                 else f"{split.volume_ratio:.1f}x the {split.unit}"
             )
-            return Diagnosis(
+            return _named(
+                cols,
                 "computation skew",
-                f"{volume} cost {split.cost_ratio:.1f}x the {split.rate_label} ({percent}){where[1]}: "
+                f"{volume} cost {split.cost_ratio:.1f}x the {split.rate_label} ({percent}){where[1]}",
                 "find the records that cost the time",
                 ISOLATE,
             )
@@ -615,6 +620,26 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
         return retried
     name, words = DIAGNOSES.get(part, ("compute", "its own code ran longer"))
     return Diagnosis(name, f"{words} ({percent})")
+
+
+BETWEEN_STAGES = {
+    "data skew": "more input",
+    "output skew": "more output",
+    "computation skew": "higher cost per unit",
+}
+"""Skew is a task's, against its stage's peers running the same code on other records.
+Between two stages, jobs or applications (other code, other data) the same parts of a gap
+are more volume or a dearer unit, without the skew's remedy (a stage that read 96x the
+records of another was "data skew: repartition or split the heavy keys")."""
+
+
+def _named(cols: Columns, name: str, detail: str, step: str, next_step: str) -> Diagnosis:
+    """The diagnosis ``name``: ``detail`` and the remedy ``step`` (the command
+    ``next_step``); for anything but a task, a skew's name is ``BETWEEN_STAGES``' and no
+    remedy follows."""
+    if cols.entity != "task" and name in BETWEEN_STAGES:
+        return Diagnosis(BETWEEN_STAGES[name], detail)
+    return Diagnosis(name, f"{detail}: {step}" if step else detail, next_step)
 
 
 UNEXPLAINED_FOLD = 2.0
