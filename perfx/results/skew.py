@@ -58,12 +58,16 @@ def material(flagged: Any, tasks: Any, min_excess: float) -> Any:
 def judged_tasks(tasks: Any) -> tuple[Any, int]:
     """The tasks computation skew is looked for in, with the ids a skewed task is named by
     (``app_id``, ``stage_id``, ``task_id``, ``partition_id``), and how many of them are
-    MapReduce tasks. A Spark task has its own; a MapReduce task (a job history's, alone or in
+    MapReduce tasks. Only attempts that succeeded are judged (as ``perfx stragglers`` judges
+    them): a failed, killed or lost attempt's time ends where it stopped, no measure of what
+    its records cost (a Spark 1.3 log's 44 attempts of a lost executor were listed as skew). A Spark task has its own; a MapReduce task (a job history's, alone or in
     a folder with Spark logs) is named by its job (``app_id``), its phase (``stage_id``:
     ``MAP`` or ``REDUCE``) and its id (``task_id``, ``task_..._m_000003``, which holds its
     number in the phase: no partition of its own)."""
     import pandas as pd
 
+    if "status" in tasks.columns:
+        tasks = tasks[tasks["status"].eq("SUCCESS")]
     frames = []
     spark = pd.Series(False, index=tasks.index)
     if {"stage_id", "task_id"} <= set(tasks.columns):
@@ -145,6 +149,8 @@ class SkewReport:
     mapreduce_tasks: int
     top: int | None = 20
     """Skewed tasks the table shows, the most costly first (None: all)."""
+    unfinished: int = 0
+    """Task attempts not judged: failed, killed or lost ones (``judged_tasks``)."""
 
     @classmethod
     def of(
@@ -165,6 +171,8 @@ class SkewReport:
         from perfx.isolation.detect import skewed_tasks
 
         judged, mapreduce = judged_tasks(log.tasks)
+        status = log.tasks.get("status")
+        unfinished = 0 if status is None else int((~status.eq("SUCCESS")).sum())
         flagged = skewed_tasks(judged, factor=factor)
         flagged = material(flagged, judged, min_excess) if len(flagged) else flagged
         flagged = flagged.reset_index(drop=True)
@@ -201,7 +209,7 @@ class SkewReport:
         ]
         spark = flagged[~flagged["stage_id"].isin(MAPREDUCE_PHASES)]
         rerun = isolate_command(log, str(spark["app_id"].iloc[0])) if len(spark) else None
-        return cls(stages, rerun, len(judged) - mapreduce, mapreduce, top)
+        return cls(stages, rerun, len(judged) - mapreduce, mapreduce, top, unfinished)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -224,9 +232,12 @@ class SkewReport:
             "at_stake_ms": round(at_stake, 1),
             "spark_tasks": self.spark_tasks,
             "mapreduce_tasks": self.mapreduce_tasks,
+            "unfinished_attempts": self.unfinished,
         }
         if not rows:
-            return Headline(f"No computation skew found in {self._judged()}.", values)
+            return Headline(
+                f"No computation skew found in {self._judged()}{self._unjudged()}.", values
+            )
         worst = rows[0]
         reasons: dict[str, int] = {}
         for r in rows:
@@ -250,7 +261,7 @@ class SkewReport:
         text = (
             f"{count(len(rows), 'task')} in {count(len(self.stages), 'stage')} "
             f"cost {duration(at_stake)} "
-            f"beyond their stages' typical task; task {worst['task_id']} of stage "
+            f"beyond their stages' typical task{self._unjudged()}; task {worst['task_id']} of stage "
             f"{worst['stage_id']} the most ({duration(worst['excess_ms'])}). Reasons: "
             f"{listing(top)}"
             + (f"; their causes as perfx explain names them: {listing(causes)}" if causes else "")
@@ -261,6 +272,12 @@ class SkewReport:
             )
         )
         return Headline(text, values)
+
+    def _unjudged(self) -> str:
+        """The attempts left out, where there are any."""
+        if not self.unfinished:
+            return ""
+        return f" ({count(self.unfinished, 'unsuccessful attempt')} left out)"
 
     def _judged(self) -> str:
         """The tasks looked at: ``1,024 Spark tasks``, ``12 MapReduce tasks`` or both."""

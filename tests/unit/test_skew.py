@@ -115,3 +115,17 @@ def test_a_mapreduce_task_is_judged_as_a_spark_task_is(tmp_path) -> None:
     assert "(job job_1329348432655_0001)" in text
     assert "MapReduce tasks get no traced re-run" in text and "perfx isolate PROGRAM" not in text
     assert skew("--log", str(SLEEP)) == "No computation skew found in 12 MapReduce tasks.\n"
+
+
+def test_only_attempts_that_succeeded_are_judged() -> None:
+    """A failed, killed or lost attempt's time ends where it stopped: no measure of what its
+    records cost, so no skew (a Spark 1.3 log listed 44 attempts of a lost executor). This
+    log's four flagged tasks were its unsuccessful attempts."""
+    log = PUBLIC / "kubeflow__mcp-apache-spark-history-server"
+    log = log / "application_1713000000000_0001_1.zstd"
+    report = json.loads(skew("--log", str(log), "--format", "json"))
+    assert report["stages"] == []
+    assert report["summary"]["unfinished_attempts"] == 12
+    assert report["summary"]["text"] == (
+        "No computation skew found in 9 Spark tasks (12 unsuccessful attempts left out)."
+    )
