@@ -386,6 +386,11 @@ def _scanned(log, app_id: str) -> str | None:
     return scanned[0].removeprefix("file:") if scanned else None
 
 
+class NoStageToCompare(IsolationError):
+    """The traced run's stages are too small to explain a task against its peers (a small
+    program's one or two partitions): ``perfx why`` gives the run's records instead."""
+
+
 CANDIDATES = 10
 """How many of the tasks that lost the most time against their stage ``skewed_task`` weighs
 against the traced records (each costs one query of its partition's culprits)."""
@@ -421,10 +426,9 @@ def skewed_task(tasks: pd.DataFrame, stored=None) -> str:
     done = tasks[tasks["status"] == "SUCCESS"] if "status" in tasks.columns else tasks
     sized = done[done.groupby("stage_key")["duration"].transform("size") >= 3]
     if sized.empty:
-        where = f"; perfx culprits {stored.run} lists its costliest records" if stored else ""
-        raise IsolationError(
-            "no stage of the traced run has three tasks to compare (a task is compared with "
-            f"its stage's others: more input partitions would give it some){where}"
+        raise NoStageToCompare(
+            "no stage of the traced run has three tasks to compare, so no task is explained "
+            "against its stage (more input partitions would give it some)"
         )
     excess = sized["duration"] - sized.groupby("stage_key")["duration"].transform("median")
     ranked = excess.sort_values(ascending=False, kind="stable")

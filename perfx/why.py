@@ -12,6 +12,7 @@ from perfx.isolation.errors import IsolationError
 
 from .chain import (
     MIN_IMPACT_MS,
+    NoStageToCompare,
     costliest_elsewhere,
     open_run,
     skewed_task,
@@ -54,7 +55,7 @@ def why(
                 "event logging in yours"
             )
         _warm_up(run.spark, program, input_path, module)
-        run_traced(
+        result = run_traced(
             program,
             input_path,
             spark=run.spark,
@@ -62,14 +63,17 @@ def why(
             run_id=run.run_id,
             module=module,
             event_log=run.event_log,
+            top=top,
         )
     # the session is stopped: its event log is complete
     event_log, run_id, lineage_store = run.event_log, run.run_id, run.store
     stored = open_run(run_id, lineage_store)
     tasks = traced_tasks(stored)
-    return _with_records(
-        open_session([event_log]), skewed_task(tasks, stored), options, tasks, stored, top
-    )
+    try:
+        task_id = skewed_task(tasks, stored)
+    except NoStageToCompare as err:
+        return _records_instead(result, str(err))
+    return _with_records(open_session([event_log]), task_id, options, tasks, stored, top)
 
 
 def _with_records(session, task: str, options, tasks, stored, top: int):
@@ -176,7 +180,7 @@ def why_script(
     slowest task against its stage: with the rows whose Python UDF calls cost the most in it,
     or the records of its partition (RDD code), or, for a stage without Python code, the
     plain statement that no record-level answer applies and the Spark remedy."""
-    from perfx.isolation.script import trace_script
+    from perfx.isolation.script import script_result, trace_script
     from perfx.isolation.udf import stored_calls
 
     from .session import open as open_session
@@ -206,33 +210,46 @@ def why_script(
         try:
             answer = _explained(session, str(task["id"]), options)
         except ExplainError as err:
-            raise _unexplained(err, task, app_tasks, tracer.run_id) from None
+            return _records_instead(script_result(tracer, top), _unexplained(err, task, app_tasks))
         answer.culprits = udf_culprits_of(calls, tracer.run_id, task, top)
         return answer
     if ctx.meta.get("outputs"):
         stored = open_run(tracer.run_id, tracer.store)
         traced = traced_tasks(stored)
-        return _with_records(session, skewed_task(traced, stored), options, traced, stored, top)
+        try:
+            task_id = skewed_task(traced, stored)
+        except NoStageToCompare as err:
+            return _records_instead(script_result(tracer, top), str(err))
+        return _with_records(session, task_id, options, traced, stored, top)
     task_id = skewed_task(app_tasks)
     answer = _explained(session, task_id, options)
     answer.notes.append(NO_RECORD_TRACING.format(task=task_id))
     return answer
 
 
-def _unexplained(err, task, tasks, run_id: str) -> ExplainError:
-    """Why the task whose UDF calls cost the most has no task-level answer (it ran alone in
-    its stage: no peer to compare it with), and where its rows' answer is: the run is
-    stored."""
+def _unexplained(err, task, tasks) -> str:
+    """Why the task whose UDF calls cost the most has no task-level answer: it ran alone in
+    its stage (no peer to compare it with), or what the engine said."""
     peers = tasks[tasks["stage_id"] == task["stage_id"]]
-    reason = (
-        f"task {task['id']} ran alone in its Spark stage {task['stage_id']}: no other task to "
-        "compare it with, so no task-level cause"
-        if len(peers) <= 1
-        else str(err)
-    )
-    return ExplainError(
-        f"{reason}; the rows whose UDF calls cost the most in it: perfx culprits {run_id}"
-    )
+    if len(peers) <= 1:
+        return (
+            f"task {task['id']} ran alone in its Spark stage {task['stage_id']}: no other task "
+            "to compare it with, so no task-level cause"
+        )
+    return str(err)
+
+
+def _records_instead(result, reason: str):
+    """The traced run's own answer (``perfx isolate``'s: its costliest rows or records)
+    where none of its tasks can be explained against its stage, ``reason`` said first: the
+    records are still what the user asked for (a small program's two partitions had ended
+    ``perfx why`` in an error)."""
+    from dataclasses import replace
+
+    said = [
+        f"{reason}; the run's costliest {'rows' if result.udf_culprits is not None else 'records'} follow"
+    ]
+    return replace(result, note="; ".join(said + ([result.note] if result.note else [])))
 
 
 def _log_task(tasks, stage: int, partition: int, attempt: int):

@@ -131,7 +131,7 @@ def isolate(program, script_args, input_path, out, master, store, lineage, top, 
             event_log=run.event_log,
         )
     with answer_to(out):
-        _print_result(result, lineage, fmt)
+        print_result(result, lineage, fmt)
 
 
 @contextmanager
@@ -166,10 +166,13 @@ def _isolate_script(script, args, master, store, lineage, top, fmt, out) -> None
         )
     tracer = trace_script(script, args, master=master, store=store, lineage=lineage)
     with answer_to(out):
-        _print_result(script_result(tracer, top), lineage, fmt)
+        print_result(script_result(tracer, top), lineage, fmt)
 
 
-def _print_result(result, lineage: str, fmt: str) -> None:
+def print_result(result, lineage: str, fmt: str) -> None:
+    """A traced run's answer (``IsolationResult``): its note, its costliest UDF rows, its
+    outputs and culprit records, as text or JSON; ``perfx why`` prints it too where no task
+    of the run can be explained against its stage."""
     from perfx import terminal
     from perfx.commands.culprits import print_udf_culprits
     from perfx.isolation.ids import excerpt

@@ -34,12 +34,12 @@ def why(program, script_args, input_path, out, master, store, top, fmt) -> None:
     task-level answer and the Spark remedy.
     """
     from perfx import terminal
-    from perfx.isolation.runner import check_input
+    from perfx.isolation.runner import IsolationResult, check_input
     from perfx.isolation.stores import open_store
     from perfx.why import why as chain_why
     from perfx.why import why_script
 
-    from .isolate import answer_to, on_master
+    from .isolate import answer_to, on_master, print_result
 
     if input_path is not None:
         if script_args:
@@ -59,4 +59,7 @@ def why(program, script_args, input_path, out, master, store, top, fmt) -> None:
     else:
         answer = chain_why(program, input_path, master=master, store=store, top=top)
     with answer_to(out):
-        emit(answer, fmt)
+        if isinstance(answer, IsolationResult):  # no task to explain: the run's records
+            print_result(answer, answer.meta.get("lineage", "impact"), fmt)
+        else:
+            emit(answer, fmt)

@@ -12,6 +12,7 @@ by ``./dev bench isolation`` (no test asserts on time).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -368,20 +369,54 @@ def test_a_script_reading_the_sessions_private_context_is_traced(spark, tmp_path
 
 
 @pytest.mark.spark
-def test_why_says_where_the_rows_are_when_the_slow_task_ran_alone_in_its_stage(
-    spark, tmp_path, store
-):
+def test_why_gives_the_rows_when_the_slow_task_ran_alone_in_its_stage(spark, tmp_path, store):
     """One small input file is one task: no peer to explain it against. perfx why says so
-    and names the stored run whose rows answer (``perfx culprits RUN``)."""
-    from perfx.explain.errors import ExplainError
-    from perfx.isolation.udf import stored_calls
+    and gives the run's costliest rows, as perfx isolate does (it ended in an error, exit 1,
+    naming the stored run)."""
+    from perfx.isolation.runner import IsolationResult
 
     folder = tmp_path / "one-file"
     write_lines(folder, files=1, lines=500, slow={0: (7,)})
-    with pytest.raises(ExplainError) as said:
-        why_script(str(SCRIPTS / "regex_udf.py"), [str(folder)], spark=spark, store=store)
-    message = str(said.value)
-    assert "ran alone in its Spark stage" in message and "no task-level cause" in message
-    run_id = message.rsplit("perfx culprits ", 1)[1]
-    calls = stored_calls(Path(store, run_id))
-    assert calls is not None and int(calls["rows"].sum()) == 500
+    result = why_script(str(SCRIPTS / "regex_udf.py"), [str(folder)], spark=spark, store=store)
+    assert isinstance(result, IsolationResult)
+    assert re.fullmatch(
+        r"task \S+ ran alone in its Spark stage \d+: no other task to compare it with, so no "
+        r"task-level cause; the run's costliest rows follow",
+        result.note or "",
+    )
+    assert result.udf_culprits is not None and int(result.udf_culprits["line"].iloc[0]) == 7
+
+
+@pytest.mark.spark
+def test_why_gives_the_records_of_a_program_too_small_to_compare_tasks(spark, tmp_path, store):
+    """A small program's stages run two tasks each: no task is explained against its stage,
+    and perfx why gives the run's costliest records instead, exit 0 (it ended in an error on
+    14 of 27 small public programs)."""
+    from click.testing import CliRunner
+
+    from perfx.cli import cli
+
+    script = _script(
+        tmp_path,
+        "small.py",
+        "from pyspark.sql import SparkSession",
+        "sc = SparkSession.builder.getOrCreate().sparkContext",
+        "print(sc.parallelize(['a', 'bb' * 3000, 'c'], 2).map(lambda s: s.upper()).count())",
+    )
+    args = ["why", str(script), "--store", store, "--format", "json"]
+    done = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    printed, answer = done.output.split("\n", 1)
+    assert printed == "3"  # the script's own line, then perfx's answer
+    said = json.loads(answer)
+    assert said["note"] == (
+        "no stage of the traced run has three tasks to compare, so no task is explained "
+        "against its stage (more input partitions would give it some); the run's costliest "
+        "records follow"
+    )
+    assert {c["location"] for c in said["culprits"]} <= {
+        "parallelize[0]",
+        "parallelize[1]",
+        "parallelize[2]",
+    }
+    assert said["culprits"]
