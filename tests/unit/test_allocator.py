@@ -19,7 +19,7 @@ from perfx import allocator
 def rss_mb():
     for line in open("/proc/self/status"):
         if line.startswith("VmRSS"):
-            return int(line.split()[1]) // 1024
+            return int(line.split()[1]) / 1024  # in KB: MB rounded down moved by one
 """
 
 FREED_BELOW_A_LIVE_BLOCK = """
@@ -33,12 +33,12 @@ print(rss_mb() - before)
 """
 
 
-def _printed_mb(case: str, setting: str) -> int:
+def _printed_mb(case: str, setting: str) -> float:
     """The MB the ``case`` (a script after ``RSS``) prints, run with ``setting``."""
     done = subprocess.run(
         [sys.executable, "-c", RSS + case, setting], capture_output=True, text=True, check=True
     )
-    return int(done.stdout)
+    return float(done.stdout)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc, /proc")
@@ -61,8 +61,8 @@ print(before - rss_mb())
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc, /proc")
 def test_the_heaps_top_is_kept_for_the_next_arrays():
-    assert _printed_mb(FREED_AT_THE_HEAPS_TOP, "set") == 0
-    assert _printed_mb(FREED_AT_THE_HEAPS_TOP, "mmap threshold alone") == 6
+    assert _printed_mb(FREED_AT_THE_HEAPS_TOP, "set") < 0.5
+    assert _printed_mb(FREED_AT_THE_HEAPS_TOP, "mmap threshold alone") > 5.5  # of 6 MB
 
 
 FREED_INSIDE_THE_HEAP = """
@@ -79,7 +79,7 @@ print(before - rss_mb())
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc, /proc")
 def test_free_pages_inside_the_heap_are_handed_back():
-    assert _printed_mb(FREED_INSIDE_THE_HEAP, "keep") == 0
+    assert _printed_mb(FREED_INSIDE_THE_HEAP, "keep") < 0.5
     assert _printed_mb(FREED_INSIDE_THE_HEAP, "hand back") >= 15
 
 
