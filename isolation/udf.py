@@ -25,6 +25,7 @@ import functools
 import glob
 import heapq
 import inspect
+import io
 import json
 import os
 import pickle
@@ -32,7 +33,7 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -565,8 +566,9 @@ class UdfRecorder:
             with kept.open("rb") as handle:
                 batch = pickle.load(handle)
             times = []
-            for i in range(_rows_of(batch)):
-                times.append(min(_time_alone(kind, function, batch, i) for _ in range(2)))
+            with _unprinted():
+                for i in range(_rows_of(batch)):
+                    times.append(min(_time_alone(kind, function, batch, i) for _ in range(2)))
             ordinary = None if alone else float(cheapest)
             for (row_digest, text), ns in zip(
                 _row_values(kind, batch), _shares(times, int(call["ns"]), ordinary)
@@ -586,6 +588,15 @@ class UdfRecorder:
         return pd.concat(
             [calls.drop(index=replaced), pd.DataFrame(split, columns=COLUMNS)], ignore_index=True
         )
+
+
+@contextmanager
+def _unprinted():
+    """What the script's function prints while perfx times its rows again on the driver is
+    not the script's output: a grouped-map UDF's ``print(df)`` printed one group's rows twice
+    more after the script's own output (a probe of public PySpark programs)."""
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        yield
 
 
 def _time_alone(kind: str, function, batch, i: int) -> int:

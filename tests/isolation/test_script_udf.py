@@ -305,6 +305,7 @@ def test_a_run_whose_rows_are_all_cheap_is_stored_without_a_pass_over_its_input(
         ("old_sql_context", set()),
         ("grouped_map_apply", {"centred", "sized"}),
         ("what_spark_says", set()),
+        ("printing_udf", {"doubled"}),
     ],
 )
 @pytest.mark.filterwarnings("ignore:Deprecated in 3.0.0:FutureWarning")  # SQLContext
@@ -329,6 +330,7 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         "old_sql_context": 3,
         "grouped_map_apply": 2,
         "what_spark_says": 6,
+        "printing_udf": 1,
     }
     assert plain.count("\n") == lines.get(script, 4)
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
@@ -340,6 +342,9 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         )
     elif script == "grouped_map_apply":  # a group's rows: each timed call is one group
         assert plain.startswith("[Row(id=1, v=-0.5), Row(id=1, v=0.5), Row(id=2, v=-3.0)")
+    elif script == "printing_udf":  # its only batch, timed again row by row on the driver
+        assert plain.startswith("[Row(doubled(id)=0), Row(doubled(id)=2)")
+        assert int(calls["rows"].sum()) == 5 and len(calls) == 5
     elif script == "what_spark_says":
         assert "perfx.isolation" not in plain and "Disk Memory Serialized 2x Replicated" in plain
     elif script in ("rdd_to_dataframe", "old_sql_context"):
