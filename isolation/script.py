@@ -41,6 +41,11 @@ PERFX_KEYS = ("spark.master", "spark.eventLog.enabled", "spark.eventLog.dir")
 """Builder options perfx sets itself: the master (the one it was told to use, else the
 script's own, else ``DEFAULT_MASTER``) and the event log the traced run reads back."""
 
+NOTHING_TRACED = (
+    "the script ran no traced RDD action and no Python UDF: no record-level answer applies"
+)
+"""Said of a script whose run holds no record to answer with (Spark SQL only)."""
+
 UNTRACED_SOURCES = frozenset(
     {
         "emptyRDD",
@@ -600,10 +605,7 @@ def script_result(tracer: ScriptTracer, top: int = 10):
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
     note = empty_output_note(meta, found) if meta.get("outputs") else None
     if calls is None and not meta.get("outputs"):
-        note = (
-            "the script ran no traced RDD action and no Python UDF: no record-level answer "
-            "applies (perfx why SCRIPT.py gives the task-level one)"
-        )
+        note = f"{NOTHING_TRACED} (perfx why SCRIPT.py gives the task-level one)"
     return IsolationResult(
         tracer.run_id,
         meta,

@@ -180,7 +180,7 @@ def why_script(
     slowest task against its stage: with the rows whose Python UDF calls cost the most in it,
     or the records of its partition (RDD code), or, for a stage without Python code, the
     plain statement that no record-level answer applies and the Spark remedy."""
-    from perfx.isolation.script import script_result, trace_script
+    from perfx.isolation.script import NOTHING_TRACED, script_result, trace_script
     from perfx.isolation.udf import stored_calls
 
     from .session import open as open_session
@@ -221,7 +221,10 @@ def why_script(
         except NoStageToCompare as err:
             return _records_instead(script_result(tracer, top), str(err))
         return _with_records(session, task_id, options, traced, stored, top)
-    task_id = skewed_task(app_tasks)
+    try:
+        task_id = skewed_task(app_tasks)
+    except NoStageToCompare as err:  # and no record to give instead
+        raise IsolationError(f"{err}; {NOTHING_TRACED}") from None
     answer = _explained(session, task_id, options)
     answer.notes.append(NO_RECORD_TRACING.format(task=task_id))
     return answer

@@ -425,3 +425,23 @@ def test_why_gives_the_records_of_a_program_too_small_to_compare_tasks(spark, tm
         "parallelize[2]",
     }
     assert said["culprits"]
+
+
+@pytest.mark.spark
+def test_why_on_a_small_sql_script_says_there_is_neither_answer(spark, tmp_path, store):
+    """No stage to compare a task in and no record traced: one line says both."""
+    from perfx.isolation.errors import IsolationError
+
+    script = _script(
+        tmp_path,
+        "small_sql.py",
+        "from pyspark.sql import SparkSession",
+        "print(SparkSession.builder.getOrCreate().range(3, numPartitions=1).count())",
+    )
+    with pytest.raises(IsolationError) as said:
+        why_script(str(script), [], spark=spark, store=store)
+    assert str(said.value) == (
+        "no stage of the traced run has three tasks to compare, so no task is explained "
+        "against its stage (more input partitions would give it some); the script ran no "
+        "traced RDD action and no Python UDF: no record-level answer applies"
+    )
