@@ -227,6 +227,12 @@ class ScriptContext(_StoppedByOwner):
     def range(self, start: int, end: int | None = None, step: int = 1, numSlices=None):
         return self._traced.range(start, end, step, numSlices)
 
+    def getOrCreate(self, conf=None) -> ScriptContext:
+        """The context itself: ``SparkContext(master=...).getOrCreate(conf=...)``, as
+        tutorials write it, had returned the real context, and the script's RDDs escaped
+        tracing (a probe of public PySpark programs)."""
+        return self
+
     def __repr__(self) -> str:
         return repr(self._sc)  # a script printing its context prints Spark's
 

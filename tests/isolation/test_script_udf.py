@@ -445,3 +445,19 @@ def test_why_on_a_small_sql_script_says_there_is_neither_answer(spark, tmp_path,
         "against its stage (more input partitions would give it some); the script ran no "
         "traced RDD action and no Python UDF: no record-level answer applies"
     )
+
+
+@pytest.mark.spark
+def test_a_context_asked_again_with_get_or_create_is_traced(spark, tmp_path, store, capsys):
+    """``SparkContext(master=...).getOrCreate(conf=...)``, as tutorials write it, returned the
+    real context: the script's RDD actions escaped tracing and its run said it ran none."""
+    script = _script(
+        tmp_path,
+        "again.py",
+        "from pyspark import SparkConf, SparkContext",
+        "sc = SparkContext(master='local').getOrCreate(conf=SparkConf().setAppName('again'))",
+        "print(sc.parallelize(range(10), 2).map(lambda v: v * v).sum())",
+    )
+    tracer = trace_script(script, [], spark=spark, store=store)
+    assert capsys.readouterr().out == "285\n"
+    assert tracer.ctx is not None and tracer.ctx.meta["outputs"]
