@@ -249,10 +249,9 @@ def _records_instead(result, reason: str):
     ``perfx why`` in an error)."""
     from dataclasses import replace
 
-    said = [
-        f"{reason}; the run's costliest {'rows' if result.udf_culprits is not None else 'records'} follow"
-    ]
-    return replace(result, note="; ".join(said + ([result.note] if result.note else [])))
+    kind = "rows" if result.udf_culprits is not None else "records"
+    note = f"{reason}; the run's costliest {kind} follow"
+    return replace(result, note=f"{note}; {result.note}" if result.note else note)
 
 
 def _log_task(tasks, stage: int, partition: int, attempt: int):

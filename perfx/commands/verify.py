@@ -26,13 +26,14 @@ def verify(run, without, store, master, repeats, fmt) -> None:
     with and without them.
     """
     from perfx import terminal
-    from perfx.chain import open_run
+    from perfx.isolation.stores import open_store
     from perfx.terminal import safe_text
     from perfx.verify import rerun_master
     from perfx.verify import verify as measure
 
     if fmt == "text":
-        master = rerun_master(open_run(run, store).meta, master)
+        # the run's metadata alone: verify opens the run, its every partition checked, itself
+        master = rerun_master(open_store(store).complete_meta(run), master)
         terminal.console(stderr=True).print(
             safe_text(f"Re-running run {run}'s program plain on {master} ...")
         )

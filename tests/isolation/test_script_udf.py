@@ -356,16 +356,30 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
             assert int(calls.loc[calls["udf"] == udf, "rows"].sum()) == 60  # into rows too
 
 
+CONTEXTS = {
+    # Spark's own transitive_closure.py takes its context as spark._sc
+    "the session's private context": (
+        "from pyspark.sql import SparkSession",
+        "sc = SparkSession.builder.getOrCreate()._sc",
+    ),
+    # as tutorials write it: it returned the real context, and the RDD actions escaped
+    # tracing (the run said it ran none)
+    "a context asked again with getOrCreate": (
+        "from pyspark import SparkConf, SparkContext",
+        "sc = SparkContext(master='local').getOrCreate(conf=SparkConf().setAppName('again'))",
+    ),
+}
+"""Ways a script gets its SparkContext other than ``spark.sparkContext``: its lines."""
+
+
 @pytest.mark.spark
-def test_a_script_reading_the_sessions_private_context_is_traced(spark, tmp_path, store, capsys):
-    """Spark's own transitive_closure.py takes its context as ``spark._sc``: its RDDs are
-    traced as ``spark.sparkContext``'s are."""
+@pytest.mark.parametrize("how", sorted(CONTEXTS))
+def test_a_script_getting_its_context_another_way_is_traced(spark, tmp_path, store, capsys, how):
+    """The RDDs of a context got another way are traced as ``spark.sparkContext``'s are."""
     script = _script(
         tmp_path,
-        "private_context.py",
-        "from pyspark.sql import SparkSession",
-        "spark = SparkSession.builder.getOrCreate()",
-        "sc = spark._sc",
+        "context.py",
+        *CONTEXTS[how],
         "print(sc.parallelize(range(10), 2).map(lambda v: v * v).sum())",
     )
     tracer = trace_script(script, [], spark=spark, store=store)
@@ -445,19 +459,3 @@ def test_why_on_a_small_sql_script_says_there_is_neither_answer(spark, tmp_path,
         "against its stage (more input partitions would give it some); the script ran no "
         "traced RDD action and no Python UDF: no record-level answer applies"
     )
-
-
-@pytest.mark.spark
-def test_a_context_asked_again_with_get_or_create_is_traced(spark, tmp_path, store, capsys):
-    """``SparkContext(master=...).getOrCreate(conf=...)``, as tutorials write it, returned the
-    real context: the script's RDD actions escaped tracing and its run said it ran none."""
-    script = _script(
-        tmp_path,
-        "again.py",
-        "from pyspark import SparkConf, SparkContext",
-        "sc = SparkContext(master='local').getOrCreate(conf=SparkConf().setAppName('again'))",
-        "print(sc.parallelize(range(10), 2).map(lambda v: v * v).sum())",
-    )
-    tracer = trace_script(script, [], spark=spark, store=store)
-    assert capsys.readouterr().out == "285\n"
-    assert tracer.ctx is not None and tracer.ctx.meta["outputs"]
