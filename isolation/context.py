@@ -353,7 +353,17 @@ class _Reader:
         self._ctx = ctx
 
     def text(self, path: str) -> _Frame:
-        return _Frame(self._ctx.textFile(path).map(_text_row))
+        from pyspark.sql import SparkSession
+
+        return _Frame(self.scanned(SparkSession(self._ctx.sc).read.text(path).rdd, path))
+
+    def scanned(self, rows, path: str) -> TracedDataset:
+        """``rows``, the ``.rdd`` of a DataFrame ``spark.read.text(path)`` gave, traced: its
+        rows in the partitions Spark's file scan gives them (several small files packed in
+        one, a large one cut), so that what a program does with them is laid out as in its
+        plain run. (Read by ``textFile``, a word count printed its words in another order.)"""
+        ctx = self._ctx
+        return ctx._file_source(rows, "read.text", path, "text", lambda: sources.scan_splits(rows))
 
 
 class _Frame:
@@ -361,12 +371,6 @@ class _Frame:
 
     def __init__(self, rdd: TracedDataset):
         self.rdd = rdd
-
-
-def _text_row(line: str):
-    from pyspark.sql import Row
-
-    return Row(value=line)
 
 
 def _first_line(err: BaseException) -> str:

@@ -457,9 +457,7 @@ class TracedDataset:
         """A join-like operator: both sides tagged (a stage end each), shuffled together, and
         ``emit`` (shuffle.py) makes a key's outputs from its two sides' payloads."""
         self._same_context(other, operator)
-        partitions = numPartitions or max(
-            self._reduce_partitions(None), other._reduce_partitions(None)
-        )
+        partitions = self._joined_partitions(other, numPartitions, pairs)
         name = f"{self.label}.{operator}({other.label})"
         sides = []
         for side, dataset in enumerate((self, other)):
@@ -486,6 +484,20 @@ class TracedDataset:
             )
         )
         return TracedDataset(self.ctx, joined, name, (sides[0][0], sides[1][0]))
+
+    def _joined_partitions(self, other: TracedDataset, numPartitions, pairs: bool) -> int:
+        """The partitions plain PySpark gives a join-like operator's output. PySpark unions
+        both sides and groups the union (``pyspark.join``, ``RDD.cogroup``), so unless
+        ``numPartitions`` or ``spark.default.parallelism`` says, it has the union's: both
+        sides' together, or their common partitioner's when they are partitioned alike (the
+        sides of a join keep it; subtract and intersection map the records first, which
+        drops it). A join of two 2-partition datasets has 4 partitions, and so its records
+        another order and ``saveAsTextFile`` 4 part files."""
+        if numPartitions or self._rdd.context.getConf().contains("spark.default.parallelism"):
+            return self._reduce_partitions(numPartitions)
+        if pairs and self.partitioner is not None and self.partitioner == other.partitioner:
+            return self.getNumPartitions()
+        return self.getNumPartitions() + other.getNumPartitions()
 
     def join(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
         """Inner join: ``(k, (v, w))`` for every pair of a key, each with those two inputs."""
@@ -516,7 +528,7 @@ class TracedDataset:
             other,
             "subtract",
             shuffle.subtract,
-            numPartitions or self.getNumPartitions(),
+            numPartitions,
             pairs=False,
         )
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from . import sources
 from .context import TracedContext
 from .dataset import TracedDataset
 from .errors import IsolationError
@@ -54,7 +55,7 @@ def empty_output_note(meta: dict, outputs: pd.DataFrame) -> str | None:
         if source["kind"] == "collection":
             size += source.get("size", 0)
         else:
-            size += sum(split["length"] for split in source.get("splits") or [])
+            size += sources.source_bytes(source)
     if not size:
         return None
     return (

@@ -276,7 +276,7 @@ class ScriptSession(_StoppedByOwner):
 
 class ScriptReader:
     """``spark.read``: Spark's reader; the paths it reads are the run's inputs, and a text
-    read's ``.rdd`` is the traced ``textFile``'s rows."""
+    read's ``.rdd`` is its rows, traced."""
 
     def __init__(self, reader, tracer: ScriptTracer):
         self._reader = reader
@@ -288,7 +288,7 @@ class ScriptReader:
         if isinstance(paths, str) and not args and not kwargs:
             traced = self._tracer.session()
             frame.__class__ = _text_frame_class(type(frame))
-            frame._perfx_rdd = lambda: traced.read.text(paths).rdd
+            frame._perfx_rdd = lambda rows: traced.read.scanned(rows, paths)
         return frame
 
     def _note(self, paths) -> None:
@@ -313,11 +313,13 @@ _TEXT_FRAMES: dict[type, type] = {}
 
 
 def _text_frame_class(base: type) -> type:
-    """A subclass of Spark's DataFrame class whose ``.rdd`` is the traced text source's."""
+    """A subclass of Spark's DataFrame class whose ``.rdd`` is its own rows, traced."""
     if base not in _TEXT_FRAMES:
-        _TEXT_FRAMES[base] = type(
-            "TracedTextFrame", (base,), {"rdd": property(lambda self: self._perfx_rdd())}
-        )
+
+        def rdd(frame):
+            return frame._perfx_rdd(base.rdd.__get__(frame))  # type: ignore[attr-defined]
+
+        _TEXT_FRAMES[base] = type("TracedTextFrame", (base,), {"rdd": property(rdd)})
     return _TEXT_FRAMES[base]
 
 

@@ -1,10 +1,12 @@
 """Source records: the ids a traced run gives its inputs, and finding those inputs again.
 
-A text source's record id is (source table, partition, line number in the partition's
-split). The run keeps each partition's Hadoop split (file, start, length), so a stored run
-can show a culprit's file, byte offset and content later without Spark: the lines of a
-split are read back the way Hadoop's LineRecordReader cuts them (a split that does not start
-at byte 0 skips its first, partial line and reads past its end to finish its last one).
+A text source's record id is (source table, partition, line number in the partition). The
+run keeps the file splits (file, start, length) each partition reads, in order: one Hadoop
+split for ``textFile``; for ``spark.read.text`` the splits Spark's file scan packs into the
+partition (several small files, or part of a large one). A stored run can so show a
+culprit's file, byte offset and content later without Spark: the lines of a split are read
+back the way Hadoop's LineRecordReader cuts them (a split that does not start at byte 0
+skips its first, partial line and reads past its end to finish its last one).
 A collection source (``parallelize``) writes its records' excerpts as a source table. A
 ``wholeTextFiles`` record (a whole file) is located by its partition and number in it.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import io
+from collections.abc import Iterator
 
 import pyarrow.fs as pafs
 
@@ -51,37 +54,89 @@ def collection_source(stage: int, full: bool):
     return run_partition
 
 
-def text_splits(rdd) -> list[dict] | None:
-    """The Hadoop split (path, start, length) of every partition of a ``textFile`` RDD, or
-    None when its partitions are not file splits (then culprits show ids, not lines)."""
+def text_splits(rdd) -> list[list[dict]] | None:
+    """The Hadoop split (path, start, length) of every partition of a ``textFile`` RDD, each
+    a list of one, or None when its partitions are not file splits (then culprits show ids,
+    not lines)."""
     try:
         partitions = rdd._jrdd.rdd().partitions()
         splits = []
         for i in range(len(partitions)):
             split = partitions[i].inputSplit().value()
-            splits.append(
-                {
-                    "path": split.getPath().toString(),
-                    "start": int(split.getStart()),
-                    "length": int(split.getLength()),
-                }
-            )
+            splits.append([_split(split.getPath().toString(), split.getStart(), split.getLength())])
         return splits
     except Exception:
         return None
 
 
-def read_split_lines(split: dict, wanted: set[int]) -> dict[int, tuple[int, str]]:
-    """Line number in the split -> (byte offset in the file, line) for the ``wanted`` lines."""
+def scan_splits(rdd) -> list[list[dict]] | None:
+    """The file splits each partition of a DataFrame's ``.rdd`` reads, in the order it reads
+    them (Spark's file scan packs small files into one partition and cuts large ones), or
+    None when no file scan lies under its partitions one for one."""
+    try:
+        scan = rdd._jrdd.rdd()
+        while not scan.getClass().getName().endswith(".FileScanRDD"):
+            dependencies = scan.dependencies()
+            if dependencies.size() != 1:
+                return None
+            scan = dependencies.head().rdd()
+        partitions = scan.partitions()
+        if len(partitions) != rdd.getNumPartitions():
+            return None
+        return [
+            [_split(f.toPath().toString(), f.start(), f.length()) for f in partition.files()]
+            for partition in partitions
+        ]
+    except Exception:
+        return None
+
+
+def _split(path: str, start: int, length: int) -> dict:
+    return {"path": path, "start": int(start), "length": int(length)}
+
+
+def partition_splits(source: dict, partition: int) -> list[dict]:
+    """The splits a source's partition reads (a run stored before a partition could read
+    several kept its one split alone)."""
+    splits = source["splits"][partition]
+    return splits if isinstance(splits, list) else [splits]
+
+
+def source_bytes(source: dict) -> int:
+    """The bytes of a file source's splits (0 when it kept none)."""
+    return sum(
+        split["length"]
+        for partition in range(len(source.get("splits") or []))
+        for split in partition_splits(source, partition)
+    )
+
+
+def read_partition_lines(splits: list[dict], wanted: set[int]) -> dict[int, tuple[str, int, str]]:
+    """Line number in the partition -> (file, byte offset in it, line) for the ``wanted``
+    lines of a partition reading ``splits`` one after the other."""
+    found: dict[int, tuple[str, int, str]] = {}
+    if not wanted:
+        return found
+    last = max(wanted)
+    seq = 0
+    for split in splits:
+        for offset, line in _split_lines(split):
+            if seq in wanted:
+                found[seq] = (split["path"], offset, line.decode("utf-8", "replace"))
+            seq += 1
+            if seq > last:
+                return found
+    return found
+
+
+def _split_lines(split: dict) -> Iterator[tuple[int, bytes]]:
+    """(byte offset, line without its end) of each line of a split, as Hadoop reads them."""
     url = split["path"]
     fs, path = (
         pafs.FileSystem.from_uri(url)
         if "://" in url or url.startswith("file:")
         else (pafs.LocalFileSystem(), url)
     )
-    found: dict[int, tuple[int, str]] = {}
-    if not wanted:
-        return found
     start, end = split["start"], split["start"] + split["length"]
     if path.endswith(".gz"):
         handle = io.BufferedReader(gzip.GzipFile(fileobj=fs.open_input_file(path)))
@@ -94,17 +149,12 @@ def read_split_lines(split: dict, wanted: set[int]) -> dict[int, tuple[int, str]
         position = start
         if start != 0:
             position += len(handle.readline())
-        seq = 0
-        last = max(wanted)
-        while position <= end and seq <= last:
+        while position <= end:
             line = handle.readline()
             if not line:
                 break
-            if seq in wanted:
-                found[seq] = (position, line.rstrip(b"\r\n").decode("utf-8", "replace"))
+            yield position, line.rstrip(b"\r\n")
             position += len(line)
-            seq += 1
-    return found
 
 
 def locate(meta: dict, record_ids, source_rows=None) -> dict[int, dict]:
@@ -139,19 +189,19 @@ def locate(meta: dict, record_ids, source_rows=None) -> dict[int, dict]:
         else:
             wanted.setdefault((table, partition), set()).add(seq)
     for (table, partition), seqs in wanted.items():
-        split = sources[str(table)]["splits"][partition]
+        splits = partition_splits(sources[str(table)], partition)
         try:
-            lines = read_split_lines(split, seqs)
+            lines = read_partition_lines(splits, seqs)
         except OSError:
             lines = {}
+        read = splits[0]["path"] if len(splits) == 1 else sources[str(table)]["name"]
         for seq in seqs:
             record_id = partition_base(table, partition) + seq
-            offset, line = lines.get(seq, (None, ""))
-            path = split["path"].removeprefix("file:")
+            path, offset, line = lines.get(seq, (read, None, ""))
             where = (
-                f"{path}@{offset}"
+                f"{path.removeprefix('file:')}@{offset}"
                 if offset is not None
-                else f"{path} split {partition} line {seq} (file unreadable)"
+                else f"{read.removeprefix('file:')} split {partition} line {seq} (file unreadable)"
             )
             result[record_id] = {"location": where, "excerpt": excerpt(line, EXCERPT_WIDTH)}
     return result

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from perfx.isolation.context import TracedContext
 from perfx.isolation.ids import split_id
 from perfx.isolation.queries import StoredRun, backward_trace, outputs, top_culprits
-from perfx.isolation.sources import read_split_lines
+from perfx.isolation.sources import partition_splits, read_partition_lines
 
 PAPER_PROGRAMS = ("movie_ratings", "college_student", "weather")
 """The three programs of the paper's Table 2."""
@@ -62,8 +62,8 @@ def run_trial(spark, program: str, path: str, store, seed: int, delay_s: float) 
     run = StoredRun.open(store, ctx.run_id)
     culprit = int(top_culprits(run, 1).source.iloc[0])
     table, partition, seq = split_id(culprit)
-    split = run.meta["sources"][str(table)]["splits"][partition]
-    culprit_line = read_split_lines(split, {seq}).get(seq, (None, ""))[1]
+    splits = partition_splits(run.meta["sources"][str(table)], partition)
+    culprit_line = read_partition_lines(splits, {seq}).get(seq, (None, None, ""))[2]
     slowest = outputs(run, limit=1).iloc[0]
     trace = backward_trace(run, str(slowest.out_id), show=0)
     return Trial(program, line, culprit_line, culprit_line == line, trace.count, seconds)

@@ -2,11 +2,15 @@
 impact and in full lineage) must give equal outputs.
 
 A pipeline is ``build(ctx, inputs)`` written against the RDD API: ``ctx`` is the plain
-``SparkContext`` or a ``TracedContext``. It returns a dataset (collected) or a value (an
-action's result). Outputs compare as multisets, since Spark's order is undefined after a
-shuffle; a grouped value (a list, or PySpark's ResultIterable) compares as a sorted list, a
-float to 9 significant digits (sums in another order round differently). ``ordered`` keeps
-the order (a sort's output).
+``SparkContext`` or a ``TracedContext``. It returns a dataset or a value (an action's
+result). A dataset compares as plain Spark lays it out: its number of partitions and each
+partition's records in order, grouped values (a list, or PySpark's ResultIterable) in order
+too. That is what a program printing ``collect()``, walking ``glom()`` or writing part files
+sees, and Spark gives the same layout run after run on one machine, shuffles included (a
+join of two datasets had the traced run print its records in another order, in fewer
+partitions). A float compares to 9 significant digits (sums in another order round
+differently). ``layout=False`` compares the records as a multiset, for the operators whose
+order the traced run does not keep (README: known differences).
 
 The inputs hold what breaks provenance bookkeeping: many records per key, a skewed key, an
 empty input file (an empty partition), ``None`` values, unicode and tuple keys.
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 from perfx.isolation import TracedContext
 
@@ -60,50 +65,63 @@ def plus(a, b):
     return (a or 0) + (b or 0)
 
 
-def canonical(value, ordered: bool = False):
-    """A hashable, order-free form of an output for comparison as a multiset."""
+def canonical(value, ordered: bool = True):
+    """A hashable form of an output for comparison; a grouped value's items in their order,
+    or as a multiset unless ``ordered``."""
     if isinstance(value, float):
         return float(f"{value:.9g}")
     if isinstance(value, tuple):
-        return tuple(canonical(v) for v in value)
+        return tuple(canonical(v, ordered) for v in value)
     if isinstance(value, dict):
         return (
             "dict",
-            tuple(sorted(((repr(canonical(k)), canonical(v)) for k, v in value.items()))),
+            tuple(sorted((repr(canonical(k)), canonical(v, ordered)) for k, v in value.items())),
         )
     if isinstance(value, (str, bytes, int, type(None))):
         return value
     if isinstance(value, Iterable):  # lists, ResultIterable
-        items = [canonical(v) for v in value]
+        items = [canonical(v, ordered) for v in value]
         return ("seq", tuple(items if ordered else sorted(items, key=repr)))
     if hasattr(value, "__dict__") or hasattr(value, "asDict"):
         return repr(value)
     return value
 
 
-def result(out, ordered: bool = False):
-    """What a pipeline gave, comparable: a dataset's collected records as a multiset (a list
-    in order when ``ordered``), or the canonical value an action returned."""
-    if hasattr(out, "collect") and hasattr(out, "getNumPartitions"):
-        records = [canonical(r) for r in out.collect()]
-        return records if ordered else sorted(records, key=repr)
-    return canonical(out, ordered=True)
+class Layout(NamedTuple):
+    """A dataset as Spark lays it out: its partitions' records, each partition in order."""
+
+    partitions: int
+    records: list[list]
+
+    def flat(self) -> list:
+        return [record for partition in self.records for record in partition]
 
 
-def run_plain(spark, build, inputs, ordered: bool = False):
-    return result(build(spark.sparkContext, inputs), ordered)
+def result(out, layout: bool = True):
+    """What a pipeline gave, comparable: a dataset's ``Layout`` (or with ``layout`` False,
+    its records as a multiset), or the canonical value an action returned."""
+    if hasattr(out, "glom") and hasattr(out, "getNumPartitions"):
+        if layout:
+            partitions = out.glom().collect()
+            return Layout(out.getNumPartitions(), [[canonical(r) for r in p] for p in partitions])
+        return sorted((canonical(r, ordered=False) for r in out.collect()), key=repr)
+    return canonical(out)
 
 
-def run_traced(spark, store, build, inputs, lineage: str, ordered: bool = False):
+def run_plain(spark, build, inputs, layout: bool = True):
+    return result(build(spark.sparkContext, inputs), layout)
+
+
+def run_traced(spark, store, build, inputs, lineage: str, layout: bool = True):
     with TracedContext(spark, store=store, lineage=lineage) as ctx:
-        return result(build(ctx, inputs), ordered)
+        return result(build(ctx, inputs), layout)
 
 
 def assert_same_outputs(
-    spark, store, build, inputs, ordered: bool = False, lineages=("impact", "full")
+    spark, store, build, inputs, layout: bool = True, lineages=("impact", "full")
 ):
     """Plain PySpark and the traced run (in each lineage mode) give equal outputs."""
-    plain = run_plain(spark, build, inputs, ordered)
+    plain = run_plain(spark, build, inputs, layout)
     for lineage in lineages:
-        traced = run_traced(spark, store, build, inputs, lineage, ordered)
+        traced = run_traced(spark, store, build, inputs, lineage, layout)
         assert traced == plain, f"{lineage} lineage: traced output differs from plain PySpark's"

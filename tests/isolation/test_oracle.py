@@ -135,13 +135,15 @@ PIPELINES = {
     )(ctx.broadcast(small(ctx).collectAsMap())),
 }
 
-ORDERED = {"sortByKey", "sortByKey-desc", "sortBy", "zipWithIndex"}
+UNORDERED = {"cartesian"}
+"""Pipelines compared as multisets: PySpark pairs the two sides' batches of serialized
+records, and traced records batch otherwise (README: known differences)."""
 
 
 @pytest.mark.parametrize("name", sorted(PIPELINES))
 @pytest.mark.filterwarnings("ignore:mapPartitionsWithSplit is deprecated:FutureWarning")
 def test_traced_output_equals_plain(spark, store, inputs, name):
-    assert_same_outputs(spark, store, PIPELINES[name], inputs, ordered=name in ORDERED)
+    assert_same_outputs(spark, store, PIPELINES[name], inputs, layout=name not in UNORDERED)
 
 
 def numbers(ctx, i):

@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 from perfx.isolation.script import run_plain, trace_script
-from tests.isolation.test_corpus import CORPUS, DATA, INPUTS, ORDERED
+from tests.isolation.test_corpus import CORPUS, DATA, INPUTS
 
 ORIGINALS = CORPUS / "original"
 
@@ -73,7 +73,7 @@ def _run(name: str, out: Path, run) -> tuple[list[str], list[str]]:
     with contextlib.redirect_stdout(printed):
         run(ORIGINALS / f"{name}.py", args)
     written = [
-        line
+        f"{part.name}: {line}"
         for part in sorted(out.glob("part-*"))
         for line in part.read_text(encoding="utf-8").splitlines()
     ]
@@ -81,13 +81,20 @@ def _run(name: str, out: Path, run) -> tuple[list[str], list[str]]:
 
 
 def _same(name: str, plain: list[str], traced: list[str], what: str) -> None:
-    if name in ORDERED:
-        assert traced == plain, f"{name}: traced {what} differ from plain"
+    """The same lines in the same order (written ones in the same part files): what a user
+    comparing the two runs' output sees."""
+    if traced == plain:
         return
     missing, extra = Counter(plain) - Counter(traced), Counter(traced) - Counter(plain)
-    assert not missing and not extra, (
-        f"{name}: traced {what} differ from plain; missing {list(missing.elements())[:5]}, "
-        f"extra {list(extra.elements())[:5]}"
+    if missing or extra:
+        raise AssertionError(
+            f"{name}: traced {what} differ from plain; missing {list(missing.elements())[:5]}, "
+            f"extra {list(extra.elements())[:5]}"
+        )
+    first = next(n for n, (a, b) in enumerate(zip(plain, traced)) if a != b)
+    raise AssertionError(
+        f"{name}: traced {what} are plain's in another order, from line {first + 1}: "
+        f"{traced[first]!r} against {plain[first]!r}"
     )
 
 
