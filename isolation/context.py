@@ -8,6 +8,7 @@ partition of every stage the actions computed has its lineage rows in the store.
 
 from __future__ import annotations
 
+import builtins
 import os
 import re
 import secrets
@@ -184,9 +185,28 @@ class TracedContext:
             if self.full:
                 rows.add_inputs((), ())
         write_rows(self.store, self.run_id, stage, 0, rows)
-        rdd = self.sc.parallelize(list(enumerate(data)), numSlices)
+        if isinstance(c, range) and data:
+            rdd = self._range_slices(c, numSlices)
+        else:
+            rdd = self.sc.parallelize(list(enumerate(data)), numSlices)
         traced = rdd.mapPartitions(sources.collection_source(stage, self.full))
         return TracedDataset(self, traced, "parallelize", (stage,))
+
+    def _range_slices(self, values: builtins.range, numSlices: int | None):
+        """(index, value) of a range in the slices PySpark's ``parallelize`` cuts a range
+        into: slice k starts at index ``int(k * size / numSlices)``, where a list is cut at
+        its serialized batches (``parallelize(range(1, 12), 3)`` is [1-3], [4-7], [8-11];
+        as a list, [1-3], [4-6], [7-11])."""
+        slices = int(numSlices) if numSlices is not None else self.sc.defaultParallelism
+        size = len(values)
+
+        def start(split: int) -> int:
+            return int(split * size / slices)
+
+        def run_partition(split, nothing):
+            return ((i, values[i]) for i in range(start(split), start(split + 1)))
+
+        return self.sc.parallelize([], slices).mapPartitionsWithIndex(run_partition)
 
     # -- stages and actions (used by TracedDataset) ----------------------------------------
 

@@ -112,6 +112,8 @@ PIPELINES = {
     "glom": lambda ctx, i: text_pairs(ctx, i).glom(),
     "range": lambda ctx, i: ctx.range(3, 30, 4, 3).map(lambda v: (v % 3, v)).reduceByKey(plus),
     "range-end": lambda ctx, i: ctx.range(9).map(lambda v: -v),
+    "parallelize-range": lambda ctx, i: ctx.parallelize(range(1, 12), 3).glom(),
+    "parallelize-range-step": lambda ctx, i: ctx.parallelize(range(50, -7, -4), 4).map(str),
     "randomSplit": lambda ctx, i: pairs(ctx).randomSplit([0.3, 0.7], 17)[1],
     "randomSplit-union": lambda ctx, i: (lambda a, b: a.union(b.mapValues(lambda v: -(v or 0))))(
         *text_pairs(ctx, i).randomSplit([1, 1], 5)
