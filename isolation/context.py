@@ -15,6 +15,7 @@ import secrets
 import sys
 from datetime import datetime, timezone
 
+from py4j.protocol import Py4JJavaError
 from pyspark import StorageLevel
 
 from . import sources
@@ -113,13 +114,15 @@ class TracedContext:
 
     def _file_source(self, rdd, reader: str, path: str, kind: str, splits) -> TracedDataset:
         """A source stage over ``rdd``, which reads ``path``; ``splits()`` locates its records
-        (None: by partition and number)."""
+        (None: by partition and number). An input Spark cannot list (a missing path) fails
+        where the plain run fails, at the first action that reads it, with Spark's error: a
+        program that catches it (``except Py4JJavaError``) goes on as it does plainly."""
         try:
-            partitions = rdd.getNumPartitions()
-        except Exception as err:
-            raise IsolationError(f"cannot read input {path}: {_first_line(err)}") from None
+            partitions, found = rdd.getNumPartitions(), splits()
+        except Py4JJavaError:
+            partitions, found = 0, None
         stage = self._new_stage("source", f"{reader}({path})", (), partitions, written=False)
-        self._sources[stage] = {"kind": kind, "name": path, "splits": splits()}
+        self._sources[stage] = {"kind": kind, "name": path, "splits": found}
         traced = rdd.mapPartitionsWithIndex(sources.text_source(stage, self.full))
         return TracedDataset(
             self, traced, f"{reader}({os.path.basename(path.rstrip('/'))})", (stage,)

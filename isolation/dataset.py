@@ -24,6 +24,7 @@ import warnings
 from typing import cast
 
 from pyspark.core.rdd import RDD, portable_hash
+from pyspark.resultiterable import ResultIterable
 from pyspark.storagelevel import StorageLevel
 
 from . import narrow, output, shuffle
@@ -54,10 +55,11 @@ def _as_key(value):
 
 
 def _keyed_record(record):
-    """A provenance tuple keyed by its record's key, for Spark's own sorts and partitioners."""
+    """A provenance tuple keyed by its record's key (its first item, as PySpark's sort reads
+    it), for Spark's own sorts and partitioners."""
     try:
-        key, _ = record[0]
-    except (TypeError, ValueError):
+        key = record[0][0]
+    except (TypeError, IndexError, KeyError):
         raise shuffle.not_a_pair(record, "a keyed operator") from None
     return key, record
 
@@ -278,6 +280,14 @@ class TracedDataset:
         self._same_context(other, "union")
         return self._with(other, "union", self._consume().union(other._consume()))
 
+    def __add__(self, other: TracedDataset) -> TracedDataset:
+        """``a + b``: PySpark's union of two datasets."""
+        if not isinstance(other, TracedDataset):
+            raise TypeError(
+                f"unsupported operand type(s) for +: 'RDD' and {type(other).__name__!r}"
+            )
+        return self.union(other)
+
     def sample(self, withReplacement: bool, fraction: float, seed: int | None = None):
         """The records Spark's sampler picks (the same ones as plain Spark for a seed)."""
         rdd = self._consume().sample(withReplacement, fraction, seed)
@@ -430,10 +440,15 @@ class TracedDataset:
         )
 
     def groupByKey(self, numPartitions=None, partitionFunc=portable_hash) -> TracedDataset:
-        """Groups are lists (PySpark gives a ResultIterable over one)."""
-        return self.combineByKey(
+        """Each key's values as a ResultIterable, as PySpark's (a program reads its ``data``
+        or ``maxindex``, or prints its type)."""
+        grouped = self.combineByKey(
             _single, _append, _extend, numPartitions, partitionFunc, name="groupByKey"
         )
+        iterable = grouped._rdd.mapPartitions(
+            narrow.map_values(ResultIterable, self.ctx.full), preservesPartitioning=True
+        )
+        return TracedDataset(self.ctx, iterable, grouped.label, grouped._stage_inputs)
 
     def groupBy(self, f, numPartitions=None, partitionFunc=portable_hash) -> TracedDataset:
         """The records grouped by ``f(record)``: PySpark's own groupBy is this keyBy and

@@ -52,8 +52,18 @@ EXCERPT_WIDTH = 120
 """Width of the excerpts of records that a stored run keeps (outputs, keys, source lines)."""
 
 
+def _shown(value: object) -> object:
+    """A record as a table shows it: a group's ResultIterable as its list of values
+    (Spark's repr is an address)."""
+    if isinstance(value, tuple):
+        return tuple(_shown(v) for v in value)
+    if type(value).__module__ == "pyspark.resultiterable":
+        return getattr(value, "data", value)
+    return value
+
+
 def excerpt(value: object, width: int = 80) -> str:
     """A one-line excerpt of a record for messages and tables."""
-    text = value if isinstance(value, str) else repr(value)
+    text = value if isinstance(value, str) else repr(_shown(value))
     text = text.replace("\n", "\\n").replace("\r", "\\r")
     return text if len(text) <= width else text[: width - 1] + "…"

@@ -47,9 +47,8 @@ def map_records(function, full: bool):
 
 
 def map_values(function, full: bool):
-    def apply(pair):
-        key, value = pair
-        return key, function(value)
+    def apply(pair):  # PySpark's reads a pair's first two items (a wider record maps too)
+        return pair[0], function(pair[1])
 
     return _mapping(function, apply, full)
 
@@ -60,8 +59,8 @@ def flat_map(function, full: bool):
 
 def flat_map_values(function, full: bool):
     def apply(pair):
-        key, value = pair
-        return [(key, v) for v in function(value)]
+        key = pair[0]
+        return [(key, v) for v in function(pair[1])]
 
     return _flat_mapping(function, apply, full)
 

@@ -211,9 +211,9 @@ def join_tag(
         for record in records:
             start = clock()
             if pairs:
-                try:
-                    key, value = record[0]
-                except (TypeError, ValueError):
+                try:  # PySpark's joins read a record's first two items (a wider one joins too)
+                    key, value = record[0][0], record[0][1]
+                except (TypeError, IndexError, KeyError):
                     raise not_a_pair(record, "join") from None
             else:
                 key = value = record[0]
@@ -318,8 +318,11 @@ def full_outer(key, lefts, rights):
 
 
 def cogroup(key, lefts, rights):
-    """One output per key: the values of each side as lists (PySpark: ResultIterables)."""
-    yield (key, ([p[1] for p in lefts], [p[1] for p in rights])), lefts + rights
+    """One output per key: the values of each side, each a ResultIterable as PySpark's."""
+    from pyspark.resultiterable import ResultIterable
+
+    grouped = (ResultIterable([p[1] for p in lefts]), ResultIterable([p[1] for p in rights]))
+    yield (key, grouped), lefts + rights
 
 
 def subtract_by_key(key, lefts, rights):

@@ -113,6 +113,23 @@ PIPELINES = {
     "range": lambda ctx, i: ctx.range(3, 30, 4, 3).map(lambda v: (v % 3, v)).reduceByKey(plus),
     "range-end": lambda ctx, i: ctx.range(9).map(lambda v: -v),
     "parallelize-range": lambda ctx, i: ctx.parallelize(range(1, 12), 3).glom(),
+    "groupByKey-iterable": lambda ctx, i: (
+        pairs(ctx)
+        .groupByKey()
+        .mapValues(lambda vs: (type(vs).__name__, vs.maxindex, list(vs.data)))
+    ),
+    "cogroup-iterable": lambda ctx, i: (
+        pairs(ctx)
+        .cogroup(small(ctx))
+        .mapValues(lambda sides: [(type(vs).__name__, len(vs)) for vs in sides])
+    ),
+    "wide-records": lambda ctx, i: (
+        lambda wide: wide.join(small(ctx)).union(wide.mapValues(str)).union(wide.keys())
+    )(pairs(ctx).map(lambda kv: (kv[0], kv[1], "third"))),
+    "wide-records-sortByKey": lambda ctx, i: ctx.parallelize(
+        [(3, "c", 0), (1, "a", 1), (2, "b", 2)], 1
+    ).sortByKey(False),
+    "plus": lambda ctx, i: pairs(ctx) + small(ctx),
     "parallelize-range-step": lambda ctx, i: ctx.parallelize(range(50, -7, -4), 4).map(str),
     "randomSplit": lambda ctx, i: pairs(ctx).randomSplit([0.3, 0.7], 17)[1],
     "randomSplit-union": lambda ctx, i: (lambda a, b: a.union(b.mapValues(lambda v: -(v or 0))))(

@@ -75,7 +75,8 @@ def test_an_output_of_one_input_has_no_remediated_path():
 
 def test_cogroup_is_one_output_per_key_led_by_its_slowest_input():
     found = {r[0][0]: r for r in _merge(shuffle.cogroup, _payloads())}
-    assert found["k"][0] == ("k", (["l1", "l2"], ["r1"])) and found["k"][2] == 101
+    key, (lefts, rights) = found["k"][0]
+    assert (key, lefts.data, rights.data) == ("k", ["l1", "l2"], ["r1"]) and found["k"][2] == 101
     assert set(found) == {"k", "only-left", "only-right"}
 
 
@@ -99,3 +100,15 @@ def test_the_merge_share_is_split_by_inputs_and_the_full_row_names_them():
     assert by_key["k"][6] == (0, 1, 2) and by_key["only-left"][6] == (3,)
     shares = {k: r[4] for k, r in by_key.items()}
     assert shares["k"] >= shares["only-left"] >= 0
+
+
+def test_a_group_shows_as_its_values_not_as_an_address():
+    """A grouped output's values are PySpark's ResultIterable (as a plain run's), whose repr
+    is an object address: tables show the values."""
+    from pyspark.resultiterable import ResultIterable
+
+    from perfx.isolation.ids import excerpt
+
+    grouped = ("k", (ResultIterable([1, 2]), ResultIterable([])))
+    assert excerpt(grouped) == "('k', ([1, 2], []))"
+    assert excerpt(ResultIterable(["x"])) == "['x']"

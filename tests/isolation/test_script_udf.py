@@ -306,6 +306,7 @@ def test_a_run_whose_rows_are_all_cheap_is_stored_without_a_pass_over_its_input(
         ("grouped_map_apply", {"centred", "sized"}),
         ("what_spark_says", set()),
         ("printing_udf", {"doubled"}),
+        ("rdd_idioms", set()),
     ],
 )
 @pytest.mark.filterwarnings("ignore:Deprecated in 3.0.0:FutureWarning")  # SQLContext
@@ -331,6 +332,7 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         "grouped_map_apply": 2,
         "what_spark_says": 6,
         "printing_udf": 1,
+        "rdd_idioms": 5,
     }
     assert plain.count("\n") == lines.get(script, 4)
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
@@ -347,6 +349,12 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         assert int(calls["rows"].sum()) == 5 and len(calls) == 5
     elif script == "what_spark_says":
         assert "perfx.isolation" not in plain and "Disk Memory Serialized 2x Replicated" in plain
+    elif script == "rdd_idioms":
+        assert plain.splitlines()[::3] == [
+            "[('a', 'ResultIterable', 2), ('b', 'ResultIterable', 1)]",
+            "[[1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]",
+        ]
+        assert plain.endswith("no such input\n")
     elif script in ("rdd_to_dataframe", "old_sql_context"):
         # the datasets that became DataFrames, each once however often (rdd_to_dataframe:
         # totals and its mapped rows; old_sql_context: the rows, and the collected counts)
