@@ -73,6 +73,9 @@ class TracedContext:
         self._counts: dict[int, int] = {}
         self._persisted: list = []
         self._finished = False
+        self.program_context: object = self
+        """What the program's datasets give as their ``context``: this context, or the one a
+        traced script holds (script.ScriptContext)."""
         self._use_driver_python()
         self.meta = {
             "run": self.run_id,
@@ -102,14 +105,19 @@ class TracedContext:
 
     # -- sources ---------------------------------------------------------------------------
 
-    def textFile(self, path: str, minPartitions: int | None = None) -> TracedDataset:
-        """Lines of a text file (or directory, or glob); each line's id locates it."""
-        rdd = self.sc.textFile(path, minPartitions)
+    def textFile(
+        self, path: str, minPartitions: int | None = None, use_unicode: bool = True
+    ) -> TracedDataset:
+        """Lines of a text file (or directory, or glob); each line's id locates it. Lines
+        are str, or bytes with ``use_unicode=False``, as Spark's."""
+        rdd = self.sc.textFile(path, minPartitions, use_unicode)
         return self._file_source(rdd, "textFile", path, "text", lambda: sources.text_splits(rdd))
 
-    def wholeTextFiles(self, path: str, minPartitions: int | None = None) -> TracedDataset:
+    def wholeTextFiles(
+        self, path: str, minPartitions: int | None = None, use_unicode: bool = True
+    ) -> TracedDataset:
         """``(file path, content)`` per file; each file's id is its partition and number in it."""
-        rdd = self.sc.wholeTextFiles(path, minPartitions)
+        rdd = self.sc.wholeTextFiles(path, minPartitions, use_unicode)
         return self._file_source(rdd, "wholeTextFiles", path, "files", lambda: None)
 
     def _file_source(self, rdd, reader: str, path: str, kind: str, splits) -> TracedDataset:

@@ -137,8 +137,9 @@ class TracedDataset:
 
     @property
     def context(self):
-        """The traced context: what this dataset's program builds datasets from."""
-        return self.ctx
+        """The context the program holds: the traced one, or for a script the context it
+        was handed (``rdd.context.getConf()`` reads Spark's configuration)."""
+        return self.ctx.program_context
 
     @property
     def is_cached(self) -> bool:

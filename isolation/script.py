@@ -20,6 +20,7 @@ import runpy
 import sys
 import time
 import traceback
+import types
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -211,12 +212,13 @@ class ScriptContext(_StoppedByOwner):
     def __init__(self, traced: TracedContext):
         self._traced = traced
         self._sc = traced.sc
+        traced.program_context = self  # what the script's datasets say is their context
 
     def textFile(self, name: str, minPartitions: int | None = None, use_unicode: bool = True):
-        return self._traced.textFile(name, minPartitions)
+        return self._traced.textFile(name, minPartitions, use_unicode)
 
     def wholeTextFiles(self, path: str, minPartitions: int | None = None, use_unicode=True):
-        return self._traced.wholeTextFiles(path, minPartitions)
+        return self._traced.wholeTextFiles(path, minPartitions, use_unicode)
 
     def parallelize(self, c, numSlices: int | None = None):
         return self._traced.parallelize(c, numSlices)
@@ -351,9 +353,9 @@ def _from_pyspark(depth: int = 2) -> bool:
 def _sessions_from(session_for, context_for):
     """While a script runs, ``SparkSession.builder.getOrCreate()`` gives
     ``session_for(builder, original_getOrCreate)`` and ``SparkContext(...)`` (as the script
-    imports it from ``pyspark``; ``pyspark.context``, which PySpark's own modules import it
-    from, keeps the real class) gives ``context_for(options)``. PySpark's own calls get the
-    real objects."""
+    imports it from ``pyspark`` or ``pyspark.context``; the class PySpark's own modules hold
+    stays the real one) gives ``context_for(options)``. PySpark's own calls get the real
+    objects."""
     import pyspark
     from pyspark.sql import SparkSession
 
@@ -400,11 +402,24 @@ def _sessions_from(session_for, context_for):
 
     builder_class.getOrCreate = get_or_create
     pyspark.SparkContext = SparkContext  # type: ignore[misc, assignment]
+    real_module = sys.modules["pyspark.context"]
+    sys.modules["pyspark.context"] = _module_giving(real_module, SparkContext=SparkContext)
     try:
         yield
     finally:
         builder_class.getOrCreate = original
         pyspark.SparkContext = real_context  # type: ignore[misc]
+        sys.modules["pyspark.context"] = real_module
+
+
+def _module_giving(module: types.ModuleType, **names) -> types.ModuleType:
+    """A stand-in for ``module`` in ``sys.modules`` whose ``names`` are replaced: what
+    ``from pyspark.context import SparkContext`` (a tutorial's import) gives a script. The
+    module itself is untouched: its own code reads its own globals."""
+    stand_in = types.ModuleType(module.__name__, module.__doc__)
+    stand_in.__dict__.update(vars(module))
+    stand_in.__dict__.update(names)
+    return stand_in
 
 
 @contextmanager

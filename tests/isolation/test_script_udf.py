@@ -307,6 +307,7 @@ def test_a_run_whose_rows_are_all_cheap_is_stored_without_a_pass_over_its_input(
         ("what_spark_says", set()),
         ("printing_udf", {"doubled"}),
         ("rdd_idioms", set()),
+        ("context_idioms", set()),
     ],
 )
 @pytest.mark.filterwarnings("ignore:Deprecated in 3.0.0:FutureWarning")  # SQLContext
@@ -333,6 +334,7 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         "what_spark_says": 6,
         "printing_udf": 1,
         "rdd_idioms": 5,
+        "context_idioms": 2,
     }
     assert plain.count("\n") == lines.get(script, 4)
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
@@ -349,6 +351,9 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         assert int(calls["rows"].sum()) == 5 and len(calls) == 5
     elif script == "what_spark_says":
         assert "perfx.isolation" not in plain and "Disk Memory Serialized 2x Replicated" in plain
+    elif script == "context_idioms":
+        assert plain == "True ['1', '2', '3']\n[b'alpha', b'beta']\n"
+        assert tracer.ctx is not None and len(tracer.ctx.meta["outputs"]) == 2
     elif script == "rdd_idioms":
         assert plain.splitlines()[::3] == [
             "[('a', 'ResultIterable', 2), ('b', 'ResultIterable', 1)]",
