@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from py4j.protocol import Py4JJavaError
 from pyspark import StorageLevel
 
-from . import sources
+from . import batches, sources
 from .dataset import TracedDataset
 from .errors import IsolationError, from_job_failure
 from .ids import MAX_TABLES, NO_LATENCY, NO_SOURCE, TABLE_SHIFT, describe_id, partition_base
@@ -120,9 +120,12 @@ class TracedContext:
         rdd = self.sc.wholeTextFiles(path, minPartitions, use_unicode)
         return self._file_source(rdd, "wholeTextFiles", path, "files", lambda: None)
 
-    def _file_source(self, rdd, reader: str, path: str, kind: str, splits) -> TracedDataset:
+    def _file_source(
+        self, rdd, reader: str, path: str, kind: str, splits, batching=batches.SINGLE
+    ) -> TracedDataset:
         """A source stage over ``rdd``, which reads ``path``; ``splits()`` locates its records
-        (None: by partition and number). An input Spark cannot list (a missing path) fails
+        (None: by partition and number); ``batching`` is how plain PySpark batches them (a
+        text file's lines: one by one). An input Spark cannot list (a missing path) fails
         where the plain run fails, at the first action that reads it, with Spark's error: a
         program that catches it (``except Py4JJavaError``) goes on as it does plainly."""
         try:
@@ -132,9 +135,11 @@ class TracedContext:
         stage = self._new_stage("source", f"{reader}({path})", (), partitions, written=False)
         self._sources[stage] = {"kind": kind, "name": path, "splits": found}
         traced = rdd.mapPartitionsWithIndex(sources.text_source(stage, self.full))
-        return TracedDataset(
+        dataset = TracedDataset(
             self, traced, f"{reader}({os.path.basename(path.rstrip('/'))})", (stage,)
         )
+        dataset._batching = batching
+        return dataset
 
     @property
     def read(self) -> _Reader:
@@ -196,19 +201,23 @@ class TracedContext:
             if self.full:
                 rows.add_inputs((), ())
         write_rows(self.store, self.run_id, stage, 0, rows)
+        slices = int(numSlices) if numSlices is not None else self.sc.defaultParallelism
         if isinstance(c, range) and data:
-            rdd = self._range_slices(c, numSlices)
-        else:
-            rdd = self.sc.parallelize(list(enumerate(data)), numSlices)
+            rdd, batching = self._range_slices(c, slices), batches.AUTO
+        else:  # PySpark's list: in batches of this size, each partition whole batches
+            rdd = self.sc.parallelize(list(enumerate(data)), slices)
+            size = max(1, min(len(data) // slices, self.sc._batchSize or 1024))
+            batching = batches.fixed(size)
         traced = rdd.mapPartitions(sources.collection_source(stage, self.full))
-        return TracedDataset(self, traced, "parallelize", (stage,))
+        dataset = TracedDataset(self, traced, "parallelize", (stage,))
+        dataset._batching = batching
+        return dataset
 
-    def _range_slices(self, values: builtins.range, numSlices: int | None):
+    def _range_slices(self, values: builtins.range, slices: int):
         """(index, value) of a range in the slices PySpark's ``parallelize`` cuts a range
-        into: slice k starts at index ``int(k * size / numSlices)``, where a list is cut at
+        into: slice k starts at index ``int(k * size / slices)``, where a list is cut at
         its serialized batches (``parallelize(range(1, 12), 3)`` is [1-3], [4-7], [8-11];
         as a list, [1-3], [4-6], [7-11])."""
-        slices = int(numSlices) if numSlices is not None else self.sc.defaultParallelism
         size = len(values)
 
         def start(split: int) -> int:
@@ -394,7 +403,9 @@ class _Reader:
         one, a large one cut), so that what a program does with them is laid out as in its
         plain run. (Read by ``textFile``, a word count printed its words in another order.)"""
         ctx = self._ctx
-        return ctx._file_source(rows, "read.text", path, "text", lambda: sources.scan_splits(rows))
+        return ctx._file_source(
+            rows, "read.text", path, "text", lambda: sources.scan_splits(rows), batches.AUTO
+        )
 
 
 class _Frame:

@@ -27,7 +27,7 @@ from pyspark.core.rdd import RDD, portable_hash
 from pyspark.resultiterable import ResultIterable
 from pyspark.storagelevel import StorageLevel
 
-from . import narrow, output, shuffle
+from . import batches, narrow, output, shuffle
 from .errors import IsolationError
 from .records import TracedRecord
 
@@ -124,6 +124,9 @@ class TracedDataset:
         what Spark says of the dataset, whatever perfx keeps of it."""
         self._output: tuple[int, RDD] | None = None
         self._materialized = False
+        self._batching = batches.AUTO
+        """How plain PySpark batches this dataset's records (batches.py): a Python
+        function's output unless a source or ``union`` says otherwise."""
 
     def __repr__(self) -> str:
         """Spark's own words for the RDD underneath (``PythonRDD[7] at RDD at ...``): a
@@ -277,9 +280,13 @@ class TracedDataset:
         return TracedDataset(self.ctx, rdd, f"{self.label}.{operator}({other.label})", inputs)
 
     def union(self, other: TracedDataset) -> TracedDataset:
-        """Both parents' records, each keeping its own provenance."""
+        """Both parents' records, each keeping its own provenance (and its batching, which
+        PySpark keeps when both sides batch alike)."""
         self._same_context(other, "union")
-        return self._with(other, "union", self._consume().union(other._consume()))
+        united = self._with(other, "union", self._consume().union(other._consume()))
+        if self._batching == other._batching:
+            united._batching = self._batching
+        return united
 
     def __add__(self, other: TracedDataset) -> TracedDataset:
         """``a + b``: PySpark's union of two datasets."""
@@ -303,22 +310,32 @@ class TracedDataset:
         parts = self._consume().randomSplit(weights, seed)
         return [self._derived(part, f"randomSplit[{k}]") for k, part in enumerate(parts)]
 
-    def _pairs(self, other: TracedDataset, operator: str) -> TracedDataset:
-        """Spark's ``operator`` (cartesian, zip) of the two datasets' records: each (a, b)
-        pair derived from both records."""
-        self._same_context(other, operator)
-        full = self.ctx.full
-        paired = getattr(self._consume(), operator)(other._consume())
-        return self._with(other, operator, paired.map(lambda ab: narrow.pair(ab, full)))
-
-    def cartesian(self, other: TracedDataset) -> TracedDataset:
-        """Every (a, b) pair, derived from both records."""
-        return self._pairs(other, "cartesian")
-
     def zip(self, other: TracedDataset) -> TracedDataset:
         """Each (a, b) pair of the records at the same place of the same partition, derived
         from both (Spark's own zip: the same partitions, as many records in each)."""
-        return self._pairs(other, "zip")
+        self._same_context(other, "zip")
+        full = self.ctx.full
+        paired = self._consume().zip(other._consume())
+        return self._with(other, "zip", paired.map(lambda ab: narrow.pair(ab, full)))
+
+    def cartesian(self, other: TracedDataset) -> TracedDataset:
+        """Every (a, b) pair, derived from both records, in plain PySpark's order: each side's
+        partition is one list of its records in the plain run's batches (batches.py), and
+        each pair of partitions gives, for each left batch and right batch, their product."""
+        self._same_context(other, "cartesian")
+        full = self.ctx.full
+        left, right = self._in_plain_batches(), other._in_plain_batches()
+        paired = left.cartesian(right).flatMap(lambda lr: narrow.batch_pairs(lr[0], lr[1], full))
+        return self._with(other, "cartesian", paired)
+
+    def _in_plain_batches(self):
+        """This dataset's RDD, one element per partition: its records in plain batches."""
+        batching = self._batching
+
+        def batched(records):
+            return [batches.plain_batches(batching, list(records))]
+
+        return self._consume().mapPartitions(batched)
 
     def zipWithIndex(self) -> TracedDataset:
         """Spark counts the partitions first (a job): the input is persisted so that it is

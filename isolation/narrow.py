@@ -207,6 +207,16 @@ def map_partitions(function, with_index: bool, full: bool):
     return run
 
 
+def batch_pairs(lefts: list[list], rights: list[list], full: bool):
+    """A partition pair's ``cartesian`` outputs in PySpark's order: for each left batch and
+    each right batch (batches.py), their product."""
+    for left_batch in lefts:
+        for right_batch in rights:
+            for left in left_batch:
+                for right in right_batch:
+                    yield pair((left, right), full)
+
+
 def pair(records: tuple, full: bool) -> tuple:
     """A ``cartesian`` output: the pair of two records' values, with both as inputs."""
     return merged(list(records), (records[0][0], records[1][0]), 0, full)
