@@ -180,6 +180,13 @@ class TracedContext:
             raise untraced(name)
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
+    def emptyRDD(self) -> TracedDataset:
+        """``SparkContext.emptyRDD``: no partition, no record."""
+        stage = self._new_stage("source", "emptyRDD", (), 0, written=False)
+        self._sources[stage] = {"kind": "collection", "name": "emptyRDD", "size": 0}
+        rdd = self.sc.emptyRDD().mapPartitions(sources.collection_source(stage, self.full))
+        return TracedDataset(self, rdd, "emptyRDD", (stage,))
+
     def range(
         self, start: int, end: int | None = None, step: int = 1, numSlices: int | None = None
     ) -> TracedDataset:

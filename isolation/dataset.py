@@ -301,6 +301,17 @@ class TracedDataset:
         rdd = self._consume().sample(withReplacement, fraction, seed)
         return self._derived(rdd, "sample")
 
+    def sampleByKey(self, withReplacement: bool, fractions: dict, seed: int | None = None):
+        """The records PySpark's stratified sampler picks (the same ones for a seed: it sees
+        the same values in the same order)."""
+        from pyspark.rddsampler import RDDStratifiedSampler
+
+        for fraction in fractions.values():
+            assert fraction >= 0.0, f"Invalid fraction value: {fraction}"
+        sampler = RDDStratifiedSampler(withReplacement, fractions, seed)
+        rdd = self._consume().mapPartitionsWithIndex(narrow.picked(sampler.func), True)
+        return self._derived(rdd, "sampleByKey")
+
     def randomSplit(self, weights, seed: int | None = None) -> list[TracedDataset]:
         """The parts Spark's own split picks (the same records as plain Spark for a seed:
         its samplers see the same records in the same order). Each part reads this
@@ -486,14 +497,17 @@ class TracedDataset:
             _single, _keep_first, _keep_first, numPartitions, name="distinct"
         ).keys()
 
-    def _cogrouped(self, other, operator: str, emit, numPartitions=None, pairs=True):
-        """A join-like operator: both sides tagged (a stage end each), shuffled together, and
-        ``emit`` (shuffle.py) makes a key's outputs from its two sides' payloads."""
-        self._same_context(other, operator)
-        partitions = self._joined_partitions(other, numPartitions, pairs)
-        name = f"{self.label}.{operator}({other.label})"
+    def _cogrouped(self, others: tuple, operator: str, emit, numPartitions=None, pairs=True):
+        """A join-like operator: each side (this dataset and ``others``) tagged (a stage end
+        each), shuffled together, and ``emit`` (shuffle.py) makes a key's outputs from the
+        payloads of each side."""
+        for other in others:
+            self._same_context(other, operator)
+        datasets = (self, *others)
+        partitions = self._joined_partitions(datasets, numPartitions, pairs)
+        name = f"{self.label}.{operator}({', '.join(other.label for other in others)})"
         sides = []
-        for side, dataset in enumerate((self, other)):
+        for side, dataset in enumerate(datasets):
             rdd = dataset._consume()
             stage = self.ctx._new_stage(
                 "combine", f"{name}[{side}]", dataset._stage_inputs, rdd.getNumPartitions()
@@ -508,17 +522,15 @@ class TracedDataset:
                 self.ctx._costs_for(stage),
             )
             sides.append((stage, rdd.mapPartitionsWithIndex(tag)))
-        joined = (
-            sides[0][1]
-            .union(sides[1][1])
-            .partitionBy(partitions)
-            .mapPartitionsWithIndex(
-                shuffle.join_merge(self.ctx.full, emit), preservesPartitioning=True
-            )
+        united = sides[0][1]
+        for _, tagged in sides[1:]:
+            united = united.union(tagged)
+        joined = united.partitionBy(partitions).mapPartitionsWithIndex(
+            shuffle.join_merge(self.ctx.full, emit, len(sides)), preservesPartitioning=True
         )
-        return TracedDataset(self.ctx, joined, name, (sides[0][0], sides[1][0]))
+        return TracedDataset(self.ctx, joined, name, tuple(stage for stage, _ in sides))
 
-    def _joined_partitions(self, other: TracedDataset, numPartitions, pairs: bool) -> int:
+    def _joined_partitions(self, datasets: tuple, numPartitions, pairs: bool) -> int:
         """The partitions plain PySpark gives a join-like operator's output. PySpark unions
         both sides and groups the union (``pyspark.join``, ``RDD.cogroup``), so unless
         ``numPartitions`` or ``spark.default.parallelism`` says, it has the union's: both
@@ -528,37 +540,40 @@ class TracedDataset:
         another order and ``saveAsTextFile`` 4 part files."""
         if numPartitions or self._rdd.context.getConf().contains("spark.default.parallelism"):
             return self._reduce_partitions(numPartitions)
-        if pairs and self.partitioner is not None and self.partitioner == other.partitioner:
+        alike = all(dataset.partitioner == self.partitioner for dataset in datasets)
+        if pairs and alike and self.partitioner is not None:
             return self.getNumPartitions()
-        return self.getNumPartitions() + other.getNumPartitions()
+        return sum(dataset.getNumPartitions() for dataset in datasets)
 
     def join(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
         """Inner join: ``(k, (v, w))`` for every pair of a key, each with those two inputs."""
-        return self._cogrouped(other, "join", shuffle.inner, numPartitions)
+        return self._cogrouped((other,), "join", shuffle.inner, numPartitions)
 
     def leftOuterJoin(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
         """A left record without a match is ``(k, (v, None))``, derived from it alone."""
-        return self._cogrouped(other, "leftOuterJoin", shuffle.left_outer, numPartitions)
+        return self._cogrouped((other,), "leftOuterJoin", shuffle.left_outer, numPartitions)
 
     def rightOuterJoin(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
-        return self._cogrouped(other, "rightOuterJoin", shuffle.right_outer, numPartitions)
+        return self._cogrouped((other,), "rightOuterJoin", shuffle.right_outer, numPartitions)
 
     def fullOuterJoin(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
-        return self._cogrouped(other, "fullOuterJoin", shuffle.full_outer, numPartitions)
+        return self._cogrouped((other,), "fullOuterJoin", shuffle.full_outer, numPartitions)
 
     def cogroup(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
         """``(k, (values of self, values of other))`` as lists, derived from all of them."""
-        return self._cogrouped(other, "cogroup", shuffle.cogroup, numPartitions)
+        return self._cogrouped((other,), "cogroup", shuffle.cogroup, numPartitions)
 
-    groupWith = cogroup
+    def groupWith(self, other: TracedDataset, *others: TracedDataset) -> TracedDataset:
+        """``cogroup`` of this dataset and one or more others: a key's values of each."""
+        return self._cogrouped((other, *others), "groupWith", shuffle.cogroup)
 
     def subtractByKey(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
-        return self._cogrouped(other, "subtractByKey", shuffle.subtract_by_key, numPartitions)
+        return self._cogrouped((other,), "subtractByKey", shuffle.subtract_by_key, numPartitions)
 
     def subtract(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
         """The records of self that other lacks (records are their own keys)."""
         return self._cogrouped(
-            other,
+            (other,),
             "subtract",
             shuffle.subtract,
             numPartitions,
@@ -567,7 +582,7 @@ class TracedDataset:
 
     def intersection(self, other: TracedDataset) -> TracedDataset:
         """Each record both hold, once, derived from all of their copies."""
-        return self._cogrouped(other, "intersection", shuffle.intersection, pairs=False)
+        return self._cogrouped((other,), "intersection", shuffle.intersection, pairs=False)
 
     # -- actions ---------------------------------------------------------------------------
 

@@ -207,6 +207,26 @@ def map_partitions(function, with_index: bool, full: bool):
     return run
 
 
+def picked(sampler):
+    """The records a sampler of values (``sampler(split, values)``, PySpark's stratified
+    sampler) picks, each keeping its provenance: the sampler yields a value right after
+    taking it (several times, sampling with replacement), so each output is the record
+    taken last."""
+
+    def run(split, records):
+        taken: list = [None]
+
+        def values():
+            for record in records:
+                taken[0] = record
+                yield record[0]
+
+        for _ in sampler(split, values()):
+            yield taken[0]
+
+    return run
+
+
 def batch_pairs(lefts: list[list], rights: list[list], full: bool):
     """A partition pair's ``cartesian`` outputs in PySpark's order: for each left batch and
     each right batch (batches.py), their product."""

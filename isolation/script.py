@@ -49,7 +49,6 @@ NOTHING_TRACED = (
 
 UNTRACED_SOURCES = frozenset(
     {
-        "emptyRDD",
         "pickleFile",
         "sequenceFile",
         "newAPIHadoopFile",
@@ -228,6 +227,9 @@ class ScriptContext(_StoppedByOwner):
 
     def range(self, start: int, end: int | None = None, step: int = 1, numSlices=None):
         return self._traced.range(start, end, step, numSlices)
+
+    def emptyRDD(self):
+        return self._traced.emptyRDD()
 
     def getOrCreate(self, conf=None) -> ScriptContext:
         """The context itself: ``SparkContext(master=...).getOrCreate(conf=...)``, as

@@ -241,11 +241,11 @@ def join_tag(
     return run_partition
 
 
-def join_merge(full: bool, emit):
-    """The reduce side of a join or cogroup: ``emit(key, lefts, rights)`` (the payloads of
-    each side) yields ``(value, inputs)`` per output; an output's provenance is that of its
-    slowest input, and it shares the partition's merge time by its inputs / inputs of the
-    partition."""
+def join_merge(full: bool, emit, sides: int = 2):
+    """The reduce side of a join or cogroup of ``sides`` datasets: ``emit(key, lefts,
+    rights)`` (the payloads of each side; a cogroup of more, one list per side) yields
+    ``(value, inputs)`` per output; an output's provenance is that of its slowest input, and
+    it shares the partition's merge time by its inputs / inputs of the partition."""
 
     def run_partition(index, pairs):
         clock = perf_counter_ns
@@ -253,14 +253,14 @@ def join_merge(full: bool, emit):
         seen = spent = 0
         for key, payload in pairs:
             start = clock()
-            sides = groups.get(key)
-            if sides is None:
-                groups[key] = sides = ([], [])
-            sides[payload[0]].append(payload)
+            grouped = groups.get(key)
+            if grouped is None:
+                groups[key] = grouped = tuple([] for _ in range(sides))
+            grouped[payload[0]].append(payload)
             seen += 1
             spent += clock() - start
-        for key, (lefts, rights) in groups.items():
-            for value, inputs in emit(key, lefts, rights):
+        for key, grouped in groups.items():
+            for value, inputs in emit(key, *grouped):
                 share = len(inputs) * spent // seen
                 first = inputs[0]
                 for payload in inputs[1:]:
@@ -317,12 +317,12 @@ def full_outer(key, lefts, rights):
         yield from right_outer(key, lefts, rights)
 
 
-def cogroup(key, lefts, rights):
+def cogroup(key, *sides):
     """One output per key: the values of each side, each a ResultIterable as PySpark's."""
     from pyspark.resultiterable import ResultIterable
 
-    grouped = (ResultIterable([p[1] for p in lefts]), ResultIterable([p[1] for p in rights]))
-    yield (key, grouped), lefts + rights
+    grouped = tuple(ResultIterable([p[1] for p in side]) for side in sides)
+    yield (key, grouped), [p for side in sides for p in side]
 
 
 def subtract_by_key(key, lefts, rights):

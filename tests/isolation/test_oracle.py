@@ -137,6 +137,20 @@ PIPELINES = {
         .groupByKey()
         .mapValues(lambda vs: (type(vs).__name__, vs.maxindex, list(vs.data)))
     ),
+    "sampleByKey": lambda ctx, i: (
+        pairs(ctx, 3)
+        .filter(lambda kv: kv[0] in (HOT, "k1"))
+        .sampleByKey(False, {HOT: 0.3, "k1": 1.0}, 7)
+    ),
+    "sampleByKey-replacement": lambda ctx, i: text_pairs(ctx, i).sampleByKey(
+        True, {HOT: 2.0, "a": 0.5, "b": 1.0, "c": 1.0, "ünïcødé": 3.0, "日本": 0.0}, 3
+    ),
+    "emptyRDD": lambda ctx, i: ctx.emptyRDD().union(small(ctx)).union(ctx.emptyRDD()),
+    "groupWith-three": lambda ctx, i: (
+        pairs(ctx)
+        .groupWith(small(ctx), text_pairs(ctx, i), pairs(ctx, 2).filter(lambda kv: kv[1]))
+        .mapValues(lambda sides: [list(vs) for vs in sides])
+    ),
     "cogroup-iterable": lambda ctx, i: (
         pairs(ctx)
         .cogroup(small(ctx))
