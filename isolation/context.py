@@ -21,7 +21,15 @@ from pyspark import StorageLevel
 from . import batches, sources
 from .dataset import TracedDataset
 from .errors import IsolationError, from_job_failure
-from .ids import MAX_TABLES, NO_LATENCY, NO_SOURCE, TABLE_SHIFT, describe_id, partition_base
+from .ids import (
+    ID_LAYOUT,
+    MAX_TABLES,
+    NO_LATENCY,
+    NO_SOURCE,
+    TABLE_SHIFT,
+    describe_id,
+    partition_base,
+)
 from .lineage import PartitionRows
 from .stores import LineageStore, open_store
 from .tasks import write_rows
@@ -84,6 +92,7 @@ class TracedContext:
             "store": self.store.url,
             "app_id": self.sc.applicationId,
             "master": self.sc.master,
+            "ids": ID_LAYOUT,
             **(meta or {}),
             "complete": False,
         }

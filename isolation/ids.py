@@ -2,13 +2,18 @@
 
 An id packs the lineage table that produced the record (source tables included), the Spark
 partition that produced it and its sequence number inside that partition:
-``table << 56 | partition << 32 | seq``. For a text source the sequence number is the line
-number inside the partition's split, which is what locates the line in the file later.
+``table << 52 | partition << 32 | seq``: 2,048 tables (an iterative program, PageRank's 45
+rounds, passed the 128 of 7 bits), 1,048,576 partitions a dataset and 2^32 records a
+partition. For a text source the sequence number is the line number inside the partition,
+which is what locates the line in the file later.
 """
 
 from __future__ import annotations
 
-TABLE_SHIFT = 56
+ID_LAYOUT = 2
+"""The layout a run's record ids are written in (its metadata's ``ids``): runs stored in
+another (version 1, ``table << 56``, before it was recorded) are refused, not misread."""
+TABLE_SHIFT = 52
 PARTITION_SHIFT = 32
 MAX_TABLES = 1 << (63 - TABLE_SHIFT)
 MAX_PARTITIONS = 1 << (TABLE_SHIFT - PARTITION_SHIFT)

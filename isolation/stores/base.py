@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..errors import IsolationError
+from ..ids import ID_LAYOUT
 
 PARTITION_COLUMNS = ["stage", "partition", "rows", "attempt", "spark_stage"]
 
@@ -79,6 +80,11 @@ class LineageStore(ABC):
             raise IsolationError(
                 f"run {run} is incomplete: its traced job did not finish "
                 f"({written} partition(s) of lineage written); re-run it with perfx isolate"
+            )
+        if meta.get("ids", 1) != ID_LAYOUT:
+            raise IsolationError(
+                f"run {run} was stored by an older perfx, whose record ids read otherwise: "
+                "trace the program again with perfx isolate"
             )
         return meta
 

@@ -21,6 +21,7 @@ PARTITIONS = 20
 
 
 def _partition(run: str, stage: int, partition: int, rows: int, rng) -> pa.Table:
+    from perfx.isolation.ids import partition_base
     from perfx.isolation.lineage import SCHEMA
 
     total = rng.gamma(2.0, 50.0, rows)
@@ -28,7 +29,7 @@ def _partition(run: str, stage: int, partition: int, rows: int, rng) -> pa.Table
         "run": pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, np.int32)), pa.array([run])),
         "stage": np.full(rows, stage, np.int32),
         "partition": np.full(rows, partition, np.int32),
-        "out_id": (stage << 56) | (partition << 32) | np.arange(rows, dtype=np.int64),
+        "out_id": partition_base(stage, partition) + np.arange(rows, dtype=np.int64),
         "in_ids": pa.nulls(rows, pa.list_(pa.int64())),
         "in_latency_ms": pa.nulls(rows, pa.list_(pa.float64())),
         "shuffle_latency_ms": rng.random(rows),
@@ -44,6 +45,7 @@ def _partition(run: str, stage: int, partition: int, rows: int, rng) -> pa.Table
 
 def main() -> None:
     from perfx.isolation import propagate, rank_culprits
+    from perfx.isolation.ids import ID_LAYOUT
     from perfx.isolation.queries import StoredRun, top_culprits
     from perfx.isolation.stores import open_store
 
@@ -61,6 +63,7 @@ def main() -> None:
             run,
             {
                 "run": run,
+                "ids": ID_LAYOUT,
                 "lineage": "impact",
                 "outputs": [1],
                 "sources": {},

@@ -112,3 +112,17 @@ def test_a_group_shows_as_its_values_not_as_an_address():
     grouped = ("k", (ResultIterable([1, 2]), ResultIterable([])))
     assert excerpt(grouped) == "('k', ([1, 2], []))"
     assert excerpt(ResultIterable(["x"])) == "['x']"
+
+
+def test_an_id_holds_a_run_of_thousands_of_stages():
+    """An iterative program (PageRank's 45 rounds: a join and a reduce each) passed the 128
+    stages 7 table bits held; ids hold 2,048, each id still round-trips."""
+    from perfx.isolation.ids import MAX_PARTITIONS, MAX_TABLES, partition_base, split_id
+
+    assert MAX_TABLES == 2048 and MAX_PARTITIONS == 1 << 20
+    for table, partition, seq in [
+        (0, 0, 0),
+        (2047, MAX_PARTITIONS - 1, (1 << 32) - 1),
+        (300, 7, 9),
+    ]:
+        assert split_id(partition_base(table, partition) + seq) == (table, partition, seq)

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pytest
 
 from perfx.isolation.errors import IsolationError, StoreError
+from perfx.isolation.ids import ID_LAYOUT, partition_base
 from perfx.isolation.lineage import SCHEMA, PartitionRows
 from perfx.isolation.programs import movie_ratings
 from perfx.isolation.queries import StoredRun, backward_trace, outputs, top_culprits
@@ -40,7 +41,7 @@ def any_store(request, tmp_path):
 
 def _rows(stage, partition, count, full=True, output=False):
     rows = PartitionRows(full=full, output=output)
-    base = (stage << 56) | (partition << 32)
+    base = partition_base(stage, partition)
     for seq in range(count):
         rows.add(base + seq, 1_000_000 * (seq + 1), 7, -5, 250_000)
         if full:
@@ -109,8 +110,18 @@ def test_rewriting_a_partition_replaces_its_rows(any_store):
 def test_mark_complete(any_store):
     run = _run_id()
     any_store.begin(run, {"run": run, "complete": False})
-    any_store.mark_complete(run, {"run": run, "outputs": [2]})
+    any_store.mark_complete(run, {"run": run, "ids": ID_LAYOUT, "outputs": [2]})
     assert any_store.complete_meta(run)["outputs"] == [2]
+
+
+def test_a_run_of_another_id_layout_is_refused_not_misread(any_store):
+    """Runs stored before ids had 11 table bits packed the table at bit 56: read with
+    today's layout their ids would name other stages and partitions."""
+    run = _run_id()
+    any_store.begin(run, {"run": run, "complete": False})
+    any_store.mark_complete(run, {"run": run, "outputs": [2]})
+    with pytest.raises(IsolationError, match=r"stored by an older perfx.*trace the program again"):
+        any_store.complete_meta(run)
 
 
 def test_unknown_run(any_store):
@@ -207,7 +218,9 @@ def _write_run(store, run: str, partitions: int, between=lambda: None) -> None:
     for p in range(partitions):
         rows = _rows(2, p, 2 + p, full=False, output=True).to_arrow(run, 2, p)
         store.write_partition(run, 2, p, rows)
-    store.mark_complete(run, {"run": run, "created": run, "lineage": "impact", "outputs": [2]})
+    store.mark_complete(
+        run, {"run": run, "created": run, "ids": ID_LAYOUT, "lineage": "impact", "outputs": [2]}
+    )
 
 
 def _answers(store, run: str) -> tuple:
