@@ -439,7 +439,10 @@ def skewed_task(tasks: pd.DataFrame, stored=None) -> str:
     explained = float(MIN_IMPACT_MS)
     top, top_lost = ranked.index[0], float(ranked.iloc[0])
     if "records_in" in sized.columns:
-        median = sized.groupby("stage_key")["records_in"].transform("median")
+        # against the peers that read something: a join of few keys in many partitions
+        # leaves some empty, and a task reading what its working peers read is no data skew
+        working = sized["records_in"].where(sized["records_in"] > 0)
+        median = working.groupby(sized["stage_key"]).transform("median").fillna(0.0)
         many = sized.loc[top, "records_in"] >= VOLUME_FOLD * max(float(median[top]), 1.0)
         cheap = top in traced.index and traced[top] < LOST_SHARE * top_lost
         if many and not cheap:

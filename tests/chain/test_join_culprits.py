@@ -90,8 +90,22 @@ def test_the_skewed_task_is_the_one_its_records_slowed_not_one_that_only_waited(
     tasks.loc[split, "duration"] = 5000.0
     assert skewed_task(tasks, stored) == str(tasks.loc[hot, "id"].iloc[0])
     tasks.loc[split, ["duration", "records_in"]] = kept.values
-    median = tasks.groupby("stage_key")["records_in"].transform("median")
-    tasks.loc[waited, "records_in"] = 3 * max(float(median[waited]), 1.0)
+    # a task of the join's stage that read what its working peers read, where some of its
+    # peers read nothing (5 keys, 7 partitions), and lost seconds waiting: no data skew (its
+    # stage's median of 0 records had made its ordinary count "many")
+    joined = ~in_hot_stage & (tasks["stage_id"] == tasks.loc[waited, "stage_id"])
+    reading = tasks.index[joined & (tasks["records_in"] > 0)]
+    assert (tasks.loc[joined, "records_in"] == 0).any()
+    busy = reading[0]
+    before = tasks.loc[[waited, busy], "duration"].copy()
+    tasks.loc[waited, "duration"] = 100.0
+    tasks.loc[busy, "duration"] = 100.0 + 4 * lost + 500.0
+    assert skewed_task(tasks, stored) == str(tasks.loc[hot, "id"].iloc[0])
+    tasks.loc[[waited, busy], "duration"] = before.values
+    # 3x the most any peer read (the join has PySpark's partitions, both sides' together:
+    # more than its 5 keys, so some read nothing)
+    most = tasks.groupby("stage_key")["records_in"].transform("max")
+    tasks.loc[waited, "records_in"] = 3 * max(float(most[waited]), 1.0)
     assert skewed_task(tasks, stored) == str(tasks.loc[waited, "id"])  # data skew
 
 
