@@ -17,6 +17,7 @@ from . import sources
 from .costs import REST
 from .errors import IsolationError
 from .ids import NO_SOURCE, split_id
+from .lineage import SCHEMA
 from .propagation import rank_culprits
 from .stores import LineageStore
 
@@ -58,6 +59,8 @@ class StoredRun:
         return int(self.meta["outputs"][-1])
 
     def table(self, stage: int):
+        if stage not in self.tables and self._partitions(stage) == 0:
+            return SCHEMA.empty_table()  # a stage of no partition (emptyRDD's): no rows
         if stage not in self.tables:
             known = ", ".join(str(s) for s in sorted(self.tables)) or "none"
             raise IsolationError(
@@ -65,10 +68,15 @@ class StoredRun:
             )
         return self.tables[stage]
 
+    def _partitions(self, stage: int) -> int | None:
+        """How many partitions the run's ``stage`` had (None: no such stage)."""
+        info = self.meta.get("stages", {}).get(str(stage))
+        return None if info is None else int(info.get("partitions", 0))
+
     def check_partition(self, stage: int, partition: int) -> None:
         """Refuses a partition the stage did not have (``StoredRun.open`` checked that each
         one it had is stored: one with no rows held no records)."""
-        count = int(self.meta.get("stages", {}).get(str(stage), {}).get("partitions", 0))
+        count = self._partitions(stage) or 0
         if not 0 <= partition < count:
             raise IsolationError(
                 f"run {self.run}'s stage {stage} has no partition {partition} "

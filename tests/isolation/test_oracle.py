@@ -230,6 +230,11 @@ ACTIONS = {
     "mean": lambda ctx, i: numbers(ctx, i).mean(),
     "stats": lambda ctx, i: repr(numbers(ctx, i).stats()),
     "isEmpty": lambda ctx, i: numbers(ctx, i).filter(lambda v: v > 10**6).isEmpty(),
+    "emptyRDD-actions": lambda ctx, i: (
+        ctx.emptyRDD().isEmpty(),
+        ctx.emptyRDD().collect(),
+        ctx.emptyRDD().getNumPartitions(),
+    ),
     "treeAggregate": lambda ctx, i: numbers(ctx, i).treeAggregate(
         (0, 0), lambda acc, v: (acc[0] + v, acc[1] + 1), lambda a, b: (a[0] + b[0], a[1] + b[1])
     ),

@@ -185,3 +185,17 @@ def test_remaining_operators_match_pyspark(spark, store, tmp_path):
         line for part in (tmp_path / "out").glob("part-*") for line in part.read_text().splitlines()
     )
     assert saved == ["('a', ['w', 'x', 'y'])"]
+
+
+def test_a_run_whose_actions_read_an_empty_rdd_answers_with_no_output(spark, store):
+    """An action on ``emptyRDD`` (a program's fallback for a missing input) makes an output
+    stage of no partition, which stores no table: the run finishes and its queries answer
+    that it has no output, where it ended in an internal error (KeyError) and then "no
+    lineage for stage 4" (a probe of public programs)."""
+    from perfx.isolation.queries import top_culprits
+
+    with TracedContext(spark, store=store) as ctx:
+        empty = ctx.emptyRDD()
+        assert empty.isEmpty() and empty.collect() == [] and empty.count() == 0
+    stored = StoredRun.open(store, ctx.run_id)
+    assert outputs(stored).empty and top_culprits(stored).empty
