@@ -144,11 +144,8 @@ class TracedContext:
         stage = self._new_stage("source", f"{reader}({path})", (), partitions, written=False)
         self._sources[stage] = {"kind": kind, "name": path, "splits": found}
         traced = rdd.mapPartitionsWithIndex(sources.text_source(stage, self.full))
-        dataset = TracedDataset(
-            self, traced, f"{reader}({os.path.basename(path.rstrip('/'))})", (stage,)
-        )
-        dataset._batching = batching
-        return dataset
+        name = f"{reader}({os.path.basename(path.rstrip('/'))})"
+        return TracedDataset(self, traced, name, (stage,), batching)
 
     @property
     def read(self) -> _Reader:
@@ -225,9 +222,7 @@ class TracedContext:
             size = max(1, min(len(data) // slices, self.sc._batchSize or 1024))
             batching = batches.fixed(size)
         traced = rdd.mapPartitions(sources.collection_source(stage, self.full))
-        dataset = TracedDataset(self, traced, "parallelize", (stage,))
-        dataset._batching = batching
-        return dataset
+        return TracedDataset(self, traced, "parallelize", (stage,), batching)
 
     def _range_slices(self, values: builtins.range, slices: int):
         """(index, value) of a range in the slices PySpark's ``parallelize`` cuts a range

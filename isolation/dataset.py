@@ -112,7 +112,14 @@ NOT_STORED = StorageLevel(False, False, False, False, 1)
 class TracedDataset:
     """A distributed dataset whose records carry their provenance; use it like an RDD."""
 
-    def __init__(self, ctx, rdd, name: str, stage_inputs: tuple[int, ...]):
+    def __init__(
+        self,
+        ctx,
+        rdd,
+        name: str,
+        stage_inputs: tuple[int, ...],
+        batching: batches.Batching = batches.AUTO,
+    ):
         self.ctx = ctx
         self.label = name
         self._rdd = rdd
@@ -124,7 +131,7 @@ class TracedDataset:
         what Spark says of the dataset, whatever perfx keeps of it."""
         self._output: tuple[int, RDD] | None = None
         self._materialized = False
-        self._batching = batches.AUTO
+        self._batching = batching
         """How plain PySpark batches this dataset's records (batches.py): a Python
         function's output unless a source or ``union`` says otherwise."""
 
@@ -273,20 +280,21 @@ class TracedDataset:
         piped = RDD.pipe(cast(RDD, _PartitionFunction()), command, env, checkCode)
         return self._per_partition(piped, False, "pipe")
 
-    def _with(self, other: TracedDataset, operator: str, rdd) -> TracedDataset:
+    def _with(
+        self, other: TracedDataset, operator: str, rdd, batching: batches.Batching = batches.AUTO
+    ) -> TracedDataset:
         """``rdd``, made by ``operator`` from this dataset and ``other``, as a dataset of
-        both's inputs."""
+        both's inputs (batched as ``batching`` in the plain run)."""
         inputs = tuple(dict.fromkeys(self._stage_inputs + other._stage_inputs))
-        return TracedDataset(self.ctx, rdd, f"{self.label}.{operator}({other.label})", inputs)
+        name = f"{self.label}.{operator}({other.label})"
+        return TracedDataset(self.ctx, rdd, name, inputs, batching)
 
     def union(self, other: TracedDataset) -> TracedDataset:
         """Both parents' records, each keeping its own provenance (and its batching, which
         PySpark keeps when both sides batch alike)."""
         self._same_context(other, "union")
-        united = self._with(other, "union", self._consume().union(other._consume()))
-        if self._batching == other._batching:
-            united._batching = self._batching
-        return united
+        batching = self._batching if self._batching == other._batching else batches.AUTO
+        return self._with(other, "union", self._consume().union(other._consume()), batching)
 
     def __add__(self, other: TracedDataset) -> TracedDataset:
         """``a + b``: PySpark's union of two datasets."""
@@ -560,7 +568,8 @@ class TracedDataset:
         return self._cogrouped((other,), "fullOuterJoin", shuffle.full_outer, numPartitions)
 
     def cogroup(self, other: TracedDataset, numPartitions=None) -> TracedDataset:
-        """``(k, (values of self, values of other))`` as lists, derived from all of them."""
+        """``(k, (values of self, values of other))``, each a ResultIterable, derived from all
+        of them."""
         return self._cogrouped((other,), "cogroup", shuffle.cogroup, numPartitions)
 
     def groupWith(self, other: TracedDataset, *others: TracedDataset) -> TracedDataset:

@@ -59,14 +59,12 @@ class StoredRun:
         return int(self.meta["outputs"][-1])
 
     def table(self, stage: int):
-        if stage not in self.tables and self._partitions(stage) == 0:
+        if stage in self.tables:
+            return self.tables[stage]
+        if self._partitions(stage) == 0:
             return SCHEMA.empty_table()  # a stage of no partition (emptyRDD's): no rows
-        if stage not in self.tables:
-            known = ", ".join(str(s) for s in sorted(self.tables)) or "none"
-            raise IsolationError(
-                f"run {self.run} has no lineage for stage {stage} (stages: {known})"
-            )
-        return self.tables[stage]
+        known = ", ".join(str(s) for s in sorted(self.tables)) or "none"
+        raise IsolationError(f"run {self.run} has no lineage for stage {stage} (stages: {known})")
 
     def _partitions(self, stage: int) -> int | None:
         """How many partitions the run's ``stage`` had (None: no such stage)."""

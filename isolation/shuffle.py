@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from time import perf_counter_ns
 
+from pyspark.resultiterable import ResultIterable
+
 from .costs import RecordCosts
 from .errors import UdfError
 from .ids import NO_LATENCY, describe_id, excerpt, partition_base
@@ -319,8 +321,6 @@ def full_outer(key, lefts, rights):
 
 def cogroup(key, *sides):
     """One output per key: the values of each side, each a ResultIterable as PySpark's."""
-    from pyspark.resultiterable import ResultIterable
-
     grouped = tuple(ResultIterable([p[1] for p in side]) for side in sides)
     yield (key, grouped), [p for side in sides for p in side]
 

@@ -9,8 +9,7 @@ too. That is what a program printing ``collect()``, walking ``glom()`` or writin
 sees, and Spark gives the same layout run after run on one machine, shuffles included (a
 join of two datasets had the traced run print its records in another order, in fewer
 partitions). A float compares to 9 significant digits (sums in another order round
-differently). ``layout=False`` compares the records as a multiset, for the operators whose
-order the traced run does not keep (README: known differences).
+differently).
 
 The inputs hold what breaks provenance bookkeeping: many records per key, a skewed key, an
 empty input file (an empty partition), ``None`` values, unicode and tuple keys.
@@ -65,23 +64,18 @@ def plus(a, b):
     return (a or 0) + (b or 0)
 
 
-def canonical(value, ordered: bool = True):
-    """A hashable form of an output for comparison; a grouped value's items in their order,
-    or as a multiset unless ``ordered``."""
+def canonical(value):
+    """A hashable form of an output for comparison; a grouped value's items in their order."""
     if isinstance(value, float):
         return float(f"{value:.9g}")
     if isinstance(value, tuple):
-        return tuple(canonical(v, ordered) for v in value)
+        return tuple(canonical(v) for v in value)
     if isinstance(value, dict):
-        return (
-            "dict",
-            tuple(sorted((repr(canonical(k)), canonical(v, ordered)) for k, v in value.items())),
-        )
+        return ("dict", tuple(sorted((repr(canonical(k)), canonical(v)) for k, v in value.items())))
     if isinstance(value, (str, bytes, int, type(None))):
         return value
     if isinstance(value, Iterable):  # lists, ResultIterable
-        items = [canonical(v, ordered) for v in value]
-        return ("seq", tuple(items if ordered else sorted(items, key=repr)))
+        return ("seq", tuple(canonical(v) for v in value))
     if hasattr(value, "__dict__") or hasattr(value, "asDict"):
         return repr(value)
     return value
@@ -97,31 +91,27 @@ class Layout(NamedTuple):
         return [record for partition in self.records for record in partition]
 
 
-def result(out, layout: bool = True):
-    """What a pipeline gave, comparable: a dataset's ``Layout`` (or with ``layout`` False,
-    its records as a multiset), or the canonical value an action returned."""
+def result(out):
+    """What a pipeline gave, comparable: a dataset's ``Layout``, or the canonical value an
+    action returned."""
     if hasattr(out, "glom") and hasattr(out, "getNumPartitions"):
-        if layout:
-            partitions = out.glom().collect()
-            return Layout(out.getNumPartitions(), [[canonical(r) for r in p] for p in partitions])
-        return sorted((canonical(r, ordered=False) for r in out.collect()), key=repr)
+        partitions = out.glom().collect()
+        return Layout(out.getNumPartitions(), [[canonical(r) for r in p] for p in partitions])
     return canonical(out)
 
 
-def run_plain(spark, build, inputs, layout: bool = True):
-    return result(build(spark.sparkContext, inputs), layout)
+def run_plain(spark, build, inputs):
+    return result(build(spark.sparkContext, inputs))
 
 
-def run_traced(spark, store, build, inputs, lineage: str, layout: bool = True):
+def run_traced(spark, store, build, inputs, lineage: str):
     with TracedContext(spark, store=store, lineage=lineage) as ctx:
-        return result(build(ctx, inputs), layout)
+        return result(build(ctx, inputs))
 
 
-def assert_same_outputs(
-    spark, store, build, inputs, layout: bool = True, lineages=("impact", "full")
-):
+def assert_same_outputs(spark, store, build, inputs, lineages=("impact", "full")):
     """Plain PySpark and the traced run (in each lineage mode) give equal outputs."""
-    plain = run_plain(spark, build, inputs, layout)
+    plain = run_plain(spark, build, inputs)
     for lineage in lineages:
-        traced = run_traced(spark, store, build, inputs, lineage, layout)
+        traced = run_traced(spark, store, build, inputs, lineage)
         assert traced == plain, f"{lineage} lineage: traced output differs from plain PySpark's"

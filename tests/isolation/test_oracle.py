@@ -187,15 +187,11 @@ PIPELINES = {
     )(ctx.broadcast(small(ctx).collectAsMap())),
 }
 
-UNORDERED: set[str] = set()
-"""Pipelines compared as multisets (none now: cartesian was, until its traced pairs came in
-the plain run's batches)."""
-
 
 @pytest.mark.parametrize("name", sorted(PIPELINES))
 @pytest.mark.filterwarnings("ignore:mapPartitionsWithSplit is deprecated:FutureWarning")
 def test_traced_output_equals_plain(spark, store, inputs, name):
-    assert_same_outputs(spark, store, PIPELINES[name], inputs, layout=name not in UNORDERED)
+    assert_same_outputs(spark, store, PIPELINES[name], inputs)
 
 
 def numbers(ctx, i):
