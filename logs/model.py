@@ -91,19 +91,28 @@ def _short(path: str) -> str:
 def skipped_note(skipped: list[SkippedLine]) -> str:
     """The one line an answer built on a log with skipped lines or files carries, e.g.
     ``3 lines of app-1/events_1 skipped: 2 not JSON, 1 wrong type for Task Metrics/...``
-    ('' when nothing was skipped); ``perfx logs`` lists them one by one."""
+    or ``24 lines of 3 files and 2 files skipped: ...`` ('' when nothing was skipped);
+    ``perfx logs`` lists them one by one. The lines are counted with the files that hold
+    them; a file passed over whole counts once, as one of the files skipped."""
     if not skipped:
         return ""
     kinds = Counter(reason_kind(s.reason) for s in skipped)
-    lines = sum(1 for s in skipped if s.line)
-    files = len(skipped) - lines
-    paths = {s.path for s in skipped}
-    what = ", ".join(
-        f"{n} {unit}{'s' if n > 1 else ''}" for n, unit in ((lines, "line"), (files, "file")) if n
-    )
-    where = _short(next(iter(paths))) if len(paths) == 1 else f"{len(paths)} files"
+    lines = [s for s in skipped if s.line]
+    files = len(skipped) - len(lines)
+    parts = []
+    if lines:
+        holding = {s.path for s in lines}
+        where = _short(next(iter(holding))) if len(holding) == 1 else _plural(len(holding), "file")
+        parts.append(f"{_plural(len(lines), 'line')} of {where}")
+    if files:
+        parts.append(_plural(files, "file"))
     why = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items(), key=lambda i: (-i[1], i[0])))
-    return f"{what} of {where} skipped: {why} (perfx logs lists them)"
+    return f"{' and '.join(parts)} skipped: {why} (perfx logs lists them)"
+
+
+def _plural(n: int, unit: str) -> str:
+    """``n unit``, the unit with an s unless there is one."""
+    return f"{n:,} {unit}{'s' if n != 1 else ''}"
 
 
 @dataclass

@@ -495,7 +495,7 @@ def merge_ends(state: AppState, where: list[tuple[np.ndarray, int]], skip: Skip)
                 skip(
                     repeat.path,
                     repeat.line,
-                    f"conflicting end of task {task_id}: another end of the attempt differs; "
+                    f"conflicting end: task {task_id} has another end that differs; "
                     "kept the last to finish of those with metrics",
                 )
             ends.append(end)

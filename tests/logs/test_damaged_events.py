@@ -13,7 +13,7 @@ import pytest
 
 from perfx.logs.eventlog.tables import unique_ids
 from perfx.logs.loader import load_log
-from perfx.logs.model import SkippedLine, skipped_note
+from perfx.logs.model import SkippedLine, reason_kind, skipped_note
 from tests.data_files import public_log
 from tests.logs.fuzzing import question, run_cli
 
@@ -117,7 +117,11 @@ def test_the_note_counts_lines_and_files_by_kind():
         "(perfx logs lists them)"
     )
     skipped.append(SkippedLine("/logs/README", 0, "not a Spark event log or Hadoop job history"))
-    assert skipped_note(skipped).startswith("3 lines, 1 file of 2 files skipped: 2 not JSON")
+    assert skipped_note(skipped).startswith(
+        "3 lines of app-1/events_1 and 1 file skipped: 2 not JSON"
+    )
+    skipped.append(SkippedLine("/logs/app-2/events_1", 4, "not JSON: unexpected character"))
+    assert skipped_note(skipped).startswith("4 lines of 2 files and 1 file skipped: 3 not JSON")
     assert skipped_note([]) == ""
 
 
@@ -147,7 +151,10 @@ def test_two_different_ends_of_one_attempt_are_reported_and_the_later_kept(tmp_p
     log = load_log(_write(tmp_path, lines))
     assert len(log.tasks) == len(ENDS) and log.tasks["id"].is_unique
     [reported] = log.skipped
-    assert re.match(r"conflicting end of task \d+: .*kept the last to finish", reported.reason)
+    assert re.match(r"conflicting end: task \d+ .*kept the last to finish", reported.reason)
+    assert (
+        reason_kind(reported.reason) == "conflicting end"
+    )  # one kind in the note, whatever the task
     original = load_log(SOURCE).tasks.set_index("id")
     task = log.tasks.set_index("id").loc[original.index[0]]
     assert task["duration"] == original.iloc[0]["duration"] + 1000
