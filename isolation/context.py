@@ -177,6 +177,13 @@ class TracedContext:
     def setLogLevel(self, level: str) -> None:
         self.sc.setLogLevel(level)
 
+    def setCheckpointDir(self, dirName: str) -> None:
+        """Where Spark writes the datasets the program checkpoints (``checkpoint``)."""
+        self.sc.setCheckpointDir(dirName)
+
+    def getCheckpointDir(self) -> str | None:
+        return self.sc.getCheckpointDir()
+
     def __getattr__(self, name: str):
         from pyspark import SparkContext
 

@@ -90,18 +90,11 @@ def called_at(depth: int = 2) -> str:
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
-UNTRACED = {
-    "checkpoint": "cache() (a traced dataset is computed and traced once)",
-    "localCheckpoint": "cache() (a traced dataset is computed and traced once)",
-}
-"""What to use instead of an RDD operator the traced dataset does not have."""
-
-
 def untraced(operator: str, depth: int = 3) -> IsolationError:
     """The error for a program calling an RDD operator that is not traced: at its line."""
-    instead = UNTRACED.get(operator, "the traced operators listed in the README (Isolation)")
     return IsolationError(
-        f"{called_at(depth)}: {operator} is not traced by perfx; use {instead} instead"
+        f"{called_at(depth)}: {operator} is not traced by perfx; use the traced operators "
+        "listed in the README (Isolation) instead"
     )
 
 
@@ -179,6 +172,9 @@ class TracedDataset:
 
     def isCheckpointed(self) -> bool:
         return self._rdd.isCheckpointed()
+
+    def isLocallyCheckpointed(self) -> bool:
+        return self._rdd.isLocallyCheckpointed()
 
     def getCheckpointFile(self) -> str | None:
         return self._rdd.getCheckpointFile()
@@ -414,6 +410,20 @@ class TracedDataset:
 
     def cache(self) -> TracedDataset:
         return self.persist(StorageLevel.MEMORY_ONLY)
+
+    def checkpoint(self) -> None:
+        """Spark's checkpoint of the records underneath: written to the program's checkpoint
+        directory by a job of their own once a job has computed them (Spark's error where the
+        program set no directory), and read back from there by later jobs, as plainly. Like
+        a plain program's, that job computes them again unless they are kept; the records it
+        writes are the same, with their provenance."""
+        self._rdd.checkpoint()
+
+    def localCheckpoint(self) -> None:
+        """Spark's local checkpoint of the records underneath: kept by the executors, the
+        lineage cut, where a job computes them (PySpark's own marks an RDD that a later
+        dataset's pipelined functions may pass over, as plainly)."""
+        self._rdd.localCheckpoint()
 
     def unpersist(self, blocking: bool = False) -> TracedDataset:
         """Kept until the run finishes: computing it again would trace its records twice.
@@ -663,6 +673,25 @@ class TracedDataset:
     def saveAsPickleFile(self, path: str, batchSize: int = 10) -> None:
         self._on_values(lambda values: values.saveAsPickleFile(path, batchSize))
 
+    def saveAsSequenceFile(self, path: str, compressionCodecClass: str | None = None) -> None:
+        self._on_values(lambda values: values.saveAsSequenceFile(path, compressionCodecClass))
+
+    def saveAsHadoopFile(self, path: str, outputFormatClass: str, *args, **kwargs) -> None:
+        self._on_values(
+            lambda values: values.saveAsHadoopFile(path, outputFormatClass, *args, **kwargs)
+        )
+
+    def saveAsNewAPIHadoopFile(self, path: str, outputFormatClass: str, *args, **kwargs) -> None:
+        self._on_values(
+            lambda values: values.saveAsNewAPIHadoopFile(path, outputFormatClass, *args, **kwargs)
+        )
+
+    def saveAsHadoopDataset(self, conf: dict, *args, **kwargs) -> None:
+        self._on_values(lambda values: values.saveAsHadoopDataset(conf, *args, **kwargs))
+
+    def saveAsNewAPIHadoopDataset(self, conf: dict, *args, **kwargs) -> None:
+        self._on_values(lambda values: values.saveAsNewAPIHadoopDataset(conf, *args, **kwargs))
+
     def reduce(self, f):
         """Spark's reduce of the output values (``f`` runs in the tasks, untimed)."""
         return self._on_values(lambda values: values.reduce(f))
@@ -687,6 +716,9 @@ class TracedDataset:
 
     def countByKey(self) -> dict:
         return self._on_values(lambda values: values.countByKey())
+
+    def reduceByKeyLocally(self, func) -> dict:
+        return self._on_values(lambda values: values.reduceByKeyLocally(func))
 
     def countByValue(self) -> dict:
         return self._on_values(lambda values: values.countByValue())
