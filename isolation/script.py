@@ -296,7 +296,9 @@ class ScriptReader:
         return frame
 
     def _note(self, paths) -> None:
-        for path in [paths] if isinstance(paths, str) else list(paths or []):
+        if not isinstance(paths, (str, list, tuple)):  # an RDD of lines: no file read
+            return
+        for path in [paths] if isinstance(paths, str) else paths:
             if isinstance(path, str) and path not in self._tracer.reads:
                 self._tracer.reads.append(path)
 
@@ -352,12 +354,14 @@ def _from_pyspark(depth: int = 2) -> bool:
 
 
 @contextmanager
-def _sessions_from(session_for, context_for):
+def _sessions_from(session_for, context_for, before_pyspark_asks=None):
     """While a script runs, ``SparkSession.builder.getOrCreate()`` gives
     ``session_for(builder, original_getOrCreate)`` and ``SparkContext(...)`` (as the script
     imports it from ``pyspark`` or ``pyspark.context``; the class PySpark's own modules hold
     stays the real one) gives ``context_for(options)``. PySpark's own calls get the real
-    objects."""
+    objects, ``before_pyspark_asks(options)`` called first where given (for
+    ``getActiveSession`` too): the pandas API on Spark asks for the session the script never
+    made itself."""
     import pyspark
     from pyspark.sql import SparkSession
 
@@ -366,8 +370,18 @@ def _sessions_from(session_for, context_for):
 
     def get_or_create(builder):
         if _from_pyspark():
+            if before_pyspark_asks is not None:
+                before_pyspark_asks(builder._options)
             return original(builder)
         return session_for(builder, original)
+
+    original_active = vars(SparkSession)["getActiveSession"]
+
+    @functools.wraps(original_active.__func__)
+    def get_active_session(cls):
+        if before_pyspark_asks is not None and _from_pyspark():
+            before_pyspark_asks({})
+        return original_active.__func__(cls)
 
     real_context: Any = pyspark.SparkContext
     for module in _PYSPARK_MODULES:  # imported with the real class before it is replaced
@@ -403,6 +417,7 @@ def _sessions_from(session_for, context_for):
             return cls(conf=conf)
 
     builder_class.getOrCreate = get_or_create
+    SparkSession.getActiveSession = classmethod(get_active_session)  # type: ignore[method-assign, assignment]
     pyspark.SparkContext = SparkContext  # type: ignore[misc, assignment]
     real_module = sys.modules["pyspark.context"]
     sys.modules["pyspark.context"] = _module_giving(real_module, SparkContext=SparkContext)
@@ -410,6 +425,7 @@ def _sessions_from(session_for, context_for):
         yield
     finally:
         builder_class.getOrCreate = original
+        SparkSession.getActiveSession = original_active  # type: ignore[method-assign]
         pyspark.SparkContext = real_context  # type: ignore[misc]
         sys.modules["pyspark.context"] = real_module
 
@@ -440,30 +456,65 @@ def installed(tracer: ScriptTracer):
     def context_for(options):
         return ScriptContext(tracer.session(options))
 
-    with _sessions_from(session_for, context_for), patched_udfs(tracer), _frames_of_datasets():
+    making = False
+
+    def before_pyspark_asks(options):  # the pandas API on Spark's default session
+        nonlocal making
+        if tracer.ctx is None and not making:  # not again while the session is being made
+            making = True
+            try:
+                tracer.session(options)
+            finally:
+                making = False
+
+    with (
+        _sessions_from(session_for, context_for, before_pyspark_asks),
+        patched_udfs(tracer),
+        _rdds_of_datasets(),
+    ):
         yield
+
+
+def _plain_values(value):
+    """A traced dataset as the plain RDD of its output values (computed and traced first: its
+    records' lineage ends where Spark's own code takes it), anything else as it is."""
+    return value._values()[1] if isinstance(value, TracedDataset) else value
 
 
 @contextmanager
-def _frames_of_datasets():
-    """While a traced script runs, Spark's ``createDataFrame`` (which the session's, and
-    ``SQLContext``'s, call) takes a traced dataset as its output values, as
-    ``TracedDataset.toDF`` does."""
+def _rdds_of_datasets():
+    """While a traced script runs, PySpark's functions that take an RDD take a traced dataset
+    as its output values, as ``TracedDataset.toDF`` does: ``createDataFrame`` (which the
+    session's, and ``SQLContext``'s, call), ``spark.read.json`` and ``spark.read.csv`` of an
+    RDD of lines, and MLlib's (every RDD it hands the JVM goes through ``_py2java``). They
+    failed on an object that is no RDD (a probe of public PySpark programs)."""
+    from pyspark.mllib import common
+    from pyspark.sql.readwriter import DataFrameReader
     from pyspark.sql.session import SparkSession
 
-    original = vars(SparkSession)["createDataFrame"]
+    def taking_values(original):
+        @functools.wraps(original)
+        def method(self, data, *args, **kwargs):
+            return original(self, _plain_values(data), *args, **kwargs)
 
-    @functools.wraps(original)
-    def createDataFrame(self, data, *args, **kwargs):
-        if isinstance(data, TracedDataset):
-            data = data._values()[1]
-        return original(self, data, *args, **kwargs)
+        return method
 
-    SparkSession.createDataFrame = createDataFrame  # type: ignore[method-assign]
+    patched = [
+        (SparkSession, "createDataFrame"),
+        (DataFrameReader, "json"),
+        (DataFrameReader, "csv"),
+    ]
+    originals = [vars(owner)[name] for owner, name in patched]
+    py2java = common._py2java
+    for (owner, name), original in zip(patched, originals):
+        setattr(owner, name, taking_values(original))
+    common._py2java = lambda sc, obj: py2java(sc, _plain_values(obj))
     try:
         yield
     finally:
-        SparkSession.createDataFrame = original  # type: ignore[method-assign]
+        for (owner, name), original in zip(patched, originals):
+            setattr(owner, name, original)
+        common._py2java = py2java
 
 
 class _Unstopped(_StoppedByOwner):

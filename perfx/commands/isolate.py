@@ -204,7 +204,8 @@ def print_result(result, lineage: str, fmt: str) -> None:
         console.print(safe_text(f"The program returned {excerpt(result.value, 200)}"))
     if result.udf_culprits is not None:
         print_udf_culprits(console, result.udf_culprits)
-    if len(result.outputs) or result.udf_culprits is None:
+    if len(result.outputs) or (result.udf_culprits is None and not result.note):
+        # no empty tables under a note that says why there is nothing to show
         print_outputs(console, result.outputs)
         print_culprits(
             console,

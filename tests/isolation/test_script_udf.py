@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from perfx.isolation.script import ScriptFailed, trace_script
+from perfx.isolation.script import ScriptFailed, run_plain, trace_script
 from perfx.why import why_script
 from tests.isolation.scripts.lines import PATHOLOGICAL, write_lines
 
@@ -398,6 +398,50 @@ def test_a_script_getting_its_context_another_way_is_traced(spark, tmp_path, sto
     tracer = trace_script(script, [], spark=spark, store=store)
     assert capsys.readouterr().out == "285\n"
     assert tracer.ctx is not None and tracer.ctx.meta["outputs"]
+
+
+@pytest.mark.spark
+def test_a_script_of_the_pandas_api_on_spark_runs_in_the_traced_session(
+    spark, tmp_path, store, capsys
+):
+    """The pandas API on Spark asks for its default session itself (PySpark's own code): it
+    is the traced one. It was a session of its own, and the run ended "created no
+    SparkSession or SparkContext" after the script's output (a probe of public programs)."""
+    script = _script(
+        tmp_path,
+        "pandas_on_spark.py",
+        "import pyspark.pandas as ps",
+        "print(ps.DataFrame({'a': [1, 2, 3]}).a.sum())",
+    )
+    tracer = trace_script(script, [], spark=spark, store=store)
+    assert capsys.readouterr().out == "6\n"
+    assert tracer.ctx is not None and tracer.spark is spark
+
+
+@pytest.mark.spark
+def test_pyspark_functions_taking_an_rdd_take_a_traced_one(spark, tmp_path, store, capsys):
+    """``spark.read.json``/``csv`` of an RDD of lines and MLlib's functions (their RDDs go to
+    the JVM through ``_py2java``) take a traced dataset as its output values, as plainly: they
+    failed on an object that is no RDD (a probe of public programs). Plain PySpark is the
+    oracle."""
+    script = _script(
+        tmp_path,
+        "takes_an_rdd.py",
+        "from pyspark.sql import SparkSession",
+        "from pyspark.mllib.stat import Statistics",
+        "spark = SparkSession.builder.getOrCreate()",
+        "sc = spark.sparkContext",
+        'lines = sc.parallelize([\'{"a": 1, "b": "x"}\', \'{"a": 2, "b": "y"}\'], 2)',
+        "print(spark.read.json(lines).orderBy('a').collect())",
+        "print(spark.read.csv(sc.parallelize(['1,x', '2,y'], 2)).collect())",
+        "rows = sc.parallelize([[1.0, 10.0], [2.0, 20.0], [3.0, 30.0]], 2)",
+        "print(Statistics.colStats(rows).mean())",
+    )
+    run_plain(script, [], spark)
+    plain = capsys.readouterr().out
+    trace_script(script, [], spark=spark, store=store)
+    assert capsys.readouterr().out == plain
+    assert plain.startswith("[Row(a=1, b='x'), Row(a=2, b='y')]") and plain.count("\n") == 3
 
 
 @pytest.mark.spark
