@@ -144,6 +144,8 @@ class TracedContext:
         stage = self._new_stage("source", f"{reader}({path})", (), partitions, written=False)
         self._sources[stage] = {"kind": kind, "name": path, "splits": found}
         traced = rdd.mapPartitionsWithIndex(sources.text_source(stage, self.full))
+        if rdd.name() is not None:  # Spark names a file's RDD after its path: so is this one
+            traced.setName(rdd.name())
         name = f"{reader}({os.path.basename(path.rstrip('/'))})"
         return TracedDataset(self, traced, name, (stage,), batching)
 

@@ -102,8 +102,13 @@ def _spark_results(jobs: list[Job], master: str | None, spark) -> Iterator[Resul
     yield from context.parallelize(jobs, slices).mapPartitions(run_all).toLocalIterator()
 
 
-def _record(manifest: Manifest, job: Job, result: Result, report: IngestReport) -> None:
-    """Publish a worker's partition and record it (or record why the source gave none)."""
+def _record(
+    manifest: Manifest, job: Job, result: Result, report: IngestReport, read_now: set[str]
+) -> None:
+    """Publish a worker's partition and record it (or record why the source gave none).
+    ``read_now`` holds the sources this ingestion has read so far: a copy of an attempt that
+    one of them read turns out to be a duplicate is counted as one whichever of the two the
+    workers finish first (their order varies from run to run)."""
     source = job.source
     if result.status == "failed":
         report.failed.append((source.key, result.reason))
@@ -129,6 +134,11 @@ def _record(manifest: Manifest, job: Job, result: Result, report: IngestReport) 
             return
         owner.status, owner.partition = "duplicate", ""
         owner.reason = f"duplicate of {partition} read from {source.key}"
+        if owner.source in read_now:  # counted as read a moment ago: a duplicate instead
+            read_now.discard(owner.source)
+            report.read -= 1
+            report.tasks -= owner.tasks
+            report.duplicates.append((owner.source, owner.reason))
     elif owner is not None and owner.source != source.key:
         del manifest.entries[owner.source]  # renamed (an .inprogress log completed)
     previous = manifest.entries.get(source.key)
@@ -143,6 +153,7 @@ def _record(manifest: Manifest, job: Job, result: Result, report: IngestReport) 
         schemas={t: manifest.blob("schemas", s) for t, s in result.schemas.items()},
     )
     report.read += 1
+    read_now.add(source.key)
     report.resumed += bool(job.resume_bytes)
     report.tasks += result.tasks
     report.bytes += source.size - job.resume_bytes
@@ -193,8 +204,9 @@ def ingest(
         else _local_results(jobs, workers or default_workers())
     )
     saved = time.monotonic()
+    read_now: set[str] = set()
     for done, result in enumerate(results, 1):
-        _record(manifest, by_key[result.source], result, report)
+        _record(manifest, by_key[result.source], result, report, read_now)
         if progress is not None:
             progress(done, len(jobs))
         if time.monotonic() - saved > SAVE_EVERY:

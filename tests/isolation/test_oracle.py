@@ -344,6 +344,18 @@ def test_what_spark_says_of_a_dataset_is_said_of_a_traced_one(spark, store):
         assert sorted(traced.collect(), key=repr) == sorted(plain.collect(), key=repr)
 
 
+def test_a_file_dataset_is_named_after_its_path_as_plainly(spark, store, inputs):
+    """``textFile(p).name()`` is the path, as Spark names it (it was None traced)."""
+    from perfx.isolation import TracedContext
+
+    sc = spark.sparkContext
+    plain = [sc.textFile(inputs["text"]).name(), sc.wholeTextFiles(inputs["text"]).name()]
+    with TracedContext(spark, store=store) as ctx:
+        traced = [ctx.textFile(inputs["text"]).name(), ctx.wholeTextFiles(inputs["text"]).name()]
+        assert inputs["text"] in repr(ctx.textFile(inputs["text"]))
+    assert traced == plain and plain[0] == inputs["text"]
+
+
 def test_the_storage_level_is_the_one_the_program_asked_for(spark, store):
     """perfx keeps a dataset read twice (to trace it once) and every dataset until the run
     ends, whatever the program asked: Spark's answers about it are still the program's. A

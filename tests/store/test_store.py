@@ -74,6 +74,26 @@ def test_a_cut_off_job_history_is_cut_off_in_the_store_too(tmp_path):
     assert [(Path(c.path).name, c.line, c.last_event) for c in stored] == [(cut.name, 30, last)]
 
 
+@pytest.mark.parametrize("complete_first", [True, False])
+def test_a_duplicate_copy_counts_once_whichever_is_read_first(tmp_path, complete_first):
+    """A log and a cut copy of it ingested: one source read, the cut copy a duplicate, in
+    whichever order the workers finish them. Read second, the whole copy displaced the cut
+    one, and both counted as read (the Spark engine's test saw 22 sources read against 21)."""
+    whole = EVENTS / "local-1426533911241"
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    first, second = ("a", "b") if complete_first else ("b", "a")
+    shutil.copy(whole, logs / f"{first}-whole")
+    lines = whole.read_text().splitlines(keepends=True)
+    (logs / f"{second}-cut").write_text("".join(lines[: len(lines) // 2]))
+    report = ingest([str(logs)], tmp_path / "s", workers=1)  # in the sources' order
+    assert (report.read, [Path(key).name for key, _ in report.duplicates]) == (
+        1,
+        [f"{second}-cut"],
+    )
+    assert report.tasks == len(load_log([logs / f"{first}-whole"]).tasks)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("query", "bind"),
