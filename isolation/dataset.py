@@ -19,6 +19,7 @@ an IsolationError naming the program's line and what to use instead.
 from __future__ import annotations
 
 import copy
+import functools
 import sys
 import warnings
 from typing import cast
@@ -479,6 +480,7 @@ class TracedDataset:
     def aggregateByKey(
         self, zeroValue, seqFunc, combFunc, numPartitions=None, partitionFunc=portable_hash
     ) -> TracedDataset:
+        @functools.wraps(seqFunc)  # an error in it names the program's function
         def create(value):
             return seqFunc(copy.deepcopy(zeroValue), value)
 
@@ -503,6 +505,7 @@ class TracedDataset:
         return self.keyBy(f).groupByKey(numPartitions, partitionFunc)
 
     def foldByKey(self, zeroValue, func, numPartitions=None, partitionFunc=portable_hash):
+        @functools.wraps(func)  # an error in it names the program's function
         def create(value):
             return func(copy.deepcopy(zeroValue), value)
 

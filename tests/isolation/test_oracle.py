@@ -415,6 +415,29 @@ def test_an_output_of_an_empty_partition_has_no_input_and_no_culprit(spark, stor
         top_culprits(stored, stage=stage, partition=6)
 
 
+@pytest.mark.parametrize("operator", ["aggregateByKey", "foldByKey"])
+def test_a_failing_function_of_a_by_key_operator_is_named_as_the_program_wrote_it(
+    spark, store, operator
+):
+    """The error names the program's function, not the wrapper that gives it a copy of its
+    zero value (``TracedDataset.aggregateByKey.<locals>.create``: a probe of programs)."""
+    from perfx.isolation import TracedContext
+    from perfx.isolation.errors import IsolationError
+
+    def add_second(acc, value):
+        return acc + value[1]
+
+    with pytest.raises(IsolationError, match=r"add_second raised TypeError: 'float' object"):
+        with TracedContext(spark, store=store) as ctx:
+            data = ctx.parallelize([("k", 1.0), ("j", 2.0)], 2)
+            by_key = (
+                data.aggregateByKey(0.0, add_second, lambda a, b: a + b)
+                if operator == "aggregateByKey"
+                else data.foldByKey(0.0, add_second)
+            )
+            by_key.collect()
+
+
 def test_an_untraced_operator_fails_at_the_programs_line(spark, store):
     from perfx.isolation import TracedContext
     from perfx.isolation.errors import IsolationError
