@@ -492,27 +492,33 @@ def _rdds_of_datasets():
     from pyspark.sql.readwriter import DataFrameReader
     from pyspark.sql.session import SparkSession
 
-    def taking_values(original):
+    def taking_values(original, first: str):
+        """``original`` with its first argument (named ``first``) as plain values."""
+
         @functools.wraps(original)
-        def method(self, data, *args, **kwargs):
-            return original(self, _plain_values(data), *args, **kwargs)
+        def method(self, *args, **kwargs):
+            if args:
+                args = (_plain_values(args[0]), *args[1:])
+            elif first in kwargs:
+                kwargs[first] = _plain_values(kwargs[first])
+            return original(self, *args, **kwargs)
 
         return method
 
     patched = [
-        (SparkSession, "createDataFrame"),
-        (DataFrameReader, "json"),
-        (DataFrameReader, "csv"),
+        (SparkSession, "createDataFrame", "data"),
+        (DataFrameReader, "json", "path"),
+        (DataFrameReader, "csv", "path"),
     ]
-    originals = [vars(owner)[name] for owner, name in patched]
+    originals = [vars(owner)[name] for owner, name, _ in patched]
     py2java = common._py2java
-    for (owner, name), original in zip(patched, originals):
-        setattr(owner, name, taking_values(original))
+    for (owner, name, first), original in zip(patched, originals):
+        setattr(owner, name, taking_values(original, first))
     common._py2java = lambda sc, obj: py2java(sc, _plain_values(obj))
     try:
         yield
     finally:
-        for (owner, name), original in zip(patched, originals):
+        for (owner, name, _), original in zip(patched, originals):
             setattr(owner, name, original)
         common._py2java = py2java
 

@@ -433,7 +433,7 @@ def test_pyspark_functions_taking_an_rdd_take_a_traced_one(spark, tmp_path, stor
         "sc = spark.sparkContext",
         'lines = sc.parallelize([\'{"a": 1, "b": "x"}\', \'{"a": 2, "b": "y"}\'], 2)',
         "print(spark.read.json(lines).orderBy('a').collect())",
-        "print(spark.read.csv(sc.parallelize(['1,x', '2,y'], 2)).collect())",
+        "print(spark.read.csv(path=sc.parallelize(['1,x', '2,y'], 2)).collect())",
         "rows = sc.parallelize([[1.0, 10.0], [2.0, 20.0], [3.0, 30.0]], 2)",
         "print(Statistics.colStats(rows).mean())",
     )
