@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import sys
 import warnings
 from typing import cast
@@ -101,6 +102,21 @@ def untraced(operator: str, depth: int = 3) -> IsolationError:
 
 NOT_STORED = StorageLevel(False, False, False, False, 1)
 """The storage level Spark gives an RDD that is not persisted."""
+
+
+def _plain_action(name: str):
+    """A method of ``TracedDataset`` that runs Spark's own action ``name`` (an RDD method)
+    on the output values (``TracedDataset._on_values``), with the program's arguments, checked
+    against the RDD method's before anything runs."""
+    signature = inspect.signature(getattr(RDD, name))
+
+    def action(self, *args, **kwargs):
+        signature.bind(self, *args, **kwargs)
+        return self._on_values(lambda values: getattr(values, name)(*args, **kwargs))
+
+    action.__name__ = action.__qualname__ = name
+    action.__doc__ = f"Spark's ``{name}`` of the output values, every record traced first."
+    return action
 
 
 class TracedDataset:
@@ -670,129 +686,49 @@ class TracedDataset:
         is Spark SQL, whose Python UDFs a traced script times as any others."""
         return self._values()[1].toDF(schema, sampleRatio)
 
-    def saveAsTextFile(self, path: str, compressionCodecClass: str | None = None) -> None:
-        self._on_values(lambda values: values.saveAsTextFile(path, compressionCodecClass))
-
-    def saveAsPickleFile(self, path: str, batchSize: int = 10) -> None:
-        self._on_values(lambda values: values.saveAsPickleFile(path, batchSize))
-
-    def saveAsSequenceFile(self, path: str, compressionCodecClass: str | None = None) -> None:
-        self._on_values(lambda values: values.saveAsSequenceFile(path, compressionCodecClass))
-
-    def saveAsHadoopFile(self, path: str, outputFormatClass: str, *args, **kwargs) -> None:
-        self._on_values(
-            lambda values: values.saveAsHadoopFile(path, outputFormatClass, *args, **kwargs)
-        )
-
-    def saveAsNewAPIHadoopFile(self, path: str, outputFormatClass: str, *args, **kwargs) -> None:
-        self._on_values(
-            lambda values: values.saveAsNewAPIHadoopFile(path, outputFormatClass, *args, **kwargs)
-        )
-
-    def saveAsHadoopDataset(self, conf: dict, *args, **kwargs) -> None:
-        self._on_values(lambda values: values.saveAsHadoopDataset(conf, *args, **kwargs))
-
-    def saveAsNewAPIHadoopDataset(self, conf: dict, *args, **kwargs) -> None:
-        self._on_values(lambda values: values.saveAsNewAPIHadoopDataset(conf, *args, **kwargs))
-
-    def reduce(self, f):
-        """Spark's reduce of the output values (``f`` runs in the tasks, untimed)."""
-        return self._on_values(lambda values: values.reduce(f))
-
-    def fold(self, zeroValue, op):
-        return self._on_values(lambda values: values.fold(zeroValue, op))
-
-    def aggregate(self, zeroValue, seqOp, combOp):
-        return self._on_values(lambda values: values.aggregate(zeroValue, seqOp, combOp))
-
-    def treeAggregate(self, zeroValue, seqOp, combOp, depth: int = 2):
-        return self._on_values(lambda values: values.treeAggregate(zeroValue, seqOp, combOp, depth))
-
-    def treeReduce(self, f, depth: int = 2):
-        return self._on_values(lambda values: values.treeReduce(f, depth))
-
-    def collectAsMap(self) -> dict:
-        return self._on_values(lambda values: values.collectAsMap())
-
-    def lookup(self, key) -> list:
-        return self._on_values(lambda values: values.lookup(key))
-
-    def countByKey(self) -> dict:
-        return self._on_values(lambda values: values.countByKey())
-
-    def reduceByKeyLocally(self, func) -> dict:
-        return self._on_values(lambda values: values.reduceByKeyLocally(func))
-
-    def countByValue(self) -> dict:
-        return self._on_values(lambda values: values.countByValue())
-
-    def take(self, num: int) -> list:
-        return self._on_values(lambda values: values.take(num))
-
-    def first(self):
-        return self._on_values(lambda values: values.first())
-
-    def takeOrdered(self, num: int, key=None) -> list:
-        return self._on_values(lambda values: values.takeOrdered(num, key))
-
-    def top(self, num: int, key=None) -> list:
-        return self._on_values(lambda values: values.top(num, key))
-
-    def takeSample(self, withReplacement: bool, num: int, seed: int | None = None) -> list:
-        return self._on_values(lambda values: values.takeSample(withReplacement, num, seed))
-
-    def min(self, key=None):
-        return self._on_values(lambda values: values.min(key))
-
-    def max(self, key=None):
-        return self._on_values(lambda values: values.max(key))
-
-    def sum(self):
-        return self._on_values(lambda values: values.sum())
-
-    def mean(self) -> float:
-        return self._on_values(lambda values: values.mean())
-
-    def stats(self):
-        return self._on_values(lambda values: values.stats())
-
-    def variance(self) -> float:
-        return self._on_values(lambda values: values.variance())
-
-    def stdev(self) -> float:
-        return self._on_values(lambda values: values.stdev())
-
-    def sampleVariance(self) -> float:
-        return self._on_values(lambda values: values.sampleVariance())
-
-    def sampleStdev(self) -> float:
-        return self._on_values(lambda values: values.sampleStdev())
-
-    def histogram(self, buckets):
-        return self._on_values(lambda values: values.histogram(buckets))
-
-    def countApproxDistinct(self, relativeSD: float = 0.05) -> int:
-        return self._on_values(lambda values: values.countApproxDistinct(relativeSD))
-
-    def isEmpty(self) -> bool:
-        return self._on_values(lambda values: values.isEmpty())
-
-    def countApprox(self, timeout: int, confidence: float = 0.95) -> int:
-        return self._on_values(lambda values: values.countApprox(timeout, confidence))
-
-    def sumApprox(self, timeout: int, confidence: float = 0.95):
-        return self._on_values(lambda values: values.sumApprox(timeout, confidence))
-
-    def meanApprox(self, timeout: int, confidence: float = 0.95):
-        return self._on_values(lambda values: values.meanApprox(timeout, confidence))
+    # Spark's own actions on the output values, with the arguments the program gave them
+    # (the functions it passes run in the tasks, untimed)
+    saveAsTextFile = _plain_action("saveAsTextFile")
+    saveAsPickleFile = _plain_action("saveAsPickleFile")
+    saveAsSequenceFile = _plain_action("saveAsSequenceFile")
+    saveAsHadoopFile = _plain_action("saveAsHadoopFile")
+    saveAsNewAPIHadoopFile = _plain_action("saveAsNewAPIHadoopFile")
+    saveAsHadoopDataset = _plain_action("saveAsHadoopDataset")
+    saveAsNewAPIHadoopDataset = _plain_action("saveAsNewAPIHadoopDataset")
+    reduce = _plain_action("reduce")
+    fold = _plain_action("fold")
+    aggregate = _plain_action("aggregate")
+    treeAggregate = _plain_action("treeAggregate")
+    treeReduce = _plain_action("treeReduce")
+    collectAsMap = _plain_action("collectAsMap")
+    lookup = _plain_action("lookup")
+    countByKey = _plain_action("countByKey")
+    reduceByKeyLocally = _plain_action("reduceByKeyLocally")
+    countByValue = _plain_action("countByValue")
+    take = _plain_action("take")
+    first = _plain_action("first")
+    takeOrdered = _plain_action("takeOrdered")
+    top = _plain_action("top")
+    takeSample = _plain_action("takeSample")
+    min = _plain_action("min")
+    max = _plain_action("max")
+    sum = _plain_action("sum")
+    mean = _plain_action("mean")
+    stats = _plain_action("stats")
+    variance = _plain_action("variance")
+    stdev = _plain_action("stdev")
+    sampleVariance = _plain_action("sampleVariance")
+    sampleStdev = _plain_action("sampleStdev")
+    histogram = _plain_action("histogram")
+    countApproxDistinct = _plain_action("countApproxDistinct")
+    isEmpty = _plain_action("isEmpty")
+    countApprox = _plain_action("countApprox")
+    sumApprox = _plain_action("sumApprox")
+    meanApprox = _plain_action("meanApprox")
+    foreach = _plain_action("foreach")
+    foreachPartition = _plain_action("foreachPartition")
 
     def toLocalIterator(self, prefetchPartitions: bool = False):
         """The output values in order, as Spark's own iterator gives them, collected once
         the run has traced them all (Spark's would fetch each partition after the run)."""
         return iter(self._on_values(lambda values: values.collect()))
-
-    def foreach(self, f) -> None:
-        self._on_values(lambda values: values.foreach(f))
-
-    def foreachPartition(self, f) -> None:
-        self._on_values(lambda values: values.foreachPartition(f))
