@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.table import Table
 
-from perfx.logs.model import executions
+from perfx.logs.model import executions, unended_tasks
 from perfx.terminal import safe_text
 
 from .headline import Headline, count, listing
@@ -103,6 +103,7 @@ class LogSummary:
                 "stages": stage_count(log),
                 "stages_skipped": skipped_stage_count(log),
                 "tasks": len(log.tasks),
+                "tasks_unended": [str(i) for i in log.tasks.loc[unended_tasks(log).index, "id"]],
                 "spark_versions": [v if v else "unknown (< 1.3)" for v in versions],
                 "skipped": {
                     "count": len(log.skipped),
@@ -128,7 +129,13 @@ class LogSummary:
             + f": {count(data['jobs'], 'job')}, {count(data['stages'], 'stage')}"
             + (f" ({data['stages_skipped']:,} skipped by Spark)" if data["stages_skipped"] else "")
             + ", "
-            + f"{count(data['tasks'], 'task')}; "
+            + f"{count(data['tasks'], 'task')}"
+            + (
+                f" ({len(data['tasks_unended']):,} without a usable end event in a finished application)"
+                if data["tasks_unended"]
+                else ""
+            )
+            + "; "
             + ("; ".join(_skipped_parts(skipped["lines"])) or "no line skipped")
             + "."
         )
@@ -160,6 +167,8 @@ class LogSummary:
         ):
             counts.add_row(label, str(data[key]))
         counts.add_row("Spark versions", safe_text(", ".join(data["spark_versions"]) or "-"))
+        if data["tasks_unended"]:
+            counts.add_row("tasks without an end", str(len(data["tasks_unended"])))
         files = data["skipped"]["files"]
         counts.add_row("skipped lines", str(data["skipped"]["count"] - files))
         if files:
@@ -180,6 +189,16 @@ class LogSummary:
                     safe_text(item["last_event"] or "-"),
                 )
             yield cut
+        if unended := data["tasks_unended"]:
+            yield safe_text(
+                "Tasks without a usable end event: "
+                + ", ".join(unended[:SKIPPED_SHOWN])
+                + (
+                    f" and {len(unended) - SKIPPED_SHOWN:,} more"
+                    if len(unended) > SKIPPED_SHOWN
+                    else ""
+                )
+            )
         lines = data["skipped"]["lines"]
         if not lines:
             return

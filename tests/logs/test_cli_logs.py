@@ -58,6 +58,7 @@ def test_summary_json_is_exact() -> None:
         "stages": 1,
         "stages_skipped": 0,
         "tasks": 8,
+        "tasks_unended": [],
         "spark_versions": ["unknown (< 1.3)"],
         "skipped": {"count": 0, "files": 0, "by_reason": {}, "lines": []},
         "cut_off": [],

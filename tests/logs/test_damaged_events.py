@@ -13,7 +13,7 @@ import pytest
 
 from perfx.logs.eventlog.tables import unique_ids
 from perfx.logs.loader import load_log
-from perfx.logs.model import SkippedLine, reason_kind, skipped_note
+from perfx.logs.model import SkippedLine, log_notes, reason_kind, skipped_note
 from tests.data_files import public_log
 from tests.logs.fuzzing import question, run_cli
 
@@ -73,6 +73,28 @@ def test_each_bad_line_is_skipped_with_its_reason_and_line_number(tmp_path):
         "1 not UTF-8, 1 wrong type for Task Info/Launch Time, 1 wrong type for Task Metrics, "
         "1 wrong type for Task Metrics/JVM GC Time (perfx logs lists them)"
     )
+
+
+def test_a_lost_end_in_a_finished_application_is_counted_and_said(tmp_path):
+    """A task whose end event is gone from a log that reached its application's end: the
+    History Server shows it RUNNING for ever; perfx keeps its row (UNKNOWN, no times) and
+    says so in ``perfx logs`` and in every answer. The same task in a log cut off before the
+    application's end was still running: the cut-off note speaks for it, not this one."""
+    lines = list(LINES)
+    lost = orjson.loads(lines.pop(ENDS[3]))["Task Info"]["Task ID"]
+    log = load_log(_write(tmp_path, lines), cache=False)
+    assert log_notes(log) == (
+        "1 task has no usable end event though its application ended: its times and metrics "
+        "are unknown"
+    )
+    summary = run_cli(["logs", "--format", "json", str(tmp_path / "app")])
+    assert orjson.loads(summary.stdout)["tasks_unended"] == [f"local-1532512550423/{lost}"]
+    shown = run_cli(["logs", str(tmp_path / "app")]).stdout
+    assert f"{len(ENDS)} tasks (1 without a usable end event in a finished application)" in shown
+    assert f"Tasks without a usable end event: local-1532512550423/{lost}" in shown
+    cut = lines[: ENDS[3] + 5]  # the same task, its application not ended yet
+    assert "usable end" not in log_notes(load_log(_write(tmp_path, cut), cache=False))
+    assert log_notes(load_log(SOURCE, cache=False)) == ""
 
 
 SQL_START = "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart"
