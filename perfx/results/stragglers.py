@@ -43,10 +43,14 @@ COLUMNS = (
     "Basis",
     "Stragglers",
     "At stake",
-    "Explained",
-    "Causes (stragglers)",
+    "By rule",
+    "Rule causes (stragglers)",
 )
-NUMERIC = ("Tasks", "Stragglers", "At stake", "Explained")
+"""The table's columns. "By rule" and the rule causes are the blocked-time rules' (a straggler
+whose GC, shuffle, ... time or output is out of line with its stage's), not the causes the
+headline counts, which ``perfx explain`` names: a log's stragglers can have many of one and
+none of the other, so the two are never both called "explained"."""
+NUMERIC = ("Tasks", "Stragglers", "At stake", "By rule")
 NOT_A_CAUSE = ("no cause stands out", "no reference")
 """What ``task_cause`` says of a straggler it names no cause for: never a top cause."""
 NAMED_IN_HALVES = 2000
@@ -276,7 +280,7 @@ class StragglerReport:
         if report.stragglers:
             yield safe_text(  # the table's count: its causes, not explain's (the headline's)
                 f"{count(report.stragglers, 'straggler')}; {report.explained:,} "
-                f"({100 * report.explained_share:.0f}%) {_have(report.explained)} one of the table's causes "
+                f"({100 * report.explained_share:.0f}%) {_have(report.explained)} one of the table's rule causes "
                 f"(evaluated: {', '.join(report.causes) or 'none'})."
             )
             if self.named:

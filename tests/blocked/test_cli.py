@@ -48,7 +48,7 @@ def test_stragglers_text_is_a_table_per_stage(traces):
     assert result.exit_code == 0
     assert (
         "Stragglers per stage" in result.output
-        and "have one of the table's causes" in result.output
+        and "have one of the table's rule causes" in result.output
     )
     assert "1c_disk_job_log" in result.output
 

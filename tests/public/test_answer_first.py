@@ -180,4 +180,4 @@ def test_one_straggler_is_said_as_one():
     log = fixture_log("ousterhout-traces/test_files/test_job_log")
     out = CliRunner(env={"COLUMNS": "400"}).invoke(cli, ["stragglers", "--log", str(log)]).output
     assert out.startswith("1 straggler in 1 of 1 stage took 150 ms")
-    assert "\n1 straggler; 0 (0%) have one of the table's causes (evaluated: " in out
+    assert "\n1 straggler; 0 (0%) have one of the table's rule causes (evaluated: " in out
