@@ -687,7 +687,10 @@ def script_result(tracer: ScriptTracer, top: int = 10):
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
     note = empty_output_note(meta, found) if meta.get("outputs") else None
     if calls is None and not meta.get("outputs"):
-        note = f"{NOTHING_TRACED} (perfx why SCRIPT.py gives the task-level one)"
+        note = (
+            f"{NOTHING_TRACED} (perfx why SCRIPT.py gives the task-level one where a stage ran "
+            "three tasks or more)"
+        )
     return IsolationResult(
         tracer.run_id,
         meta,
