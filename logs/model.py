@@ -79,29 +79,30 @@ def log_notes(log: Log) -> str:
 
 
 def unended_tasks(log: Log) -> pd.Series:
-    """The app key of each task attempt that started and has no usable end in a log whose
-    application did end: its end event is lost or was skipped as unreadable (a damaged or
-    hand-edited log), so its times and metrics are unknown (status UNKNOWN, NaN). A task still running in a log cut off or in
-    progress is not one of them: ``cut_off_note`` speaks of those."""
+    """Which task attempts (a mask of ``log.tasks``) started and have no usable end in a log
+    whose application did end: the end event is lost or was skipped as unreadable (a damaged
+    or hand-edited log), so their times and metrics are unknown (status UNKNOWN, NaN). A task
+    still running in a log cut off or in progress is not one of them: ``cut_off_note`` speaks
+    of those."""
     tasks, apps = log.tasks, log.apps
     if not {"app_key", "status"} <= set(tasks.columns) or not {
         "app_key",
         "end_time",
     } <= set(apps.columns):
-        return pd.Series([], dtype=object)
+        return pd.Series(False, index=tasks.index)
     ended_apps = apps.loc[apps["end_time"].notna(), "app_key"]
-    return tasks.loc[(tasks["status"] == "UNKNOWN") & tasks["app_key"].isin(ended_apps), "app_key"]
+    return (tasks["status"] == "UNKNOWN") & tasks["app_key"].isin(ended_apps)
 
 
 def unended_note(log: Log) -> str:
     """The one line an answer built on a log with lost task ends carries ('' when none),
     e.g. ``1 task has no usable end event though its application ended: its times and metrics
     are unknown`` (its end was lost, or skipped as unreadable)."""
-    unended = unended_tasks(log)
-    if not len(unended):
+    unended = log.tasks.loc[unended_tasks(log)]
+    if unended.empty:
         return ""
     its = "its" if len(unended) == 1 else "their"
-    apps = "application" if unended.nunique() == 1 else "applications"
+    apps = "application" if unended["app_key"].nunique() == 1 else "applications"
     have = "has" if len(unended) == 1 else "have"
     return (
         f"{_plural(len(unended), 'task')} {have} no usable end event though {its} {apps} "

@@ -83,6 +83,13 @@ def _skipped_parts(skipped: list[dict[str, Any]]) -> list[str]:
     return parts
 
 
+def _unended_ids(log: Any) -> list[str]:
+    """The ids of the tasks without a usable end in a finished application
+    (``logs.model.unended_tasks``)."""
+    unended = unended_tasks(log)
+    return [str(i) for i in log.tasks.loc[unended, "id"]] if unended.any() else []
+
+
 @dataclass(frozen=True)
 class LogSummary:
     """The stable JSON summary of a log, and its rendering as two tables."""
@@ -103,7 +110,7 @@ class LogSummary:
                 "stages": stage_count(log),
                 "stages_skipped": skipped_stage_count(log),
                 "tasks": len(log.tasks),
-                "tasks_unended": [str(i) for i in log.tasks.loc[unended_tasks(log).index, "id"]],
+                "tasks_unended": _unended_ids(log),
                 "spark_versions": [v if v else "unknown (< 1.3)" for v in versions],
                 "skipped": {
                     "count": len(log.skipped),
