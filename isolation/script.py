@@ -416,8 +416,19 @@ def _sessions_from(session_for, context_for, before_pyspark_asks=None):
                 return real_context.getOrCreate(conf)
             return cls(conf=conf)
 
+    def new_session(cls, *args, **kwargs):
+        """``SparkSession(sc)`` of the script's context, as older programs write it: the
+        session ``getOrCreate`` gives. A real session holding the traced context had handed
+        PySpark's own code traced datasets (``createDataFrame`` of a list failed: a probe of
+        public PySpark programs)."""
+        given = args[0] if args else kwargs.get("sparkContext")
+        if isinstance(given, ScriptContext) and not _from_pyspark():
+            return session_for(SparkSession.builder, original)
+        return object.__new__(cls)
+
     builder_class.getOrCreate = get_or_create
     SparkSession.getActiveSession = classmethod(get_active_session)  # type: ignore[method-assign, assignment]
+    SparkSession.__new__ = new_session  # type: ignore[method-assign]
     pyspark.SparkContext = SparkContext  # type: ignore[misc, assignment]
     real_module = sys.modules["pyspark.context"]
     sys.modules["pyspark.context"] = _module_giving(real_module, SparkContext=SparkContext)
@@ -426,6 +437,7 @@ def _sessions_from(session_for, context_for, before_pyspark_asks=None):
     finally:
         builder_class.getOrCreate = original
         SparkSession.getActiveSession = original_active  # type: ignore[method-assign]
+        del SparkSession.__new__  # object's again: the class defines none of its own
         pyspark.SparkContext = real_context  # type: ignore[misc]
         sys.modules["pyspark.context"] = real_module
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from perfx.isolation.script import ScriptFailed, run_plain, trace_script
+from perfx.isolation.script import ScriptFailed, run_plain, script_result, trace_script
 from perfx.why import why_script
 from tests.isolation.scripts.lines import PATHOLOGICAL, write_lines
 
@@ -442,6 +442,31 @@ def test_pyspark_functions_taking_an_rdd_take_a_traced_one(spark, tmp_path, stor
     trace_script(script, [], spark=spark, store=store)
     assert capsys.readouterr().out == plain
     assert plain.startswith("[Row(a=1, b='x'), Row(a=2, b='y')]") and plain.count("\n") == 3
+
+
+@pytest.mark.spark
+def test_a_session_made_of_the_context_gives_dataframes_of_lists(spark, tmp_path, store, capsys):
+    """``SparkSession(sc)``, as older programs make their session: ``createDataFrame`` of a
+    list failed traced ("TracedDataset has no attribute '_to_java_object_rdd'": a probe of
+    public programs), the session holding the traced context that PySpark's own code asked
+    for a plain RDD. Plain PySpark is the oracle; the RDD of the context stays traced."""
+    script = _script(
+        tmp_path,
+        "session_of_context.py",
+        "from pyspark.context import SparkContext",
+        "from pyspark.sql.session import SparkSession",
+        "sc = SparkContext('local[2]')",
+        "spark = SparkSession(sc)",
+        "df = spark.createDataFrame([(1.0, 'a'), (0.0, 'b'), (1.0, 'c')], ['label', 'x'])",
+        "print(df.orderBy('x').collect())",
+        "print(spark.sparkContext.parallelize([3, 1, 2], 2).map(lambda v: v * 2).collect())",
+    )
+    run_plain(script, [], spark)
+    plain = capsys.readouterr().out
+    tracer = trace_script(script, [], spark=spark, store=store)
+    assert capsys.readouterr().out == plain
+    assert plain.startswith("[Row(label=1.0, x='a')") and plain.endswith("[6, 2, 4]\n")
+    assert len(script_result(tracer).outputs) == 3  # the context's RDD was traced
 
 
 @pytest.mark.spark
