@@ -428,6 +428,7 @@ def _sessions_from(session_for, context_for, before_pyspark_asks=None):
 
     builder_class.getOrCreate = get_or_create
     SparkSession.getActiveSession = classmethod(get_active_session)  # type: ignore[method-assign, assignment]
+    own_new = vars(SparkSession).get("__new__")  # none in PySpark 4: object's
     SparkSession.__new__ = new_session  # type: ignore[method-assign]
     pyspark.SparkContext = SparkContext  # type: ignore[misc, assignment]
     real_module = sys.modules["pyspark.context"]
@@ -437,7 +438,10 @@ def _sessions_from(session_for, context_for, before_pyspark_asks=None):
     finally:
         builder_class.getOrCreate = original
         SparkSession.getActiveSession = original_active  # type: ignore[method-assign]
-        del SparkSession.__new__  # object's again: the class defines none of its own
+        if own_new is None:
+            del SparkSession.__new__
+        else:
+            SparkSession.__new__ = own_new  # type: ignore[method-assign]
         pyspark.SparkContext = real_context  # type: ignore[misc]
         sys.modules["pyspark.context"] = real_module
 

@@ -42,6 +42,16 @@ def _script(folder: Path, name: str, *lines: str) -> Path:
     return script
 
 
+def _traced_as_plainly(script: Path, spark, store, capsys):
+    """(what ``script`` printed, its tracer): run plainly, then traced, printing the same
+    (plain PySpark is the oracle)."""
+    run_plain(script, [], spark)
+    plain = capsys.readouterr().out
+    tracer = trace_script(script, [], spark=spark, store=store)
+    assert capsys.readouterr().out == plain
+    return plain, tracer
+
+
 def _named(answer, top: int = 3) -> set[tuple[str, int]]:
     records = answer.culprits["records"][:top]
     return {(r["location"].rsplit("@", 1)[0], r["line"]) for r in records}
@@ -319,14 +329,9 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
     and each UDF's calls are stored. A traced RDD may become a DataFrame (``toDF``,
     ``createDataFrame``, the older ``SQLContext.createDataFrame``), its lineage ending
     there."""
-    from perfx.isolation.script import run_plain
     from perfx.isolation.udf import stored_calls
 
-    path = SCRIPTS / f"{script}.py"
-    run_plain(path, [], spark)
-    plain = capsys.readouterr().out
-    tracer = trace_script(path, [], spark=spark, store=store)
-    assert capsys.readouterr().out == plain
+    plain, tracer = _traced_as_plainly(SCRIPTS / f"{script}.py", spark, store, capsys)
     lines = {
         "named_arguments": 1,
         "old_sql_context": 3,
@@ -437,10 +442,7 @@ def test_pyspark_functions_taking_an_rdd_take_a_traced_one(spark, tmp_path, stor
         "rows = sc.parallelize([[1.0, 10.0], [2.0, 20.0], [3.0, 30.0]], 2)",
         "print(Statistics.colStats(rows).mean())",
     )
-    run_plain(script, [], spark)
-    plain = capsys.readouterr().out
-    trace_script(script, [], spark=spark, store=store)
-    assert capsys.readouterr().out == plain
+    plain, _ = _traced_as_plainly(script, spark, store, capsys)
     assert plain.startswith("[Row(a=1, b='x'), Row(a=2, b='y')]") and plain.count("\n") == 3
 
 
@@ -461,10 +463,7 @@ def test_a_session_made_of_the_context_gives_dataframes_of_lists(spark, tmp_path
         "print(df.orderBy('x').collect())",
         "print(spark.sparkContext.parallelize([3, 1, 2], 2).map(lambda v: v * 2).collect())",
     )
-    run_plain(script, [], spark)
-    plain = capsys.readouterr().out
-    tracer = trace_script(script, [], spark=spark, store=store)
-    assert capsys.readouterr().out == plain
+    plain, tracer = _traced_as_plainly(script, spark, store, capsys)
     assert plain.startswith("[Row(label=1.0, x='a')") and plain.endswith("[6, 2, 4]\n")
     assert len(script_result(tracer).outputs) == 3  # the context's RDD was traced
 
