@@ -77,8 +77,13 @@ class TracedContext:
         self._stages: dict[int, dict] = {}
         self._sources: dict[int, dict] = {}
         self._expected: set[int] = set()
+        """Stages an action needed every partition of."""
+        self._partly: set[int] = set()
+        """Stages an action reading only some partitions (take) needed: those Spark computed."""
         self._outputs: list[int] = []
         self._counts: dict[int, int] = {}
+        self._read: dict[int, dict[int, int]] = {}
+        """Output stage -> {partition: records} that actions reading some partitions read."""
         self._persisted: list = []
         self._finished = False
         self.program_context: object = self
@@ -292,10 +297,15 @@ class TracedContext:
         costs = {self._stages[s]["costs"] for s in found if "costs" in self._stages[s]}
         return {s for s in found | costs if self._stages[s]["written"]}
 
-    def _run_action(self, stage: int, action):
+    def _run_action(self, stage: int, action, reads_some: bool = False):
+        """Runs ``action`` (a Spark job) of output stage ``stage``; ``reads_some``: it reads
+        only some of the stage's partitions (take), so the run needs only what it computed."""
         if self._finished:
             raise IsolationError(f"run {self.run_id} is finished: start a new TracedContext")
-        self._expected |= self._upstream(stage)
+        if reads_some:
+            self._partly |= self._upstream(stage)
+        else:
+            self._expected |= self._upstream(stage)
         if stage in self._outputs:  # the last action's dataset is the run's final output
             self._outputs.remove(stage)
         self._outputs.append(stage)
@@ -325,6 +335,20 @@ class TracedContext:
         the rows the stage stored when the run finishes)."""
         self._counts[stage] = records
 
+    def _read_partitions(self, stage: int, sizes: dict[int, int]) -> None:
+        """The partitions of output stage ``stage`` an action reading only some read, with
+        their records (checked against the rows each stored when the run finishes)."""
+        self._read.setdefault(stage, {}).update(sizes)
+
+    def _needed(self, stage: int, stored: set[int]) -> set[int]:
+        """The partitions of ``stage`` the run's actions needed: all of them for an action
+        reading every partition; those read for an output stage (or its costs table) only
+        actions like take read; else those Spark computed for such an action."""
+        if stage in self._expected:
+            return set(range(self._stages[stage]["partitions"]))
+        owner = next((s for s, info in self._stages.items() if info.get("costs") == stage), stage)
+        return set(self._read[owner]) if owner in self._read else stored
+
     def _source_meta(self) -> dict:
         return {str(stage): source for stage, source in self._sources.items()}
 
@@ -344,10 +368,11 @@ class TracedContext:
         written = self.store.partitions(self.run_id)
         missing = []
         stages = {}
-        for stage in sorted(self._expected):
+        for stage in sorted(self._expected | self._partly):
             info = self._stages[stage]
             rows = written[written.stage == stage]
-            absent = sorted(set(range(info["partitions"])) - set(rows.partition))
+            needed = self._needed(stage, set(rows.partition.tolist()))
+            absent = sorted(needed - set(rows.partition))
             if absent:
                 missing.append(f"stage {stage} partition(s) {', '.join(map(str, absent[:10]))}")
             stages[str(stage)] = {
@@ -355,6 +380,8 @@ class TracedContext:
                 "rows": int(rows["rows"].sum()),
                 "spark_stages": sorted(int(s) for s in set(rows.spark_stage) if s >= 0),
             }
+            if len(needed) < info["partitions"]:  # the others were never computed
+                stages[str(stage)]["computed"] = sorted(int(p) for p in needed)
         if missing:
             raise IsolationError(
                 f"run {self.run_id} is incomplete: no lineage for {'; '.join(missing)}"
@@ -382,13 +409,23 @@ class TracedContext:
         tables = self.store.tables(self.run_id)
         sources = sorted(s for s, info in self._stages.items() if info["kind"] == "source")
         for stage in self._outputs:
-            stored = int(written[written.stage == stage]["rows"].sum())
+            rows = written[written.stage == stage]
+            stored = int(rows["rows"].sum())
             returned = self._counts.get(stage)
             if returned is not None and stored != returned:
                 raise IsolationError(
                     f"run {self.run_id} is wrong: output stage {stage} stored {stored} row(s) "
                     f"but its action got {returned} record(s)"
                 )
+            by_partition = rows.groupby("partition")["rows"].sum()
+            for partition, records in sorted(self._read.get(stage, {}).items()):
+                kept = int(by_partition.get(partition, 0))
+                if kept != records:
+                    raise IsolationError(
+                        f"run {self.run_id} is wrong: output stage {stage} partition "
+                        f"{partition} stored {kept} row(s) but its action read {records} "
+                        "record(s)"
+                    )
             if stage not in tables:  # no partition (emptyRDD's): no row to check
                 continue
             con = duckdb.connect()

@@ -12,8 +12,10 @@ coalesce, partitionBy, sorts, sample, zipWithIndex) leave each record's provenan
 was; join-like operators (joins, cogroup, subtract, intersection) end a stage on both sides.
 Actions other than collect and count run Spark's own action on the output values after the
 output stage is computed and traced in full, so they return exactly what plain Spark
-returns (their own function, reduce's say, runs untimed). Anything else the RDD has raises
-an IsolationError naming the program's line and what to use instead.
+returns (their own function, reduce's say, runs untimed); those that read only some
+partitions (take, first, isEmpty, a partitioned lookup) compute and trace only those, as
+Spark does. Anything else the RDD has raises an IsolationError naming the program's line
+and what to use instead.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import sys
 import warnings
 from typing import cast
 
+from pyspark.accumulators import AccumulatorParam
 from pyspark.core.rdd import RDD, portable_hash
 from pyspark.resultiterable import ResultIterable
 from pyspark.storagelevel import StorageLevel
@@ -104,19 +107,50 @@ NOT_STORED = StorageLevel(False, False, False, False, 1)
 """The storage level Spark gives an RDD that is not persisted."""
 
 
-def _plain_action(name: str):
+def _plain_action(name: str, reads_some: bool = False):
     """A method of ``TracedDataset`` that runs Spark's own action ``name`` (an RDD method)
-    on the output values (``TracedDataset._on_values``), with the program's arguments, checked
-    against the RDD method's before anything runs."""
+    on the output values, with the program's arguments, checked against the RDD method's
+    before anything runs. With ``reads_some`` (take, first, isEmpty, lookup: Spark computes
+    only the partitions they read) the output stage computes only those partitions
+    (``TracedDataset._on_read_values``); otherwise every output record is traced first
+    (``TracedDataset._on_values``)."""
     signature = inspect.signature(getattr(RDD, name))
 
     def action(self, *args, **kwargs):
         signature.bind(self, *args, **kwargs)
-        return self._on_values(lambda values: getattr(values, name)(*args, **kwargs))
+        run = self._on_read_values if reads_some else self._on_values
+        return run(lambda values: getattr(values, name)(*args, **kwargs))
 
     action.__name__ = action.__qualname__ = name
-    action.__doc__ = f"Spark's ``{name}`` of the output values, every record traced first."
+    action.__doc__ = f"Spark's ``{name}`` of the output values, " + (
+        "tracing the partitions it reads." if reads_some else "every record traced first."
+    )
     return action
+
+
+class _PartitionSizes(AccumulatorParam):
+    """An accumulator of ``{partition: records}``: which output partitions an action read,
+    and how many records each held (a partition read twice counts once)."""
+
+    def zero(self, value):
+        return {}
+
+    def addInPlace(self, value1, value2):
+        value1.update(value2)
+        return value1
+
+
+def _sized_values(sizes):
+    """A partition function giving the output values of a partition, whole, after adding
+    its size to ``sizes``: an action such as take stops reading a partition early, and the
+    run checks each partition it read against the rows that partition stored."""
+
+    def values_of(index, rows):
+        values = [row[0] for row in rows]
+        sizes.add({index: len(values)})
+        return values
+
+    return values_of
 
 
 class TracedDataset:
@@ -231,11 +265,11 @@ class TracedDataset:
 
     # -- narrow operators ------------------------------------------------------------------
 
-    def map(self, f) -> TracedDataset:
-        return self._narrow(narrow.map_records, f, "map", False)
+    def map(self, f, preservesPartitioning: bool = False) -> TracedDataset:
+        return self._narrow(narrow.map_records, f, "map", preservesPartitioning)
 
-    def flatMap(self, f) -> TracedDataset:
-        return self._narrow(narrow.flat_map, f, "flatMap", False)
+    def flatMap(self, f, preservesPartitioning: bool = False) -> TracedDataset:
+        return self._narrow(narrow.flat_map, f, "flatMap", preservesPartitioning)
 
     def filter(self, f) -> TracedDataset:
         return self._narrow(narrow.filter_records, f, "filter", True)
@@ -638,7 +672,8 @@ class TracedDataset:
                     self.ctx.store,
                     self.ctx.full,
                     self.ctx._costs_for(stage),
-                )
+                ),
+                preservesPartitioning=True,  # a partitioned lookup reads one partition
             )
             self._output = (stage, self.ctx._persist(finalized))
         return self._output
@@ -672,6 +707,20 @@ class TracedDataset:
         stage, values = self._values()
         return self.ctx._run_action(stage, lambda: action(values))
 
+    def _on_read_values(self, action):
+        """``action(values)`` on the plain RDD of this dataset's output values, computing
+        only the partitions the action reads, as plain Spark does: a take that computed
+        every partition first failed on a bad record in one plain Spark never reads, and
+        counted an accumulator's records in all of them. The run records which partitions
+        were read and their sizes, and checks them against the rows stored when it
+        finishes."""
+        stage, rdd = self._finalized()
+        sizes = self.ctx.sc.accumulator({}, _PartitionSizes())
+        values = rdd.mapPartitionsWithIndex(_sized_values(sizes), preservesPartitioning=True)
+        found = self.ctx._run_action(stage, lambda: action(values), reads_some=True)
+        self.ctx._read_partitions(stage, sizes.value)
+        return found
+
     def _values(self) -> tuple[int, RDD]:
         """This dataset's output stage and the plain RDD of its output values, every output
         record computed and traced first (and kept until the run finishes)."""
@@ -701,12 +750,12 @@ class TracedDataset:
     treeAggregate = _plain_action("treeAggregate")
     treeReduce = _plain_action("treeReduce")
     collectAsMap = _plain_action("collectAsMap")
-    lookup = _plain_action("lookup")
+    lookup = _plain_action("lookup", reads_some=True)
     countByKey = _plain_action("countByKey")
     reduceByKeyLocally = _plain_action("reduceByKeyLocally")
     countByValue = _plain_action("countByValue")
-    take = _plain_action("take")
-    first = _plain_action("first")
+    take = _plain_action("take", reads_some=True)
+    first = _plain_action("first", reads_some=True)
     takeOrdered = _plain_action("takeOrdered")
     top = _plain_action("top")
     takeSample = _plain_action("takeSample")
@@ -721,7 +770,7 @@ class TracedDataset:
     sampleStdev = _plain_action("sampleStdev")
     histogram = _plain_action("histogram")
     countApproxDistinct = _plain_action("countApproxDistinct")
-    isEmpty = _plain_action("isEmpty")
+    isEmpty = _plain_action("isEmpty", reads_some=True)
     countApprox = _plain_action("countApprox")
     sumApprox = _plain_action("sumApprox")
     meanApprox = _plain_action("meanApprox")

@@ -22,12 +22,20 @@ from .propagation import rank_culprits
 from .stores import LineageStore
 
 
+def computed_partitions(info: dict) -> list[int]:
+    """The partitions of a stored run's stage (its meta ``info``) that the run computed: all
+    of them, unless only actions reading some partitions (take) needed the stage."""
+    if "computed" in info:
+        return [int(p) for p in info["computed"]]
+    return list(range(int(info.get("partitions", 0))))
+
+
 def check_intact(store: LineageStore, run: str, meta: dict) -> None:
     """Every partition of every stage the finished run stored is still in the store."""
     written = store.partitions(run)
     have = set(zip(written.stage.tolist(), written.partition.tolist()))
     for stage, info in sorted(meta.get("stages", {}).items(), key=lambda kv: int(kv[0])):
-        for partition in range(int(info.get("partitions", 0))):
+        for partition in computed_partitions(info):
             if (int(stage), partition) not in have:
                 raise IsolationError(
                     f"run {run} is damaged: the lineage of stage {stage} partition {partition} "
@@ -79,6 +87,13 @@ class StoredRun:
             raise IsolationError(
                 f"run {self.run}'s stage {stage} has no partition {partition} "
                 f"({count} partition{'' if count == 1 else 's'}: 0 to {count - 1})"
+            )
+        computed = computed_partitions(self.meta["stages"][str(stage)])
+        if partition not in computed:
+            raise IsolationError(
+                f"run {self.run}'s stage {stage} partition {partition} was never computed: "
+                "the program's actions (take, first, ...) read only partition"
+                f"{'' if len(computed) == 1 else 's'} {', '.join(map(str, computed))}"
             )
 
     def query(self, sql: str, params: list | None = None, **relations) -> pd.DataFrame:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 from collections.abc import Iterator
 
 import pyarrow.fs as pafs
@@ -146,15 +147,40 @@ def _split_lines(split: dict) -> Iterator[tuple[int, bytes]]:
         handle.seek(start)
         handle = io.BufferedReader(handle, buffer_size=1 << 20)
     with handle:
+        lines = hadoop_lines(handle)
         position = start
         if start != 0:
-            position += len(handle.readline())
+            position += len(next(lines, b""))
         while position <= end:
-            line = handle.readline()
+            line = next(lines, b"")
             if not line:
                 break
             yield position, line.rstrip(b"\r\n")
             position += len(line)
+
+
+_LINE_END = re.compile(rb"\r\n?|\n")
+
+
+def hadoop_lines(handle, block: int = 1 << 20) -> Iterator[bytes]:
+    """Each line of a binary file ``handle``, with its end, as Hadoop's LineRecordReader
+    (Spark's ``textFile`` and text scans) ends lines: at CR LF, LF or a lone CR. Python's
+    ``readline`` ends them at LF only: an old Mac file was one line."""
+    buffer = b""
+    while True:
+        chunk = handle.read(block)
+        buffer += chunk
+        start = 0
+        for match in _LINE_END.finditer(buffer):
+            if chunk and match.end() == len(buffer) and match.group() == b"\r":
+                break  # an LF may follow in the next block
+            yield buffer[start : match.end()]
+            start = match.end()
+        buffer = buffer[start:]
+        if not chunk:
+            if buffer:
+                yield buffer
+            return
 
 
 def locate(meta: dict, record_ids, source_rows=None) -> dict[int, dict]:

@@ -30,7 +30,7 @@ def runs(store, fmt) -> None:
         table.add_column(column, overflow="fold", no_wrap=column in ("run", "created"))
     for meta in metas:
         stages = "; ".join(
-            f"{number} {info['kind']} ({info['partitions']} part., Spark {','.join(map(str, info['spark_stages'])) or '-'})"
+            f"{number} {info['kind']} ({_partitions(info)}, Spark {','.join(map(str, info['spark_stages'])) or '-'})"
             for number, info in meta.get("stages", {}).items()
         )
         table.add_row(
@@ -43,3 +43,12 @@ def runs(store, fmt) -> None:
             stages,
         )
     terminal.console().print(table)
+
+
+def _partitions(info: dict) -> str:
+    """A stage's partitions, and how many were computed where an action like take read
+    only some."""
+    said = f"{info['partitions']} part."
+    if "computed" in info:
+        said += f", {len(info['computed'])} computed"
+    return said

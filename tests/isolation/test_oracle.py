@@ -415,6 +415,83 @@ def test_an_output_of_an_empty_partition_has_no_input_and_no_culprit(spark, stor
         top_culprits(stored, stage=stage, partition=6)
 
 
+def _refuses_the_last(value):
+    """A record plain Spark's take never reads (it is in the last partition) fails here."""
+    if value == 99:
+        raise ValueError("a bad record")
+    return value
+
+
+def _numbers(ctx):
+    """100 numbers in 4 partitions, 99 (in the last) refused."""
+    return ctx.parallelize(range(100), 4).map(_refuses_the_last)
+
+
+def _refuses_the_last_value(pair):
+    return pair[0], _refuses_the_last(pair[1])
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        lambda ctx: _numbers(ctx).take(3),
+        lambda ctx: _numbers(ctx).take(60),  # three partitions: Spark's take scans 1, then 2
+        lambda ctx: _numbers(ctx).first(),
+        lambda ctx: _numbers(ctx).isEmpty(),
+        lambda ctx: (
+            ctx.parallelize([(v % 8, v) for v in range(100)], 4)
+            .partitionBy(4)
+            .map(_refuses_the_last_value, preservesPartitioning=True)
+            .lookup(5)
+        ),
+        lambda ctx: (
+            ctx.parallelize([(v % 5, v) for v in range(100)], 4)
+            .reduceByKey(plus)
+            .map(lambda kv: (kv[0], _refuses_the_last(99 if kv[0] == 3 else kv[1])))  # part 3
+            .take(2)
+        ),
+    ],
+    ids=["take", "take-more", "first", "isEmpty", "lookup-partitioned", "take-after-shuffle"],
+)
+def test_an_action_reading_some_partitions_computes_no_other(spark, store, program, monkeypatch):
+    """take, first, isEmpty and a partitioned lookup compute only the partitions Spark's own
+    action reads: a traced take computed every partition first, so a bad record in one that
+    plain Spark never reads failed the traced run (exit 1 against plain exit 0), and an
+    accumulator counted 100 records against plain's 3 (a probe of public programs). What the
+    run stores is what was computed: the stage's other partitions were never computed, and
+    asking for one says so."""
+    from perfx.isolation import TracedContext
+    from perfx.isolation.errors import IsolationError
+    from perfx.isolation.queries import StoredRun, outputs
+
+    monkeypatch.setenv("PYTHONHASHSEED", "0")  # a partitioned lookup hashes on the driver
+    plain = program(spark.sparkContext)
+    with TracedContext(spark, store=store) as ctx:
+        assert program(ctx) == plain
+    stored = StoredRun.open(store, ctx.run_id)
+    stage = stored.final_stage
+    computed = stored.meta["stages"][str(stage)]["computed"]
+    assert computed and 3 not in computed
+    assert len(outputs(stored)) == stored.meta["stages"][str(stage)]["rows"] > 0
+    with pytest.raises(IsolationError, match=rf"stage {stage} partition 3 was never computed"):
+        stored.check_partition(stage, 3)
+
+
+def test_a_run_storing_other_rows_than_its_action_read_is_an_error(spark, store):
+    """The run's own invariant on an action reading some partitions: each partition it read
+    stored one row per record the action got (checked per partition)."""
+    from perfx.isolation import TracedContext
+    from perfx.isolation.errors import IsolationError
+
+    ctx = TracedContext(spark, store=store)
+    data = ctx.parallelize(range(100), 4)
+    assert data.take(2) == [0, 1]
+    [(stage, read)] = ctx._read.items()
+    read[0] += 1
+    with pytest.raises(IsolationError, match=rf"stage {stage} partition 0 stored 25 row\(s\)"):
+        ctx.finish()
+
+
 @pytest.mark.parametrize("operator", ["aggregateByKey", "foldByKey"])
 def test_a_failing_function_of_a_by_key_operator_is_named_as_the_program_wrote_it(
     spark, store, operator

@@ -38,11 +38,12 @@ def _write(path, lines: list[str]) -> list[str]:
 
 
 def test_split_lines_match_spark_partitions(spark, tmp_path):
+    """Lines end as Hadoop ends them: at CR LF, LF or a lone CR (an old Mac file's lines
+    were one line to perfx, and its culprits' locations read "(file unreadable)")."""
     path = tmp_path / "lines.txt"
     lines = [f"line {i} " + "x" * (i % 37) for i in range(4000)]
-    raw = _write(
-        path, [line + "\r\n" for line in lines[:2000]] + [line + "\n" for line in lines[2000:]]
-    )
+    ends = ["\r\n"] * 1300 + ["\r"] * 1300 + ["\n"] * 1400
+    raw = _write(path, [line + end for line, end in zip(lines, ends)])
     rdd = spark.sparkContext.textFile(str(path), 7)
     splits = text_splits(rdd)
     assert splits is not None and len(splits) == rdd.getNumPartitions() >= 7
