@@ -13,9 +13,9 @@ was; join-like operators (joins, cogroup, subtract, intersection) end a stage on
 Actions other than collect and count run Spark's own action on the output values after the
 output stage is computed and traced in full, so they return exactly what plain Spark
 returns (their own function, reduce's say, runs untimed); those that read only some
-partitions (take, first, isEmpty, a partitioned lookup) compute and trace only those, as
-Spark does. Anything else the RDD has raises an IsolationError naming the program's line
-and what to use instead.
+partitions (take, first, isEmpty, a partitioned lookup, toLocalIterator) compute and
+trace only those, as Spark does. Anything else the RDD has raises an IsolationError naming
+the program's line and what to use instead.
 """
 
 from __future__ import annotations
@@ -75,6 +75,10 @@ def _record(pair):
 
 def _value_of(row):
     return row[0]
+
+
+def _whole(values):
+    return values
 
 
 def _listed(records):
@@ -778,6 +782,12 @@ class TracedDataset:
     foreachPartition = _plain_action("foreachPartition")
 
     def toLocalIterator(self, prefetchPartitions: bool = False):
-        """The output values in order, as Spark's own iterator gives them, collected once
-        the run has traced them all (Spark's would fetch each partition after the run)."""
-        return iter(self._on_values(lambda values: values.collect()))
+        """The output values in order, a partition at a time as the program reads on: as
+        Spark's own iterator, each is computed (and traced) by a job of its own when the
+        program reaches it, and one it never reaches is never computed."""
+        for partition in range(self.getNumPartitions()):
+            yield from self._on_read_values(
+                lambda values, partition=partition: values.context.runJob(
+                    values, _whole, [partition]
+                )
+            )

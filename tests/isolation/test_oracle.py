@@ -438,6 +438,7 @@ def _refuses_the_last_value(pair):
         lambda ctx: _numbers(ctx).take(60),  # three partitions: Spark's take scans 1, then 2
         lambda ctx: _numbers(ctx).first(),
         lambda ctx: _numbers(ctx).isEmpty(),
+        lambda ctx: next(_numbers(ctx).toLocalIterator()),
         lambda ctx: (
             ctx.parallelize([(v % 8, v) for v in range(100)], 4)
             .partitionBy(4)
@@ -451,11 +452,19 @@ def _refuses_the_last_value(pair):
             .take(2)
         ),
     ],
-    ids=["take", "take-more", "first", "isEmpty", "lookup-partitioned", "take-after-shuffle"],
+    ids=[
+        "take",
+        "take-more",
+        "first",
+        "isEmpty",
+        "toLocalIterator-first-value",
+        "lookup-partitioned",
+        "take-after-shuffle",
+    ],
 )
 def test_an_action_reading_some_partitions_computes_no_other(spark, store, program, monkeypatch):
-    """take, first, isEmpty and a partitioned lookup compute only the partitions Spark's own
-    action reads: a traced take computed every partition first, so a bad record in one that
+    """take, first, isEmpty, a partitioned lookup and the values toLocalIterator gives
+    compute only the partitions Spark's own action reads: a traced take computed every partition first, so a bad record in one that
     plain Spark never reads failed the traced run (exit 1 against plain exit 0), and an
     accumulator counted 100 records against plain's 3 (a probe of public programs). What the
     run stores is what was computed: the stage's other partitions were never computed, and
