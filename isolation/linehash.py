@@ -45,18 +45,23 @@ def find(data: bytes, wanted: set[str]) -> tuple[list[tuple[str, list[int], list
     """The wanted lines of ``data`` (a block of whole lines; the last may lack its end of
     line): (digest, byte offsets in ``data``, line indexes from 0) of each, in the order of
     their first line, each one's offsets and indexes in order; and how many lines ``data``
-    has. A line ends at ``\\n``, which, with a ``\\r`` before it, is not part of the line."""
+    has. A line ends as Hadoop's LineRecordReader (Spark's text, CSV and JSON lines
+    sources) ends it: at ``\\r\\n``, ``\\n`` or a lone ``\\r``."""
     raw = np.frombuffer(data, np.uint8)
-    breaks = np.flatnonzero(raw == 10)
+    lf, cr = raw == 10, raw == 13
+    lone_cr = cr & ~np.append(lf[1:], False)
+    breaks = np.flatnonzero(lf | lone_cr)  # each line end's last byte
     starts = np.concatenate(([0], breaks + 1))
     ends = np.concatenate((breaks, [len(data)]))
-    if not data or data.endswith(b"\n"):  # no line after the last end of line
+    if not data or data.endswith((b"\n", b"\r")):  # no line after the last end of line
         starts, ends = starts[:-1], ends[:-1]
     if not wanted:
         return [], len(starts)
     keys = {(int(n), int(sample, 16)) for n, sample, _ in (d.split("-", 2) for d in wanted)}
-    if b"\r" in data:
-        ends = ends - ((ends > starts) & (raw[np.maximum(ends - 1, 0)] == 13))
+    if cr.any():  # a CR LF's CR ends the line's text
+        ends = ends - (
+            lf[np.minimum(ends, len(data) - 1)] & cr[np.maximum(ends - 1, 0)] & (ends > 0)
+        )
     sizes = ends - starts
     ahead = np.flatnonzero(
         np.isin(sizes, np.fromiter({n for n, _ in keys}, np.int64), kind="table")

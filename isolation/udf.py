@@ -711,8 +711,9 @@ def _blocks(file: Path):
         while True:
             block = handle.read(BLOCK)
             data = rest + block
-            if block:  # the last line of a block may go on in the next one
-                cut = data.rfind(b"\n") + 1
+            if block:  # the last line of a block may go on in the next one (a CR ending
+                # the block may be a CR LF's)
+                cut = max(data.rfind(b"\n"), data.rfind(b"\r", 0, len(data) - 1)) + 1
                 data, rest = data[:cut], data[cut:]
             else:
                 rest = b""

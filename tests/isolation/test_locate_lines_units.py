@@ -10,20 +10,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfx.isolation import udf
+from perfx.isolation.sources import hadoop_lines
 
 LINE = st.text(alphabet="ab\r", max_size=20)
 
 
 def line_by_line(files: list[Path], wanted: set[str]) -> dict[str, list[tuple[str, int]]]:
-    """The reference: each line read as Python reads it, its end of line taken off."""
+    """The reference: each line read one by one as Hadoop ends lines (CR LF, LF or a lone
+    CR, ``sources.hadoop_lines``), its end of line taken off."""
     located: dict[str, list[tuple[str, int]]] = {}
     for file in files:
         offset = 0
         with file.open("rb") as handle:
-            for number, raw in enumerate(handle, 1):
-                line = raw[:-1] if raw.endswith(b"\n") else raw
-                line = line[:-1] if line.endswith(b"\r") else line
-                key = udf.digest(line.decode())
+            for number, raw in enumerate(hadoop_lines(handle), 1):
+                key = udf.digest(raw.rstrip(b"\r\n").decode())
                 if key in wanted:
                     located.setdefault(key, []).append((f"{file.resolve()}@{offset}", number))
                 offset += len(raw)

@@ -5,8 +5,11 @@ files into one partition and cuts large ones)."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
+from perfx.isolation import udf
 from perfx.isolation.sources import read_partition_lines, scan_splits, text_splits
 
 pytestmark = pytest.mark.spark
@@ -48,7 +51,15 @@ def test_split_lines_match_spark_partitions(spark, tmp_path):
     splits = text_splits(rdd)
     assert splits is not None and len(splits) == rdd.getNumPartitions() >= 7
     assert all(len(files) == 1 for files in splits)
-    _assert_lines_found({str(path): raw}, splits, rdd.glom().collect())
+    by_partition = rdd.glom().collect()
+    _assert_lines_found({str(path): raw}, splits, by_partition)
+    # the lines of a DataFrame UDF's input are found where Spark read them too
+    said = [line for partition in by_partition for line in partition]
+    located = udf.locate_lines([str(path)], {udf.digest(line) for line in said})
+    offsets = itertools.accumulate((len(line) for line in raw), initial=0)
+    assert [located[udf.digest(line)] for line in said] == [
+        [(f"{path.resolve()}@{offset}", number)] for number, offset in enumerate(offsets, 1)
+    ][: len(said)]
 
 
 def test_scan_lines_match_spark_read_text_partitions(spark, tmp_path):
