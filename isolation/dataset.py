@@ -13,9 +13,9 @@ was; join-like operators (joins, cogroup, subtract, intersection) end a stage on
 Actions other than collect and count run Spark's own action on the output values after the
 output stage is computed and traced in full, so they return exactly what plain Spark
 returns (their own function, reduce's say, runs untimed); those that read only some
-partitions (take, first, isEmpty, a partitioned lookup, toLocalIterator) compute and
-trace only those, as Spark does. Anything else the RDD has raises an IsolationError naming
-the program's line and what to use instead.
+partitions (a partitioned lookup, toLocalIterator), or only some records (take, first,
+isEmpty), compute and trace only those, as Spark does. Anything else the RDD has raises an
+IsolationError naming the program's line and what to use instead.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from pyspark.storagelevel import StorageLevel
 
 from . import batches, narrow, output, shuffle
 from .errors import IsolationError
+from .ids import split_id
 from .records import TracedRecord
 
 
@@ -114,9 +115,9 @@ NOT_STORED = StorageLevel(False, False, False, False, 1)
 def _plain_action(name: str, reads_some: bool = False):
     """A method of ``TracedDataset`` that runs Spark's own action ``name`` (an RDD method)
     on the output values, with the program's arguments, checked against the RDD method's
-    before anything runs. With ``reads_some`` (take, first, isEmpty, lookup: Spark computes
-    only the partitions they read) the output stage computes only those partitions
-    (``TracedDataset._on_read_values``); otherwise every output record is traced first
+    before anything runs. With ``reads_some`` (lookup: Spark computes only the partition a
+    partitioned dataset holds the key in) the output stage computes only the partitions it
+    reads (``TracedDataset._on_read_values``); otherwise every output record is traced first
     (``TracedDataset._on_values``)."""
     signature = inspect.signature(getattr(RDD, name))
 
@@ -146,8 +147,8 @@ class _PartitionSizes(AccumulatorParam):
 
 def _sized_values(sizes):
     """A partition function giving the output values of a partition, whole, after adding
-    its size to ``sizes``: an action such as take stops reading a partition early, and the
-    run checks each partition it read against the rows that partition stored."""
+    its size to ``sizes``: an action may stop reading a partition early (take), and the run
+    checks each partition it read against the rows that partition stored."""
 
     def values_of(index, rows):
         values = [row[0] for row in rows]
@@ -713,11 +714,11 @@ class TracedDataset:
 
     def _on_read_values(self, action):
         """``action(values)`` on the plain RDD of this dataset's output values, computing
-        only the partitions the action reads, as plain Spark does: a take that computed
-        every partition first failed on a bad record in one plain Spark never reads, and
-        counted an accumulator's records in all of them. The run records which partitions
-        were read and their sizes, and checks them against the rows stored when it
-        finishes."""
+        only the partitions the action reads, as plain Spark does (a partition it reads is
+        computed whole: the output is kept): a take that computed every partition first
+        failed on a bad record in one plain Spark never reads. The run records which
+        partitions were read and their sizes, and checks them against the rows stored when
+        it finishes."""
         stage, rdd = self._finalized()
         sizes = self.ctx.sc.accumulator({}, _PartitionSizes())
         values = rdd.mapPartitionsWithIndex(_sized_values(sizes), preservesPartitioning=True)
@@ -758,8 +759,6 @@ class TracedDataset:
     countByKey = _plain_action("countByKey")
     reduceByKeyLocally = _plain_action("reduceByKeyLocally")
     countByValue = _plain_action("countByValue")
-    take = _plain_action("take", reads_some=True)
-    first = _plain_action("first", reads_some=True)
     takeOrdered = _plain_action("takeOrdered")
     top = _plain_action("top")
     takeSample = _plain_action("takeSample")
@@ -774,12 +773,67 @@ class TracedDataset:
     sampleStdev = _plain_action("sampleStdev")
     histogram = _plain_action("histogram")
     countApproxDistinct = _plain_action("countApproxDistinct")
-    isEmpty = _plain_action("isEmpty", reads_some=True)
     countApprox = _plain_action("countApprox")
     sumApprox = _plain_action("sumApprox")
     meanApprox = _plain_action("meanApprox")
     foreach = _plain_action("foreach")
     foreachPartition = _plain_action("foreachPartition")
+
+    def take(self, num: int) -> list:
+        """Spark's take of the output values: the partitions it scans, as Spark scans them,
+        and in each only the records Spark's take reads, so that the records past them are
+        never computed (a bad one fails neither run; a function's side effects happen as
+        often). A dataset kept (cached), or whose output an earlier action traced, is read
+        as Spark reads a cached one: whole partitions."""
+        if self._output is not None or self._rdd.is_cached:
+            return self._on_read_values(lambda values: values.take(num))
+        return self._taken(num)
+
+    def first(self):
+        return RDD.first(cast(RDD, self))  # Spark's own: take(1), or its error when empty
+
+    def isEmpty(self) -> bool:
+        return RDD.isEmpty(cast(RDD, self))
+
+    def _taken(self, num: int) -> list:
+        """``take(num)`` as PySpark's ``RDD.take`` runs it (the same partitions scanned, a
+        job at a time, each partition read up to the records still wanted), each job on an
+        output stage end of its own that stops after those records and traces them. Like
+        plain Spark, a take after another computes its records again (a take reads too
+        little to be worth keeping the dataset for)."""
+        ctx = self.ctx
+        rdd = self._rdd  # not a consumer that keeps it: each take computes what it reads
+        total = rdd.getNumPartitions()
+        stage = ctx._new_stage("output", self.label, self._stage_inputs, total)
+        costs = ctx._costs_for(stage)
+        items: list = []
+        read: dict[int, int] = {}
+        scanned = 0
+        while len(items) < num and scanned < total:
+            tries = 1  # PySpark's own estimate of the partitions to scan next
+            if scanned > 0:
+                if not items:
+                    tries = scanned * 4
+                else:
+                    tries = int(1.5 * num * scanned / len(items)) - scanned
+                    tries = min(max(tries, 1), scanned * 4)
+            left = num - len(items)
+            job = rdd.mapPartitionsWithIndex(
+                output.finalize(ctx.run_id, stage, ctx.store, ctx.full, costs, limit=left)
+            )
+            partitions = range(scanned, min(scanned + tries, total))
+            rows = ctx._run_action(
+                stage,
+                lambda job=job, partitions=partitions: ctx.sc.runJob(job, _whole, partitions),
+                reads_some=True,
+            )
+            read.update(dict.fromkeys(partitions, 0))
+            for row in rows:
+                read[split_id(row[1])[1]] += 1
+            items += [row[0] for row in rows]
+            scanned += tries
+        ctx._read_partitions(stage, read)
+        return items[:num]
 
     def toLocalIterator(self, prefetchPartitions: bool = False):
         """The output values in order, a partition at a time as the program reads on: as

@@ -3,6 +3,7 @@ run's output table, written by the task that produced it after its last record."
 
 from __future__ import annotations
 
+from itertools import islice
 from time import perf_counter_ns
 
 from .costs import RecordCosts
@@ -11,12 +12,17 @@ from .lineage import PartitionRows
 from .tasks import write_rows
 
 
-def finalize(run: str, stage: int, store, full: bool, costs: int | None = None):
+def finalize(
+    run: str, stage: int, store, full: bool, costs: int | None = None, limit: int | None = None
+):
     """Yields ``(value, out_id, total_ns, source, remediated_ns)`` per record; with ``costs``
     (the stage reads source records), its costliest records go to that costs table too
-    (costs.py)."""
+    (costs.py). With ``limit``, a partition's first ``limit`` records only: no record past
+    them is computed (a take reads no more)."""
 
     def run_partition(index, records):
+        if limit is not None:
+            records = islice(records, limit)
         rows = PartitionRows(full, output=True)
         base = partition_base(stage, index)
         kept = RecordCosts()

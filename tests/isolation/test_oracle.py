@@ -484,6 +484,42 @@ def test_an_action_reading_some_partitions_computes_no_other(spark, store, progr
     assert len(outputs(stored)) == stored.meta["stages"][str(stage)]["rows"] > 0
     with pytest.raises(IsolationError, match=rf"stage {stage} partition 3 was never computed"):
         stored.check_partition(stage, 3)
+    from click.testing import CliRunner
+
+    from perfx.cli import cli
+
+    listed = CliRunner(env={"COLUMNS": "400"}).invoke(cli, ["runs", "--store", store.url])
+    assert f"{stage} output (4 part., {len(computed)} computed" in listed.output
+
+
+def _counted(acc):
+    """A function counting its calls in ``acc``, and failing on the 11th record."""
+
+    def call(value):
+        acc.add(1)
+        return _refuses_the_last(99 if value == 10 else value)
+
+    return call
+
+
+@pytest.mark.parametrize("num", [3, 10])
+def test_a_take_computes_no_record_past_the_last_it_reads(spark, store, num):
+    """Spark's take stops reading a partition at the records it still wants: a record past
+    them is never computed, plainly or traced (the traced run computed the whole partition:
+    a bad 11th record failed it, and an accumulator counted 25 calls against plain's 3)."""
+    from perfx.isolation import TracedContext
+    from perfx.isolation.queries import StoredRun, outputs
+
+    def program(ctx):
+        acc = ctx.accumulator(0)
+        data = ctx.parallelize(range(100), 4).map(_counted(acc))
+        return data.take(num), data.first(), data.isEmpty(), acc.value
+
+    plain = program(spark.sparkContext)
+    with TracedContext(spark, store=store) as ctx:
+        assert program(ctx) == plain == (list(range(num)), 0, False, num + 1 + 1)
+    stored = StoredRun.open(store, ctx.run_id)
+    assert len(outputs(stored)) == 1  # the final output: isEmpty's record
 
 
 def test_a_run_storing_other_rows_than_its_action_read_is_an_error(spark, store):
@@ -497,7 +533,7 @@ def test_a_run_storing_other_rows_than_its_action_read_is_an_error(spark, store)
     assert data.take(2) == [0, 1]
     [(stage, read)] = ctx._read.items()
     read[0] += 1
-    with pytest.raises(IsolationError, match=rf"stage {stage} partition 0 stored 25 row\(s\)"):
+    with pytest.raises(IsolationError, match=rf"stage {stage} partition 0 stored 2 row\(s\)"):
         ctx.finish()
 
 
