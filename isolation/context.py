@@ -371,8 +371,9 @@ class TracedContext:
         for stage in sorted(self._expected | self._partly):
             info = self._stages[stage]
             rows = written[written.stage == stage]
-            needed = self._needed(stage, set(rows.partition.tolist()))
-            absent = sorted(needed - set(rows.partition))
+            stored = set(rows.partition.tolist())
+            needed = self._needed(stage, stored)
+            absent = sorted(needed - stored)
             if absent:
                 missing.append(f"stage {stage} partition(s) {', '.join(map(str, absent[:10]))}")
             stages[str(stage)] = {
@@ -417,8 +418,9 @@ class TracedContext:
                     f"run {self.run_id} is wrong: output stage {stage} stored {stored} row(s) "
                     f"but its action got {returned} record(s)"
                 )
-            by_partition = rows.groupby("partition")["rows"].sum()
-            for partition, records in sorted(self._read.get(stage, {}).items()):
+            read = self._read.get(stage, {})
+            by_partition = rows.groupby("partition")["rows"].sum() if read else {}
+            for partition, records in sorted(read.items()):
                 kept = int(by_partition.get(partition, 0))
                 if kept != records:
                     raise IsolationError(

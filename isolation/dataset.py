@@ -112,24 +112,18 @@ NOT_STORED = StorageLevel(False, False, False, False, 1)
 """The storage level Spark gives an RDD that is not persisted."""
 
 
-def _plain_action(name: str, reads_some: bool = False):
+def _plain_action(name: str):
     """A method of ``TracedDataset`` that runs Spark's own action ``name`` (an RDD method)
-    on the output values, with the program's arguments, checked against the RDD method's
-    before anything runs. With ``reads_some`` (lookup: Spark computes only the partition a
-    partitioned dataset holds the key in) the output stage computes only the partitions it
-    reads (``TracedDataset._on_read_values``); otherwise every output record is traced first
-    (``TracedDataset._on_values``)."""
+    on the output values (``TracedDataset._on_values``), with the program's arguments, checked
+    against the RDD method's before anything runs."""
     signature = inspect.signature(getattr(RDD, name))
 
     def action(self, *args, **kwargs):
         signature.bind(self, *args, **kwargs)
-        run = self._on_read_values if reads_some else self._on_values
-        return run(lambda values: getattr(values, name)(*args, **kwargs))
+        return self._on_values(lambda values: getattr(values, name)(*args, **kwargs))
 
     action.__name__ = action.__qualname__ = name
-    action.__doc__ = f"Spark's ``{name}`` of the output values, " + (
-        "tracing the partitions it reads." if reads_some else "every record traced first."
-    )
+    action.__doc__ = f"Spark's ``{name}`` of the output values, every record traced first."
     return action
 
 
@@ -755,7 +749,6 @@ class TracedDataset:
     treeAggregate = _plain_action("treeAggregate")
     treeReduce = _plain_action("treeReduce")
     collectAsMap = _plain_action("collectAsMap")
-    lookup = _plain_action("lookup", reads_some=True)
     countByKey = _plain_action("countByKey")
     reduceByKeyLocally = _plain_action("reduceByKeyLocally")
     countByValue = _plain_action("countByValue")
@@ -778,6 +771,11 @@ class TracedDataset:
     meanApprox = _plain_action("meanApprox")
     foreach = _plain_action("foreach")
     foreachPartition = _plain_action("foreachPartition")
+
+    def lookup(self, key) -> list:
+        """Spark's lookup of the output values: of a partitioned dataset, the one partition
+        that holds ``key`` is computed (and traced)."""
+        return self._on_read_values(lambda values: values.lookup(key))
 
     def take(self, num: int) -> list:
         """Spark's take of the output values: the partitions it scans, as Spark scans them,

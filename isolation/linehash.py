@@ -51,17 +51,14 @@ def find(data: bytes, wanted: set[str]) -> tuple[list[tuple[str, list[int], list
     lf, cr = raw == 10, raw == 13
     lone_cr = cr & ~np.append(lf[1:], False)
     breaks = np.flatnonzero(lf | lone_cr)  # each line end's last byte
+    crlf = lf[breaks] & (breaks > 0) & cr[np.maximum(breaks - 1, 0)]  # its CR ends the text
     starts = np.concatenate(([0], breaks + 1))
-    ends = np.concatenate((breaks, [len(data)]))
+    ends = np.concatenate((breaks - crlf, [len(data)]))
     if not data or data.endswith((b"\n", b"\r")):  # no line after the last end of line
         starts, ends = starts[:-1], ends[:-1]
     if not wanted:
         return [], len(starts)
     keys = {(int(n), int(sample, 16)) for n, sample, _ in (d.split("-", 2) for d in wanted)}
-    if cr.any():  # a CR LF's CR ends the line's text
-        ends = ends - (
-            lf[np.minimum(ends, len(data) - 1)] & cr[np.maximum(ends - 1, 0)] & (ends > 0)
-        )
     sizes = ends - starts
     ahead = np.flatnonzero(
         np.isin(sizes, np.fromiter({n for n, _ in keys}, np.int64), kind="table")

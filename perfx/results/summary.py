@@ -86,8 +86,7 @@ def _skipped_parts(skipped: list[dict[str, Any]]) -> list[str]:
 def _unended_ids(log: Any) -> list[str]:
     """The ids of the tasks without a usable end in a finished application
     (``logs.model.unended_tasks``)."""
-    unended = unended_tasks(log)
-    return [str(i) for i in log.tasks.loc[unended, "id"]] if unended.any() else []
+    return [str(i) for i in log.tasks.loc[unended_tasks(log), "id"]]
 
 
 @dataclass(frozen=True)

@@ -439,6 +439,7 @@ def _refuses_the_last_value(pair):
         lambda ctx: _numbers(ctx).first(),
         lambda ctx: _numbers(ctx).isEmpty(),
         lambda ctx: next(_numbers(ctx).toLocalIterator()),
+        lambda ctx: _numbers(ctx).cache().take(3),  # a kept dataset: whole partitions
         lambda ctx: (
             ctx.parallelize([(v % 8, v) for v in range(100)], 4)
             .partitionBy(4)
@@ -458,6 +459,7 @@ def _refuses_the_last_value(pair):
         "first",
         "isEmpty",
         "toLocalIterator-first-value",
+        "take-of-a-kept-dataset",
         "lookup-partitioned",
         "take-after-shuffle",
     ],
