@@ -71,10 +71,12 @@ def spark(spark_event_dir):
 
     from pyspark.sql import SparkSession
 
+    from perfx.isolation.runner import with_worker_sockets
+
     # Workers run this interpreter (the venv), so they can import perfx (traced programs).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (
-        SparkSession.builder.master("local[2]")
+        with_worker_sockets(SparkSession.builder.master("local[2]"))
         .appName("perfx-tests")
         # the UI's REST API is a source perfx reads (perfx.open(spark)); a free port, on
         # loopback, so that parallel test runs do not contend for 4040
