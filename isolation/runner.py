@@ -101,11 +101,11 @@ names one: two local cores, the machines it is built for."""
 def with_worker_sockets(builder):
     """``builder`` set to connect the JVM to its Python workers through Unix domain sockets,
     where the system has them (the pyspark installed, 4.3, reads the setting; a Spark without
-    it ignores it). Over PySpark 4.3's default loopback TCP connection, a Python task spends 25-45 ms in
-    its worker whatever its work (measured: a task counting 10 records, 0 ms over a Unix
-    socket), so that a 4-partition count took 0.21 s against 0.105 s: most of a traced run's
-    time on small data (``./dev bench worker_sockets``). Only the transport changes: the
-    same bytes reach the same worker code."""
+    it ignores it). Over PySpark 4.3's default loopback TCP connection, a Python task spends
+    25-45 ms in its worker whatever its work (measured: a task counting 10 records, 0 ms over
+    a Unix socket), so that a 4-partition count took 0.21 s against 0.105 s: most of a
+    traced run's time on small data (``./dev bench worker_sockets``). Only the transport
+    changes: the same bytes reach the same worker code."""
     if not hasattr(socket, "AF_UNIX"):
         return builder
     return builder.config("spark.python.unix.domain.socket.enabled", "true")

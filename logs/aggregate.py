@@ -130,7 +130,7 @@ def task_aggregates(
     ranked = spread + [i for i in range(len(names)) if i not in has_median]
     for first in range(0, len(names), COLUMNS_AT_ONCE):
         chunk = ranked[first : first + COLUMNS_AT_ONCE]
-        with_median = sum(1 for i in chunk if i in has_median)
+        with_median = min(max(len(spread) - first, 0), len(chunk))  # its first, ranked so
         values = matrix[:, : len(chunk)]  # rows by group
         for j, i in enumerate(chunk):
             values[:, j] = tasks[names[i]].to_numpy(dtype=np.float64, na_value=np.nan)[order]

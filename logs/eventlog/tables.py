@@ -148,8 +148,8 @@ def _frame(columns: dict[str, np.ndarray], floats: np.ndarray) -> pd.DataFrame:
     FLOAT_COLUMNS, each contiguous in Fortran order: pandas takes it as it is, where
     stacking ~40 separate float arrays would copy them all, several times slower).
 
-    It empties ``columns``: pandas copies each other column it inserts, and the column is
-    let go once copied, so that the table's columns are not all held twice at the end (for
+    It takes each other column out of ``columns`` as pandas copies it in, so that the column
+    is let go once copied and the table's columns are not all held twice at the end (for
     150,000 tasks, the process holds 22 MB less once the table is built, 198 MB against
     220, and the build's peak is 5 MB lower)."""
     assert [name for name in TASK_COLUMNS if columns[name].dtype == np.float64] == list(
@@ -159,7 +159,6 @@ def _frame(columns: dict[str, np.ndarray], floats: np.ndarray) -> pd.DataFrame:
     for i, name in enumerate(TASK_COLUMNS):
         if name not in frame.columns:
             frame.insert(i, name, columns.pop(name))
-    columns.clear()
     return frame
 
 

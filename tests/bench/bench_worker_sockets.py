@@ -20,7 +20,6 @@ JOBS = 5
 
 ROUND = """
 import json, sys, tempfile, time
-from pyspark.sql import SparkSession
 from perfx.isolation import TracedContext
 from perfx.isolation.runner import session_builder
 from perfx.isolation.stores import open_store
