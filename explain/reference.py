@@ -109,6 +109,8 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
     if query.expected:  # checked only where OBSERVED holds: an atom's mask is pair by pair
         ok[ok] = ~conjunction_mask(cols, list(query.expected.atoms), first, same[ok])
     fits = same[ok]
+    if len(fits) == 0 and len(same) and query.despite.atoms:
+        _check_despite_fits(cols, first, same, query.despite.atoms, where)
     if len(fits) == 0:
         raise ExplainError(
             f"no {entity} {where} as {entity} {table['id'].iloc[first]} for which OBSERVED ({format_conjunction(query.observed.atoms)}) "
@@ -128,6 +130,31 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
     distance[np.isnan(distance)] = np.inf
     pick = int(fits[int(np.argmin(distance))]) if np.isfinite(median) else int(fits[0])
     return pick, _note(cols, pick, where, median, f"{len(fits)}{alike}", comparable)
+
+
+def _check_despite_fits(
+    cols: Columns, first: int, same: np.ndarray, despite: tuple[Atom, ...], where: str
+) -> None:
+    """Raise the error that says DESPITE is why no reference fits, when no candidate satisfies
+    it with ``first`` whatever OBSERVED says. A bare numeric feature (``input_bytes > 10MB``)
+    holds only for a pair sharing its value, which continuous values rarely do: said too."""
+    if conjunction_mask(cols, list(despite), first, same).any():
+        return
+    entity = cols.entity
+    shared = [
+        a.feature for a in despite if a.pair_op == "base" and cols.spec(a.feature).kind == "numeric"
+    ]
+    hint = (
+        f" (a bare {shared[0]} holds only where both share its value: "
+        f"'{shared[0]} compare = SIM' asks for similar values)"
+        if shared
+        else ""
+    )
+    raise ExplainError(
+        f"no {entity} {where} as {entity} {cols.table['id'].iloc[first]} satisfies DESPITE "
+        f"({format_conjunction(despite)}) with it{hint}: relax DESPITE or name the reference "
+        f"yourself (THAN {entity.upper()} ...)"
+    )
 
 
 def _group(cols: Columns) -> tuple[str | None, str]:

@@ -108,3 +108,22 @@ def test_a_task_is_found_by_its_id_before_and_after_the_lookups_build_a_dict():
     assert cols._ids is not None
     assert [f.tolist() for f in found] == [e.tolist() for e in expected]
     assert found[-1].size == 0 and found[0].dtype == np.intp
+
+
+@pytest.mark.parametrize(
+    ("despite", "said"),
+    [
+        ("host = 'nohost'", "satisfies DESPITE (host = 'nohost') with it: relax DESPITE"),
+        ("input_bytes > 10MB", "a bare input_bytes holds only where both share its value"),
+    ],
+)
+def test_a_despite_no_reference_satisfies_is_named_as_the_reason(despite, said):
+    """Task 39's stage has references for WHY TASK 39 SLOWER; under a DESPITE no task of the
+    stage satisfies with it (a host none has; a bare byte count, which two tasks seldom
+    share), the refusal names DESPITE, not OBSERVED and EXPECTED, which never came into it."""
+    session = open_session([str(public_log("NVIDIA__spark-rapids-tools/db_subExecution_id.zstd"))])
+    assert session.explain("WHY TASK 39 SLOWER").pair[1]
+    with pytest.raises(ExplainError) as refused:
+        session.explain(f"WHY TASK 39 SLOWER DESPITE {despite}")
+    message = str(refused.value)
+    assert said in message and "OBSERVED" not in message, message

@@ -76,9 +76,12 @@ def _answer(ask) -> object:
         return f"error: {err}"
 
 
-def _answers(session) -> dict:
-    """The explanation of the slowest task, the stragglers and the what-if."""
-    answers = {"stragglers": _answer(session.stragglers), "whatif": _answer(session.whatif)}
+def _answers(session, whatif: bool = True) -> dict:
+    """The explanation of the slowest task, the stragglers and (with ``whatif``) the what-if,
+    which reads the tables alone, not the straggler analysis."""
+    answers = {"stragglers": _answer(session.stragglers)}
+    if whatif:
+        answers["whatif"] = _answer(session.whatif)
     if (slowest := _slowest(session.log)) is not None:
         answers["explain"] = _answer(lambda: session.explain(f"WHY TASK '{slowest}' SLOWER"))
     return answers
@@ -125,7 +128,8 @@ def test_answers_are_the_same_from_the_cache(entry, reads):
     if entry["kind"] == "spark":
         assert _kept_analyses() == 1
     _same_analysis(kept.straggler_analysis, fresh.straggler_analysis)
-    assert _answers(kept) == answers
+    # the tables are the ones ``cached`` read: only what the kept analysis feeds can differ
+    assert _answers(kept, whatif=False) == {k: v for k, v in answers.items() if k != "whatif"}
 
 
 def test_a_changed_or_grown_log_is_read_again(tmp_path, reads):
