@@ -105,6 +105,8 @@ def option_problem(name: str, value: Any) -> str | None:
         return "must be 1, 2 or 3"
     if name == "sample" and value < 2:
         return "must be at least 2"
-    if name in ("width", "despite_width") and value is not None and value < 1:
+    if name == "width" and value is not None and value < 1:
         return "must be at least 1"
+    if name == "despite_width" and value is not None and value < 0:
+        return "must be at least 0 (0: generate no DESPITE)"
     return None

@@ -59,12 +59,13 @@ def duration_compare(value: str, span: Span) -> Predicate:
     return Predicate((atom,), span=span)
 
 
-def width(token: Token) -> int:
-    """The n of ``WIDTH n``: a whole number from 0 to MAX_WIDTH."""
+def width(token: Token, least: int) -> int:
+    """The n of ``WIDTH n`` (``least`` 1: a BECAUSE of no predicate explains nothing) or of
+    ``DESPITE WIDTH n`` (``least`` 0: generate no DESPITE): a whole number up to MAX_WIDTH."""
     text = token.value.lstrip("+")
-    if not text.isdigit():
+    if not text.isdigit() or int(text) < least:
         raise error(
-            f"a width is a whole number of predicates (0 or more), not {token.value}",
+            f"a width is a whole number of predicates ({least} or more), not {token.value}",
             token_span(token),
         )
     if len(text) > 4 or int(text) > MAX_WIDTH:

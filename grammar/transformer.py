@@ -106,10 +106,10 @@ class ToAst(Transformer):
     # ---- WITH options --------------------------------------------------------------------
 
     def width(self, children: list[Token]) -> Option:
-        return Option("width", width(children[-1]), children_span(children))
+        return Option("width", width(children[-1], least=1), children_span(children))
 
     def despite_width(self, children: list[Token]) -> Option:
-        return Option("despite_width", width(children[-1]), children_span(children))
+        return Option("despite_width", width(children[-1], least=0), children_span(children))
 
     def with_clause(self, children: list) -> _With:
         return _With([c for c in children if isinstance(c, Option)], children_span(children))

@@ -315,7 +315,7 @@ def page_options(out_help: str) -> Callable[[F], F]:
 
 EXPLAIN_FLAGS: dict[str, Any] = {
     "width": click.IntRange(min=1),
-    "despite_width": click.IntRange(min=1),
+    "despite_width": click.IntRange(min=0),
     "sample": click.IntRange(min=2),
     "seed": int,
     "method": click.Choice(METHOD_NAMES),

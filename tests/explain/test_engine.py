@@ -103,6 +103,19 @@ def test_generated_despite_finds_the_context_that_makes_durations_comparable():
     assert any("generated DESPITE" in n for n in answer.notes)
 
 
+def test_despite_width_zero_generates_no_despite_where_one_would_be():
+    """A one-sided question without DESPITE gets one generated; WITH DESPITE WIDTH 0 (or
+    ``despite_width=0``) asks for none, and none is generated or said."""
+    log = skewed_log()
+    assert explain(log, "WHY TASK app-1/5 SLOWER", seed=2).despite
+    for answer in (
+        explain(log, "WHY TASK app-1/5 SLOWER WITH DESPITE WIDTH 0", seed=2),
+        explain(log, "WHY TASK app-1/5 SLOWER", seed=2, despite_width=0),
+    ):
+        assert not answer.despite
+        assert not any("DESPITE" in n for n in answer.notes), answer.notes
+
+
 def test_a_generated_despite_only_says_what_the_pair_shares():
     # On the committed EC2-style sample, job 0001 of the 4-instance cluster was slower than
     # job 0004. The most relevant context by the numbers is "a lower 15-minute load for the

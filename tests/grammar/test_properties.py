@@ -229,7 +229,8 @@ def queries(draw) -> Query:
     )
     observed = draw(predicates)
     expected = draw(predicates.filter(lambda p: set(p.atoms) != set(observed.atoms)))
-    widths = st.none() | st.integers(0, 1000)
+    # a BECAUSE of no predicate explains nothing; a DESPITE WIDTH 0 generates none
+    widths, despite_widths = st.none() | st.integers(1, 1000), st.none() | st.integers(0, 1000)
     return Query(
         draw(st.sampled_from(["app", "job", "stage", "task"])),
         tuple(variables),
@@ -239,7 +240,7 @@ def queries(draw) -> Query:
         observed=observed,
         expected=expected,
         width=draw(widths),
-        despite_width=draw(widths),
+        despite_width=draw(despite_widths),
     )
 
 
