@@ -31,6 +31,9 @@ MAX_OUTLINES = 1500
 """Stragglers outlined in a timeline (the longest first)."""
 PIXELS = 1500
 """Timeline resolution: bars of one stage on one lane closer than 1/PIXELS of the span merge."""
+LANE_ROWS = 500
+"""Timeline rows: more lanes (task slots) than this are dealt to this many rows, each as
+high as the lanes it covers (a 10-inch chart gives a row about a point)."""
 SHAPES_PER_STAGE = 2000
 """A timeline stage's bars drawn as shapes of their own up to this many; beyond, as one path
 (matplotlib writes a shape in about 0.1 ms: 10^5 tasks running at once took 25 s)."""
@@ -148,8 +151,9 @@ def timeline(
     key: str,
 ) -> Html:
     """Gantt chart of tasks per executor over time. ``bars``: ``lane, start, end, stage``
-    (seconds; stage indexes ``stages``), merged below a pixel; ``outlines``: ``lane, start,
-    end`` of stragglers; ``lanes``: (executor label, first lane, lane count)."""
+    (seconds; stage indexes ``stages``), merged below a pixel, and ``height`` (lanes) where
+    lanes were dealt to rows (``LANE_ROWS``); ``outlines``: ``lane, start, end`` (and
+    ``height``) of stragglers; ``lanes``: (executor label, first lane, lane count)."""
     import matplotlib.pyplot as plt
     from matplotlib.collections import PolyCollection
     from matplotlib.patches import PathPatch
@@ -165,17 +169,7 @@ def timeline(
             mine = bars[bars["stage"] == index]
             if mine.empty:
                 continue
-            start, end = mine["start"].to_numpy(float), mine["end"].to_numpy(float)
-            low = mine["lane"].to_numpy(float) + 0.1
-            corners = np.stack(
-                [
-                    np.column_stack([start, low]),
-                    np.column_stack([start, low + 0.8]),
-                    np.column_stack([end, low + 0.8]),
-                    np.column_stack([end, low]),
-                ],
-                axis=1,
-            )
+            corners = _corners(mine, 0.1, 0.8)
             color = colors[index % len(colors)]
             if len(corners) <= SHAPES_PER_STAGE:
                 axes.add_collection(PolyCollection(list(corners), facecolors=color, label=label))
@@ -195,7 +189,7 @@ def timeline(
         if len(outlines):
             axes.add_collection(
                 PolyCollection(
-                    _rectangles(outlines, 0.05, 0.9),
+                    list(_corners(outlines, 0.05, 0.9)),
                     facecolors="none",
                     edgecolors=STRAGGLER,
                     linewidth=1.1,
@@ -226,17 +220,17 @@ def timeline(
         return to_svg(figure)
 
 
-def _rectangles(frame: pd.DataFrame, offset: float, height: float) -> list[np.ndarray]:
+def _corners(frame: pd.DataFrame, offset: float, height: float) -> np.ndarray:
     """The corners of each ``start``-``end`` bar of ``frame`` on its ``lane`` (from
-    ``offset`` above the lane's top, ``height`` high)."""
+    ``offset`` above the lane's top, ``height`` high, both in lanes: times the rows' own
+    ``height`` where ``frame`` has one)."""
     start, end = frame["start"].to_numpy(float), frame["end"].to_numpy(float)
-    low = frame["lane"].to_numpy(float) + offset
-    high = low + height
-    return list(
-        np.stack(
-            [np.column_stack(c) for c in ((start, low), (start, high), (end, high), (end, low))],
-            axis=1,
-        )
+    scale = frame["height"].to_numpy(float) if "height" in frame.columns else 1.0
+    low = frame["lane"].to_numpy(float) + offset * scale
+    high = low + height * scale
+    return np.stack(
+        [np.column_stack(c) for c in ((start, low), (start, high), (end, high), (end, low))],
+        axis=1,
     )
 
 

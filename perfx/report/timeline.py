@@ -59,6 +59,39 @@ def merged(frame: pd.DataFrame, tolerance: float) -> pd.DataFrame:
     )
 
 
+def binned(frame: pd.DataFrame, lanes: int, tolerance: float) -> pd.DataFrame:
+    """``frame``'s bars where its ``lanes`` outnumber the chart's rows (``plots.LANE_ROWS``):
+    the lanes dealt to the rows in order, and each row's bars of one stage merged where they
+    overlap or lie closer than ``tolerance`` (``lane, start, end, stage, height``: a row's
+    first lane, fractional, and the lanes it covers). Below a row's height, lanes look the
+    same: a log of thousands of task slots draws as many bars as rows allow, not one per task.
+    """
+    per_row = lanes / plots.LANE_ROWS
+    row = np.floor(frame["lane"].to_numpy(float) / per_row)
+    frame = frame.assign(lane=row).sort_values(["lane", "stage", "start"], kind="stable")
+    lane, stage = frame["lane"].to_numpy(), frame["stage"].to_numpy()
+    start, end = frame["start"].to_numpy(), frame["end"].to_numpy()
+    run = np.ones(len(frame), dtype=bool)  # a row's bars of one stage, by start
+    run[1:] = (lane[1:] != lane[:-1]) | (stage[1:] != stage[:-1])
+    # the furthest end of the run's bars before each: a bar starting past it (and the
+    # tolerance) begins a new merged bar
+    reach = pd.Series(end).groupby(np.cumsum(run)).cummax().to_numpy()
+    new = run.copy()
+    new[1:] |= start[1:] - reach[:-1] > tolerance
+    merged = (
+        frame.assign(group=np.cumsum(new))
+        .groupby("group")
+        .agg(
+            lane=("lane", "first"),
+            start=("start", "min"),
+            end=("end", "max"),
+            stage=("stage", "first"),
+        )
+        .reset_index(drop=True)
+    )
+    return merged.assign(lane=merged["lane"] * per_row, height=per_row)
+
+
 def _executor_labels(tasks: pd.DataFrame) -> pd.Series:
     executor = tasks["executor_id"].astype(str) if "executor_id" in tasks.columns else None
     host = tasks["host"].astype(str) if "host" in tasks.columns else None
@@ -99,13 +132,19 @@ def app_timeline(tasks: pd.DataFrame, stragglers: set[str], key: str) -> tuple[H
         }
     )
     span = float(frame["end"].max()) or 1.0
-    bars = merged(frame, span / plots.PIXELS)
+    count = int(firsts[-1])
     slow = (
         frame[tasks["id"].astype(str).isin(stragglers).to_numpy()]
         if "id" in tasks.columns
         else frame.iloc[0:0]
     )
     slow = slow.assign(length=slow["end"] - slow["start"]).nlargest(plots.MAX_OUTLINES, "length")
+    if count > plots.LANE_ROWS:  # rows of lanes, stragglers outlined on their lane's row
+        bars = binned(frame, count, span / plots.PIXELS)
+        per_row = count / plots.LANE_ROWS
+        slow = slow.assign(lane=np.floor(slow["lane"] / per_row) * per_row, height=per_row)
+    else:
+        bars = merged(frame, span / plots.PIXELS)
     names = [stage_label(s) for s in order.index]
     legend = [f"stage {n}" if i < LEGEND_STAGES else None for i, n in enumerate(names)]
     chart = plots.timeline(
