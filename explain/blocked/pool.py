@@ -13,7 +13,7 @@ released by dynamic allocation after that).
 from __future__ import annotations
 
 import math
-from heapq import heappop, heappush
+from heapq import heappop, heappush, heapreplace
 
 LOCALITY_WAIT_MS = 3000.0
 """Spark's default ``spark.locality.wait``: how long a task waits for a slot where its data is."""
@@ -25,7 +25,8 @@ class SlotPool:
     An executor joins when the replay reaches its first task (``place``): dynamic allocation
     asked for it because that task's stage was waiting, so it joins and leaves as long after
     the stage became ready as it really did. A slot's entries go stale when it is taken (its
-    version moves on); stale entries are dropped when they reach the top of a heap."""
+    version moves on); stale entries are dropped when they reach the top of a heap, and the
+    taken entry, where it is a heap's top, is replaced there by the slot's next."""
 
     def __init__(self, counts: list[int], opens: list[float], closes: list[float]):
         """``counts[e]`` slots for executor ``e``, which really ran its first task at
@@ -107,7 +108,15 @@ class SlotPool:
         release = finish - lag
         version[slot] += 1
         entry = (release, slot, version[slot])
-        heappush(self.mine[executor_of[slot]], entry)
-        if not self.alone:
+        own_heap = self.mine[executor_of[slot]]
+        if own_heap[0] is own:  # the slot's entry on top: replaced, not left stale to pop
+            heapreplace(own_heap, entry)
+        else:
+            heappush(own_heap, entry)
+        if self.alone:
+            pass
+        elif anywhere and anywhere[0] is own:
+            heapreplace(anywhere, entry)
+        else:
             heappush(anywhere, entry)
         return finish
