@@ -119,7 +119,14 @@ def _plain_action(name: str):
     signature = inspect.signature(getattr(RDD, name))
 
     def action(self, *args, **kwargs):
-        signature.bind(self, *args, **kwargs)
+        try:
+            signature.bind(self, *args, **kwargs)
+        except TypeError:
+            # raised as the plain program gets it ("RDD.takeSample() missing 2 required
+            # positional arguments: ..."): the RDD method fails binding these arguments,
+            # before its body runs
+            getattr(RDD, name)(self, *args, **kwargs)
+            raise
         return self._on_values(lambda values: getattr(values, name)(*args, **kwargs))
 
     action.__name__ = action.__qualname__ = name

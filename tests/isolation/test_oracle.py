@@ -562,6 +562,23 @@ def test_a_failing_function_of_a_by_key_operator_is_named_as_the_program_wrote_i
             by_key.collect()
 
 
+@pytest.mark.parametrize(
+    ("action", "args"),
+    [("takeSample", ()), ("reduce", ()), ("top", (1, 2, 3)), ("fold", (0,)), ("histogram", ())],
+)
+def test_an_action_given_wrong_arguments_fails_as_plainly(spark, store, action, args):
+    """Python's own TypeError for the call, word for word ("RDD.takeSample() missing 2
+    required positional arguments: ..."), not the one of perfx's check of the arguments."""
+    from perfx.isolation import TracedContext
+
+    with pytest.raises(TypeError) as plain:
+        getattr(spark.sparkContext.parallelize([1, 2]), action)(*args)
+    with TracedContext(spark, store=store) as ctx:
+        with pytest.raises(TypeError) as traced:
+            getattr(ctx.parallelize([1, 2]), action)(*args)
+    assert str(traced.value) == str(plain.value)
+
+
 def test_an_untraced_operator_fails_at_the_programs_line(spark, store):
     from perfx.isolation import TracedContext
     from perfx.isolation.errors import IsolationError
