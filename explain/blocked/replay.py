@@ -77,6 +77,23 @@ def replayable(tasks: pd.DataFrame) -> pd.DataFrame:
     return tasks[placed & launch.notna() & finish.notna() & (finish >= launch)]
 
 
+def outside_their_app(attempts: pd.DataFrame, apps: pd.DataFrame | None) -> pd.Series:
+    """Which ``attempts`` (``replayable``'s) launched before their application started or
+    after it ended, by its logged start and end: impossible times, one clock being the
+    driver's for both, so a damaged line's (a task pasted in from another log, five years
+    before its app). Replayed, one would stretch its job and app over the years between. A
+    task may finish after its app ended (one failing as the app stops: ``Filesystem
+    closed``), and is replayed."""
+    bounds = _bounds(apps, ["app_id"], APP_START, APP_END)
+    if attempts.empty or bounds.empty:
+        return pd.Series(False, index=attempts.index)
+    app = attempts[app_column(attempts)].astype(str)
+    start = app.map(bounds["start"]).astype(float)
+    end = app.map(bounds["end"]).astype(float)
+    launch = pd.to_numeric(attempts["launch_time"]).astype(float)
+    return (launch < start) | (launch > end)  # False where a bound is missing (NaN)
+
+
 def app_column(table: pd.DataFrame) -> str:
     """The column naming an application run: ``app_key`` tells apart attempts of one app id."""
     return "app_key" if "app_key" in table.columns else "app_id"

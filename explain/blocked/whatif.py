@@ -22,7 +22,7 @@ from perfx.logs.progress import stage_median, work
 
 from ..errors import ExplainError
 from . import components
-from .replay import REQUIRED, replayable, schedule
+from .replay import REQUIRED, outside_their_app, replayable, schedule
 
 STRAGGLERS = "stragglers"
 CHOICES = (*components.RESOURCES, STRAGGLERS)
@@ -53,6 +53,9 @@ class WhatIf:
     slots: float = 1.0
     app_slots: dict[str, int] | None = None
     """With ``slots``: each app's task slots in that replay (its executors' summed)."""
+    left_out: int = 0
+    """Task attempts not replayed: their times lie outside their application's logged span
+    (``replay.outside_their_app``)."""
 
 
 def without_stragglers(tasks: pd.DataFrame, durations: pd.Series) -> pd.Series:
@@ -113,15 +116,28 @@ def whatifs(
     attempts = replayable(log.tasks)
     if len(log.tasks) and attempts.empty:
         missing = [c for c in REQUIRED if c not in log.tasks.columns]
-        why = (
-            f"this log's tasks have no {', '.join(missing)}"
-            if missing
-            else "no task of this log ran in one"
+        if missing:
+            raise ExplainError(
+                f"what-if replays Spark stages, and this log's tasks have no {', '.join(missing)} "
+                "(MapReduce and tabular logs have jobs and tasks only: try perfx stragglers)"
+            )
+        raise ExplainError(
+            "what-if replays finished task attempts, and no task of this log has both a launch "
+            "and a finish time in a stage of a job (a log that ends before its tasks do?)"
+        )
+    outside = outside_their_app(attempts, log.apps)
+    left_out = int(outside.sum())
+    if left_out == len(attempts) and left_out:
+        which = (
+            "the one task attempt of this log"
+            if left_out == 1
+            else f"all {left_out} task attempts of this log"
         )
         raise ExplainError(
-            f"what-if replays Spark stages, and {why} "
-            "(MapReduce and tabular logs have jobs and tasks only: try perfx stragglers)"
+            f"what-if replays Spark stages, and {which} launched outside their application's "
+            "logged span: damaged times (perfx logs --entity task shows them)"
         )
+    attempts = attempts[~outside] if left_out else attempts
     changed = [new_durations(attempts, without) for without in scenarios]
     planned = schedule(attempts, log.jobs, log.apps, log.stages)
     base = planned.replay((attempts["finish_time"] - attempts["launch_time"]).astype(float))
@@ -133,6 +149,7 @@ def whatifs(
                 _compare(base.jobs, alt.jobs, ["app_id", "job_id"]),
                 _compare(base.apps, alt.apps, ["app_id"]),
                 tuple(without),
+                left_out=left_out,
             )
         )
     real = (attempts["finish_time"] - attempts["launch_time"]).astype(float)
@@ -147,6 +164,7 @@ def whatifs(
                 (),
                 factor,
                 {str(k): int(v) for k, v in per_app.items()},
+                left_out,
             )
         )
     return results

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from perfx.explain.gap import PARTS
+from perfx.results.whatif import left_out_words
 
 from . import colours, plots
 from .page import Html, Section, join, ms, percent, table, tag
@@ -380,6 +381,9 @@ def _whatif(results, slot_results, app: App) -> tuple[Html, str]:
     )
     if executor_line:
         summary += f"; {executor_line}"
+    if results[0].left_out:  # the log's, said of each of its applications
+        body = join([body, tag("p", f"{left_out_words(results[0].left_out)}.", cls="note")])
+        summary += f"; {left_out_words(results[0].left_out)}"
     return body, summary
 
 

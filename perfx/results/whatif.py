@@ -118,6 +118,15 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
+def left_out_words(left_out: int) -> str:
+    """What the replay says of the attempts it left out (``WhatIf.left_out``)."""
+    they, their = ("it", "its") if left_out == 1 else ("they", "their")
+    return (
+        f"{count(left_out, 'task attempt')} left out of the replay: {they} launched outside "
+        f"{their} application's logged span (damaged times)"
+    )
+
+
 def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value / 1000:.2f}s"
 
@@ -132,6 +141,8 @@ class WhatIfReport:
     apps: list[dict[str, Any]]
     limit: int | None = ROWS
     """Jobs the table shows, those with the most time at stake first (None: all)."""
+    left_out: int = 0
+    """Task attempts not replayed: launched outside their application's logged span."""
 
     @classmethod
     def of(cls, log: Any, scenarios: Sequence[Sequence[str]]) -> WhatIfReport:
@@ -144,6 +155,7 @@ class WhatIfReport:
             ["+".join(s) for s in scenarios],
             sorted(jobs, key=lambda r: (id_order(r["app_id"]), id_order(r["job_id"]))),
             sorted(apps, key=lambda r: id_order(r["app_id"])),
+            left_out=results[0].left_out if results else 0,
         )
 
     def headline(self) -> Headline:
@@ -185,6 +197,9 @@ class WhatIfReport:
             )
         else:
             text += " No scenario would have made them finish sooner."
+        if self.left_out:
+            values["left_out"] = self.left_out
+            text += f" {left_out_words(self.left_out)}."
         return Headline(text, values)
 
     @property

@@ -40,12 +40,15 @@ def job_errors(path: Path) -> tuple[pd.DataFrame, dict[str, float]]:
     """Per job with tasks of one log: real time, both replays' modelled time and error, the
     jobs it overlapped and the app-wide replay's time without stragglers; and the seconds
     each replay of the real durations took."""
-    from perfx.explain.blocked.replay import replay, replayable
+    from perfx.explain.blocked.replay import outside_their_app, replay, replayable
     from perfx.explain.blocked.whatif import whatif
     from perfx.logs.loader import load_log
 
     log = load_log(path)
     attempts = replayable(log.tasks)
+    attempts = attempts[~outside_their_app(attempts, log.apps)]  # as whatif replays them
+    if attempts.empty:  # every attempt's times damaged (whatif refuses the log): no job
+        return pd.DataFrame(), {"app-wide": 0.0, "single-job": 0.0}
     real = (attempts["finish_time"] - attempts["launch_time"]).astype(float)
     started = time.perf_counter()
     replay(attempts, real, log.jobs, log.apps, log.stages)
@@ -70,7 +73,8 @@ def corpus_errors() -> tuple[pd.DataFrame, dict[str, float]]:
     tables, seconds = [], {"app-wide": 0.0, "single-job": 0.0}
     for path in spark_logs():
         jobs, spent = job_errors(path)
-        tables.append(jobs)
+        if len(jobs):
+            tables.append(jobs)
         seconds = {k: seconds[k] + spent[k] for k in seconds}
     return pd.concat(tables, ignore_index=True), seconds
 

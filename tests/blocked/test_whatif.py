@@ -87,3 +87,56 @@ def test_app_time_follows_its_jobs():
     )
     app = whatif(log_of(first, second, jobs=jobs), ["gc"]).apps.iloc[0]
     assert app["real_ms"] == 250 and app["whatif_ms"] == 50 + 50 + 50
+
+
+FIVE_YEARS_MS = 5 * 365 * 24 * 3600 * 1000
+
+
+def test_an_attempt_launched_outside_its_app_is_left_out_as_if_never_logged(tmp_path):
+    """A task whose TaskEnd carries another log's times (five years before its app: a public
+    log has one) would stretch its job and app over the years between. It is left out and
+    said to be: the what-if is the one of the log without its lines, and says so."""
+    import json
+
+    from perfx.session import open as open_session
+    from tests.data_files import fixture_log
+
+    lines = fixture_log("spark-events/local-1430917381534").read_bytes().splitlines(keepends=True)
+    end = next(i for i, line in enumerate(lines) if b'"SparkListenerTaskEnd"' in line)
+    event = json.loads(lines[end])
+    info = event["Task Info"]
+    info["Launch Time"] -= FIVE_YEARS_MS
+    info["Finish Time"] -= FIVE_YEARS_MS
+    damaged = [*lines[:end], json.dumps(event).encode() + b"\n", *lines[end + 1 :]]
+    (tmp_path / "damaged").write_bytes(b"".join(damaged))
+    task = f'"Task ID":{info["Task ID"]},'.encode()
+    (tmp_path / "without").write_bytes(b"".join(line for line in lines if task not in line))
+
+    left = open_session([str(tmp_path / "damaged")]).whatif()
+    without = open_session([str(tmp_path / "without")]).whatif()
+    assert left.left_out == 1 and without.left_out == 0
+    assert (left.jobs, left.apps) == (without.jobs, without.apps)
+    said = left.headline()
+    assert said.values["left_out"] == 1
+    assert "1 task attempt left out of the replay: it launched outside its application's" in (
+        said.text
+    )
+    assert left.apps[0]["real_ms"] < 3_600_000  # not five years
+
+
+def test_a_spark_log_whose_tasks_never_ended_is_refused_for_that_not_as_mapreduce(tmp_path):
+    """A Spark log cut before its first TaskEnd (a public one holds only TaskStarts) has
+    tasks but none to replay: the refusal says why, without MapReduce's hint."""
+    from perfx.explain.errors import ExplainError
+    from perfx.session import open as open_session
+    from tests.data_files import fixture_log
+
+    lines = fixture_log("spark-events/local-1430917381534").read_bytes().splitlines(keepends=True)
+    path = tmp_path / "starts-only"
+    path.write_bytes(b"".join(line for line in lines if b'"SparkListenerTaskEnd"' not in line))
+    session = open_session([str(path)])
+    assert len(session.raw.tasks)
+    with pytest.raises(ExplainError) as refused:
+        session.whatif()
+    assert "no task of this log has both a launch and a finish time" in str(refused.value)
+    assert "MapReduce" not in str(refused.value)

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from perfx.explain.blocked.whatif import whatifs
+from perfx.explain.errors import ExplainError
 from perfx.logs.loader import load_log
 from tests.bench.bench_whatif_public import CORPUS, LIMIT, corpus_errors, spark_logs
 
@@ -21,10 +22,19 @@ def jobs() -> pd.DataFrame:
     return corpus_errors()[0]
 
 
+DAMAGED = {
+    "ucesys__sparkscope/app-20231025121456-0004-eventLog-finished-exec-removed",
+    "ucesys__sparkscope/app-20231025121456-0004-eventLog-running-incomplete",
+}
+"""Logs whose every task attempt carries another log's times (five years before their
+app): the what-if refuses them."""
+
+
 def test_every_job_is_modelled_within_ten_percent(jobs):
     worst = jobs.loc[jobs["model_error"].abs().idxmax()]
+    assert jobs["log"].nunique() == len(spark_logs()) - len(DAMAGED) and len(jobs) >= 300
+    assert not DAMAGED & set(jobs["log"])
     assert jobs["model_error"].abs().max() <= LIMIT, worst.to_dict()
-    assert jobs["log"].nunique() == len(spark_logs()) and len(jobs) >= 300
 
 
 @pytest.mark.parametrize(
@@ -52,6 +62,10 @@ def test_overlapping_jobs_are_named(jobs):
 
 @pytest.mark.parametrize("path", spark_logs(), ids=lambda p: str(p.relative_to(CORPUS)))
 def test_removing_time_never_makes_a_job_or_an_app_slower(path):
+    if str(path.relative_to(CORPUS)) in DAMAGED:
+        with pytest.raises(ExplainError, match="launched outside their application's logged"):
+            whatifs(load_log(path), SCENARIOS)
+        return
     for result in whatifs(load_log(path), SCENARIOS):
         for table in (result.jobs, result.apps):
             assert (table["whatif_ms"] <= table["modelled_ms"] + 1e-6).all(), result.without
