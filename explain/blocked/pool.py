@@ -113,10 +113,9 @@ class SlotPool:
             heapreplace(own_heap, entry)
         else:
             heappush(own_heap, entry)
-        if self.alone:
-            pass
-        elif anywhere and anywhere[0] is own:
-            heapreplace(anywhere, entry)
-        else:
-            heappush(anywhere, entry)
+        if not self.alone:
+            if anywhere and anywhere[0] is own:
+                heapreplace(anywhere, entry)
+            else:
+                heappush(anywhere, entry)
         return finish
