@@ -45,9 +45,14 @@ def merged(frame: pd.DataFrame, tolerance: float) -> pd.DataFrame:
     new[1:] = (
         (lane[1:] != lane[:-1]) | (stage[1:] != stage[:-1]) | (start[1:] - end[:-1] > tolerance)
     )
-    group = np.cumsum(new)
+    return _joined(frame, new)
+
+
+def _joined(frame: pd.DataFrame, new: np.ndarray) -> pd.DataFrame:
+    """``frame``'s bars (sorted) joined from each row where ``new`` is true to the next such
+    row: one bar of the first's lane and stage from the earliest start to the furthest end."""
     return (
-        frame.assign(group=group)
+        frame.assign(group=np.cumsum(new))
         .groupby("group")
         .agg(
             lane=("lane", "first"),
@@ -78,18 +83,8 @@ def binned(frame: pd.DataFrame, lanes: int, tolerance: float) -> pd.DataFrame:
     reach = pd.Series(end).groupby(np.cumsum(run)).cummax().to_numpy()
     new = run.copy()
     new[1:] |= start[1:] - reach[:-1] > tolerance
-    merged = (
-        frame.assign(group=np.cumsum(new))
-        .groupby("group")
-        .agg(
-            lane=("lane", "first"),
-            start=("start", "min"),
-            end=("end", "max"),
-            stage=("stage", "first"),
-        )
-        .reset_index(drop=True)
-    )
-    return merged.assign(lane=merged["lane"] * per_row, height=per_row)
+    bars = _joined(frame, new)
+    return bars.assign(lane=bars["lane"] * per_row, height=per_row)
 
 
 def _executor_labels(tasks: pd.DataFrame) -> pd.Series:
