@@ -44,6 +44,10 @@ class IsolationResult:
     udf_culprits: pd.DataFrame | None = None
     """A script's rows whose Python UDF calls cost the most in its slowest task (None: the
     script called no Python UDF; ``udf.udf_culprits``)."""
+    spark_log: str | None = None
+    """Where the session perfx started for a script wrote Spark's and the Python workers'
+    output (``spark_log``), when it wrote any: what a script printed on the workers
+    (``foreach(print)``) is there, not on the terminal."""
 
 
 def empty_output_note(meta: dict, outputs: pd.DataFrame) -> str | None:

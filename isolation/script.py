@@ -716,4 +716,10 @@ def script_result(tracer: ScriptTracer, top: int = 10):
         None,
         note,
         None if calls is None else udf_culprits(calls, top=top),
+        _written(spark_log(tracer.event_dir) if tracer.created else None),
     )
+
+
+def _written(path: str | None) -> str | None:
+    """``path`` where it names a file with something in it, else None."""
+    return path if path and os.path.isfile(path) and os.path.getsize(path) else None

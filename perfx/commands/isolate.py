@@ -191,6 +191,7 @@ def print_result(result, lineage: str, fmt: str) -> None:
                     "udf_culprits": udf_culprits_json(result.udf_culprits),
                     "note": result.note,
                     "value": None if result.value is None else repr(result.value),
+                    "spark_log": result.spark_log,
                 },
                 indent=2,
                 sort_keys=True,
@@ -216,3 +217,11 @@ def print_result(result, lineage: str, fmt: str) -> None:
         f"run {result.run_id} stored in {result.meta['store']} "
         f"(perfx culprits {result.run_id} to query it again)"
     )
+    if result.spark_log:  # one line, unwrapped: a path to copy
+        console.print(
+            safe_text(
+                "Spark's and the Python workers' output (what the script printed on the "
+                f"workers among it): {result.spark_log}"
+            ),
+            soft_wrap=True,
+        )

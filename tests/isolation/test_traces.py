@@ -69,3 +69,37 @@ def test_errors_name_the_trace_file_only_when_it_holds_something(tmp_path):
     with pytest.raises(ValueError, match="not ours"), traces_in(str(log)):
         raise ValueError("not ours")
     assert Path(log).read_text() == "ERROR Executor: ...\n"
+
+
+WORKER_PRINTS = """
+from pyspark.sql import SparkSession
+
+spark = SparkSession.builder.master("local[2]").getOrCreate()
+spark.sparkContext.parallelize(["printed-on-a-worker-1", "printed-on-a-worker-2"], 2).foreach(print)
+print("printed on the driver")
+spark.stop()
+"""
+
+
+@pytest.mark.spark
+def test_a_scripts_prints_on_the_workers_are_in_the_file_the_answer_names(tmp_path):
+    """A script printing on the workers (``foreach(print)``) prints to Spark's output, which
+    a traced run keeps in ``spark.log``: the answer names that file, which holds them."""
+    script, store = tmp_path / "prints.py", tmp_path / "runs"
+    script.write_text(WORKER_PRINTS)
+    done = subprocess.run(
+        [sys.executable, "-m", "perfx.cli", "isolate", str(script), "--store", str(store)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("printed on the driver\n")
+    logged = next(store.glob(f"*/{SPARK_LOG}"))
+    assert done.stdout.splitlines()[-1] == (
+        "Spark's and the Python workers' output (what the script printed on the workers among "
+        f"it): {logged}"
+    ), done.stdout
+    text = logged.read_text()
+    assert "printed-on-a-worker-1" in text and "printed-on-a-worker-2" in text
