@@ -22,20 +22,25 @@ def pipeline(ctx, input_path):
 """
 
 
+def _isolate(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    """``perfx isolate ARGS`` in a process of its own, from ``folder``: Spark's session is
+    perfx's, started with its output going to the run's ``spark.log``."""
+    return subprocess.run(
+        [sys.executable, "-m", "perfx.cli", "isolate", *args],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        timeout=300,
+    )
+
+
 @pytest.mark.spark
 def test_a_failing_udf_prints_one_line_and_the_trace_file(tmp_path):
     program, data = tmp_path / "failing.py", tmp_path / "lines.txt"
     program.write_text(FAILING)
     data.write_text("first\nsecond\n")
     store = tmp_path / "runs"
-    done = subprocess.run(
-        [sys.executable, "-m", "perfx.cli", "isolate", str(program), "--input", str(data)]
-        + ["--store", str(store)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=300,
-    )
+    done = _isolate(tmp_path, str(program), "--input", str(data), "--store", str(store))
     assert done.returncode == 1 and done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 2 and lines[0].startswith("Starting Spark"), done.stderr
@@ -87,13 +92,7 @@ def test_a_scripts_prints_on_the_workers_are_in_the_file_the_answer_names(tmp_pa
     a traced run keeps in ``spark.log``: the answer names that file, which holds them."""
     script, store = tmp_path / "prints.py", tmp_path / "runs"
     script.write_text(WORKER_PRINTS)
-    done = subprocess.run(
-        [sys.executable, "-m", "perfx.cli", "isolate", str(script), "--store", str(store)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=300,
-    )
+    done = _isolate(tmp_path, str(script), "--store", str(store))
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("printed on the driver\n")
     logged = next(store.glob(f"*/{SPARK_LOG}"))
