@@ -19,6 +19,17 @@ from .stages import stage_table, stages_section
 from .timeline import timeline_section
 
 
+def damaged_attempts(log) -> frozenset[str]:
+    """The ids of the log's task attempts launched outside their application's logged span
+    (``replay.outside_their_app``), which neither the what-ifs nor the timelines show."""
+    from perfx.explain.blocked.replay import outside_their_app
+
+    tasks = log.tasks
+    if not {"id", "launch_time"} <= set(tasks.columns) or "app_id" not in tasks.columns:
+        return frozenset()
+    return frozenset(tasks.loc[outside_their_app(tasks, log.apps), "id"].astype(str))
+
+
 @dataclass(frozen=True)
 class Report:
     """The page and the questions it answered (``perfx.batch.BatchItem``)."""
@@ -61,7 +72,7 @@ def render_report(
         if "id" in report.tasks
         else set()
     )
-    timeline = Background.start(timeline_section, apps, stragglers)
+    timeline = Background.start(timeline_section, apps, stragglers, damaged_attempts(log))
     overviews = Background.start(app_overviews, log, apps)
     stage_page = Background.start(stages_section, log, stages)  # its charts, while it asks
     how = "Questions from the queries file."

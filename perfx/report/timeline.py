@@ -9,6 +9,8 @@ import heapq
 import numpy as np
 import pandas as pd
 
+from perfx.results.whatif import left_out_words
+
 from . import plots
 from .page import Html, Section, join, tag
 from .stages import stage_label
@@ -97,13 +99,22 @@ def _executor_labels(tasks: pd.DataFrame) -> pd.Series:
     return executor + " (" + host + ")"
 
 
-def app_timeline(tasks: pd.DataFrame, stragglers: set[str], key: str) -> tuple[Html, str] | None:
-    """The Gantt chart of one app's task attempts and its caption, or None without times."""
+def app_timeline(
+    tasks: pd.DataFrame, stragglers: set[str], key: str, damaged: frozenset[str] = frozenset()
+) -> tuple[Html, str] | None:
+    """The Gantt chart of one app's task attempts and its caption, or None without times.
+    The ``damaged`` attempts (ids: launched outside their application's logged span, as the
+    what-if leaves them out) are not drawn: one from years before would stretch the chart over
+    them, and the caption says how many."""
     if not {"launch_time", "finish_time", "stage_key"} <= set(tasks.columns):
         return None
     launch = pd.to_numeric(tasks["launch_time"], errors="coerce")
     finish = pd.to_numeric(tasks["finish_time"], errors="coerce")
     ok = launch.notna() & finish.notna() & (finish >= launch)
+    left_out = 0
+    if damaged and "id" in tasks.columns:
+        outside = tasks["id"].astype(str).isin(damaged) & ok
+        left_out, ok = int(outside.sum()), ok & ~outside
     tasks, launch, finish = tasks[ok], launch[ok].to_numpy(float), finish[ok].to_numpy(float)
     if tasks.empty:
         return None
@@ -154,18 +165,26 @@ def app_timeline(tasks: pd.DataFrame, stragglers: set[str], key: str) -> tuple[H
         f"{len(stage_index)} stages; {len(slow):,} stragglers outlined"
         + (f" (the {plots.MAX_OUTLINES} longest)" if len(slow) == plots.MAX_OUTLINES else "")
         + (f"; colours repeat after {LEGEND_STAGES} stages" if len(names) > LEGEND_STAGES else "")
+        + (f"; {left_out_words(left_out, 'the timeline')}" if left_out else "")
     )
     return chart, caption
 
 
-def timeline_section(apps, stragglers: set[str]) -> Section:
-    """One timeline per application (``overview.App``)."""
+def timeline_section(apps, stragglers: set[str], damaged: frozenset[str] = frozenset()) -> Section:
+    """One timeline per application (``overview.App``), ``damaged`` attempts left out."""
     parts, drawn = [], 0
     for app in apps:
-        found = app_timeline(app.tasks, stragglers, app.key)
+        found = app_timeline(app.tasks, stragglers, app.key, damaged)
         heading = tag("h3", f"{app.facts['name']} ({app.facts['id']})")
         if found is None:
-            parts.append(join([heading, tag("p", "No task launch and finish times in the log.")]))
+            ids = app.tasks["id"].astype(str) if "id" in app.tasks.columns else pd.Series()
+            left_out = int(ids.isin(damaged).sum())
+            said = (
+                f"No timeline: {left_out_words(left_out, 'the timeline')}."
+                if left_out
+                else "No task launch and finish times in the log."
+            )
+            parts.append(join([heading, tag("p", said)]))
             continue
         chart, caption = found
         drawn += 1

@@ -118,11 +118,12 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-def left_out_words(left_out: int) -> str:
-    """What the replay says of the attempts it left out (``WhatIf.left_out``)."""
+def left_out_words(left_out: int, of: str = "the replay") -> str:
+    """What the replay (or ``of`` another view) says of the attempts it left out
+    (``WhatIf.left_out``)."""
     they, their = ("it", "its") if left_out == 1 else ("they", "their")
     return (
-        f"{count(left_out, 'task attempt')} left out of the replay: {they} launched outside "
+        f"{count(left_out, 'task attempt')} left out of {of}: {they} launched outside "
         f"{their} application's logged span (damaged times)"
     )
 

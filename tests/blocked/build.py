@@ -3,6 +3,9 @@ few executors, each task made of known blocked-time components plus compute."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pandas as pd
 
 from perfx.explain.blocked.components import CAUSES
@@ -64,3 +67,27 @@ def log_of(*stages: pd.DataFrame, jobs: pd.DataFrame | None = None) -> Log:
     tasks = pd.concat(stages, ignore_index=True)
     tasks["id"] = tasks["stage_key"] + "#" + tasks["task_id"].astype(str)
     return Log(tasks=tasks, jobs=jobs if jobs is not None else pd.DataFrame())
+
+
+FIVE_YEARS_MS = 5 * 365 * 24 * 3600 * 1000
+
+
+def logs_with_a_task_from_years_before(folder: Path) -> tuple[Path, Path]:
+    """A real small log with its first TaskEnd's times moved five years back (as a public
+    log holds a task pasted in from another), and the same log without that task's lines:
+    (damaged, without), written in ``folder``."""
+    from tests.data_files import fixture_log
+
+    lines = fixture_log("spark-events/local-1430917381534").read_bytes().splitlines(keepends=True)
+    end = next(i for i, line in enumerate(lines) if b'"SparkListenerTaskEnd"' in line)
+    event = json.loads(lines[end])
+    info = event["Task Info"]
+    info["Launch Time"] -= FIVE_YEARS_MS
+    info["Finish Time"] -= FIVE_YEARS_MS
+    damaged, without = folder / "damaged", folder / "without"
+    damaged.write_bytes(
+        b"".join([*lines[:end], json.dumps(event).encode() + b"\n", *lines[end + 1 :]])
+    )
+    task = f'"Task ID":{info["Task ID"]},'.encode()
+    without.write_bytes(b"".join(line for line in lines if task not in line))
+    return damaged, without

@@ -7,7 +7,7 @@ import pytest
 
 from perfx.explain.blocked.whatif import UnknownScenario, new_durations, whatif, whatifs
 
-from .build import log_of, stage, task
+from .build import log_of, logs_with_a_task_from_years_before, stage, task
 
 
 def test_without_gc_every_wave_loses_its_gc():
@@ -89,31 +89,15 @@ def test_app_time_follows_its_jobs():
     assert app["real_ms"] == 250 and app["whatif_ms"] == 50 + 50 + 50
 
 
-FIVE_YEARS_MS = 5 * 365 * 24 * 3600 * 1000
-
-
 def test_an_attempt_launched_outside_its_app_is_left_out_as_if_never_logged(tmp_path):
     """A task whose TaskEnd carries another log's times (five years before its app: a public
     log has one) would stretch its job and app over the years between. It is left out and
     said to be: the what-if is the one of the log without its lines, and says so."""
-    import json
-
     from perfx.session import open as open_session
-    from tests.data_files import fixture_log
 
-    lines = fixture_log("spark-events/local-1430917381534").read_bytes().splitlines(keepends=True)
-    end = next(i for i, line in enumerate(lines) if b'"SparkListenerTaskEnd"' in line)
-    event = json.loads(lines[end])
-    info = event["Task Info"]
-    info["Launch Time"] -= FIVE_YEARS_MS
-    info["Finish Time"] -= FIVE_YEARS_MS
-    damaged = [*lines[:end], json.dumps(event).encode() + b"\n", *lines[end + 1 :]]
-    (tmp_path / "damaged").write_bytes(b"".join(damaged))
-    task = f'"Task ID":{info["Task ID"]},'.encode()
-    (tmp_path / "without").write_bytes(b"".join(line for line in lines if task not in line))
-
-    left = open_session([str(tmp_path / "damaged")]).whatif()
-    without = open_session([str(tmp_path / "without")]).whatif()
+    damaged, without_it = logs_with_a_task_from_years_before(tmp_path)
+    left = open_session([str(damaged)]).whatif()
+    without = open_session([str(without_it)]).whatif()
     assert left.left_out == 1 and without.left_out == 0
     assert (left.jobs, left.apps) == (without.jobs, without.apps)
     said = left.headline()

@@ -9,7 +9,10 @@ import numpy as np
 import pandas as pd
 
 from perfx.report import plots
+from perfx.report.build import render_report
 from perfx.report.timeline import binned
+from perfx.session import open as open_session
+from tests.blocked.build import logs_with_a_task_from_years_before
 
 
 def _union(intervals: list[tuple[float, float]], tolerance: float) -> list[tuple[float, float]]:
@@ -50,3 +53,16 @@ def test_a_row_of_lanes_draws_the_union_of_their_bars():
     }
     assert got == expected
     assert len(bars) < len(frame) / 2  # overlapping lanes of a row draw as one bar
+
+
+def test_an_attempt_launched_outside_its_app_is_not_drawn_and_is_said(tmp_path):
+    """A task from five years before its app would stretch the timeline over the years: it
+    is left out (as the what-if leaves it), the chart spans the app's seconds, and its
+    caption says so."""
+    damaged, without = logs_with_a_task_from_years_before(tmp_path)
+    page = render_report(open_session([str(damaged)]), limit=0).html
+    caption = page[page.index('<section id="timeline">') :]
+    caption = caption[caption.index("<figcaption>") : caption.index("</figcaption>")]
+    plain = render_report(open_session([str(without)]), limit=0).html
+    span = plain[plain.index("executors over ") :].split(" s;")[0]
+    assert span in caption and "1 task attempt left out of the timeline: it launched" in caption
