@@ -200,13 +200,19 @@ def _stderr_to(path: str):
         os.close(saved)
 
 
+def written(path: str | None) -> str | None:
+    """``path`` where it names a file with something in it (a run's ``spark.log`` that Spark
+    or its workers wrote to), else None."""
+    return path if path and os.path.isfile(path) and os.path.getsize(path) else None
+
+
 @contextmanager
 def traces_in(log: str | None):
     """A run's one-line error names the file with Spark's and the Python workers' traces."""
     try:
         yield
     except IsolationError as err:
-        if log is None or not os.path.isfile(log) or not os.path.getsize(log):
+        if written(log) is None:
             raise
         raise type(err)(f"{err} (Spark's and the Python workers' traces: {log})") from None
 

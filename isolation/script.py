@@ -36,6 +36,7 @@ from .runner import (
     prepare_run,
     session_builder,
     spark_log,
+    written,
 )
 
 PERFX_KEYS = ("spark.master", "spark.eventLog.enabled", "spark.eventLog.dir")
@@ -716,10 +717,5 @@ def script_result(tracer: ScriptTracer, top: int = 10):
         None,
         note,
         None if calls is None else udf_culprits(calls, top=top),
-        _written(spark_log(tracer.event_dir) if tracer.created else None),
+        written(spark_log(tracer.event_dir) if tracer.created else None),
     )
-
-
-def _written(path: str | None) -> str | None:
-    """``path`` where it names a file with something in it, else None."""
-    return path if path and os.path.isfile(path) and os.path.getsize(path) else None
