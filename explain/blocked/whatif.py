@@ -129,13 +129,13 @@ def whatifs(
     left_out = int(outside.sum())
     if left_out == len(attempts) and left_out:
         which = (
-            "the one task attempt of this log"
+            "the one task attempt of this log was launched outside its"
             if left_out == 1
-            else f"all {left_out} task attempts of this log"
+            else f"all {left_out} task attempts of this log were launched outside their"
         )
         raise ExplainError(
-            f"what-if replays Spark stages, and {which} launched outside their application's "
-            "logged span: damaged times (perfx logs --entity task shows them)"
+            f"what-if replays Spark stages, and {which} application's logged span: damaged "
+            "times (perfx logs --entity task shows them)"
         )
     attempts = attempts[~outside] if left_out else attempts
     changed = [new_durations(attempts, without) for without in scenarios]

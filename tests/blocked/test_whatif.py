@@ -108,6 +108,30 @@ def test_an_attempt_launched_outside_its_app_is_left_out_as_if_never_logged(tmp_
     assert left.apps[0]["real_ms"] < 3_600_000  # not five years
 
 
+def test_a_log_whose_one_attempt_is_damaged_is_refused_in_the_singular(tmp_path):
+    """The damaged log of the test above with its other tasks' lines taken out: nothing is
+    left to replay, and the refusal says so of its one attempt."""
+    from perfx.explain.errors import ExplainError
+    from perfx.session import open as open_session
+
+    damaged, without = logs_with_a_task_from_years_before(tmp_path)
+    kept = set(without.read_bytes().splitlines(keepends=True))
+    only = tmp_path / "only-the-damaged-task"
+    only.write_bytes(
+        b"".join(
+            line
+            for line in damaged.read_bytes().splitlines(keepends=True)
+            if b'"SparkListenerTask' not in line or line not in kept
+        )
+    )
+    with pytest.raises(ExplainError) as refused:
+        open_session([str(only)]).whatif()
+    assert (
+        "the one task attempt of this log was launched outside its application's logged span"
+        in str(refused.value)
+    )
+
+
 def test_a_spark_log_whose_tasks_never_ended_is_refused_for_that_not_as_mapreduce(tmp_path):
     """A Spark log cut before its first TaskEnd (a public one holds only TaskStarts) has
     tasks but none to replay: the refusal says why, without MapReduce's hint."""
