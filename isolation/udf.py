@@ -565,10 +565,9 @@ class UdfRecorder:
                 continue
             with kept.open("rb") as handle:
                 batch = pickle.load(handle)
-            times = []
-            with _unprinted():
-                for i in range(_rows_of(batch)):
-                    times.append(min(_time_alone(kind, function, batch, i) for _ in range(2)))
+            times = _times_alone(kind, function, batch)
+            if times is None:
+                continue  # its rows do not run alone: the batch stays whole
             ordinary = None if alone else float(cheapest)
             for (row_digest, text), ns in zip(
                 _row_values(kind, batch), _shares(times, int(call["ns"]), ordinary)
@@ -597,6 +596,22 @@ def _unprinted():
     more after the script's own output (a probe of public PySpark programs)."""
     with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
         yield
+
+
+def _times_alone(kind: str, function, batch) -> list[int] | None:
+    """Each row of a kept batch timed alone (``_time_alone``), or None where the script's
+    function refuses a row alone: a grouped-map function may check its group (at least two
+    readings per sensor) and raise on a one-row frame the plain run never gave it, which
+    ended a traced run that Spark had finished in an internal error (a probe of public
+    PySpark programs). Its batch is then the finest unit the run can answer for."""
+    try:
+        with _unprinted():
+            return [
+                min(_time_alone(kind, function, batch, i) for _ in range(2))
+                for i in range(_rows_of(batch))
+            ]
+    except Exception:  # the script's own function, on input it was never given: any error
+        return None
 
 
 def _time_alone(kind: str, function, batch, i: int) -> int:

@@ -469,6 +469,43 @@ def test_a_session_made_of_the_context_gives_dataframes_of_lists(spark, tmp_path
 
 
 @pytest.mark.spark
+def test_a_group_function_that_refuses_a_row_alone_keeps_its_slow_group_whole(
+    spark, tmp_path, store, capsys
+):
+    """A grouped-map function that checks its group (two readings at least) raised on the
+    one-row frames perfx times a slow group's rows with, and the traced run, which Spark had
+    finished, ended in an internal error (a probe of public PySpark programs). The slow
+    group's call stays whole, the costliest; plain PySpark is the oracle for the output."""
+    from perfx.isolation.udf import stored_calls
+
+    script = _script(
+        tmp_path,
+        "checked_groups.py",
+        "import time",
+        "from pyspark.sql import SparkSession",
+        "spark = SparkSession.builder.getOrCreate()",
+        "rows = [(s, t, float(t * (s + 1))) for s in range(4) for t in range(30)]",
+        "frame = spark.createDataFrame(rows, 'sensor int, t int, v double')",
+        "def slope(group):",
+        "    if len(group) < 2:",
+        "        raise ValueError('a sensor needs at least two readings')",
+        "    if group['sensor'].iloc[0] == 3:",
+        "        time.sleep(0.3)",
+        "    group = group.sort_values('t')",
+        "    rise = group['v'].iloc[-1] - group['v'].iloc[0]",
+        "    return group.head(1).assign(v=rise / (group['t'].iloc[-1] - group['t'].iloc[0]))",
+        "out = frame.groupBy('sensor').applyInPandas(slope, 'sensor int, t int, v double')",
+        "print(sorted(out.collect()))",
+    )
+    plain, tracer = _traced_as_plainly(script, spark, store, capsys)
+    assert plain.startswith("[Row(sensor=0, t=0, v=1.0), Row(sensor=1, t=0, v=2.0)")
+    calls = stored_calls(tracer.store.local_dir(tracer.run_id))
+    costliest = calls.sort_values("ns").iloc[-1]
+    assert (costliest["rows"], len(calls)) == (30, 4)
+    assert costliest["ns"] >= 300_000_000
+
+
+@pytest.mark.spark
 def test_why_gives_the_rows_when_the_slow_task_ran_alone_in_its_stage(spark, tmp_path, store):
     """One small input file is one task: no peer to explain it against. perfx why says so
     and gives the run's costliest rows, as perfx isolate does (it ended in an error, exit 1,
