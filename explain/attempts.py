@@ -4,10 +4,10 @@ attempt that failed (its executor lost, or an exception), a retry after failed a
 A speculative copy is launched because its partition's first attempt was slow, and one of
 the two is killed when the other finishes: neither's time is a completed run of its records.
 A failed attempt's time ends at its failure. A retry runs after its partition's earlier
-attempts failed, on another (often fresh) executor, and recomputes what the lost executor
-held: its extra time is the failure's cost, not its records'. Each is read from the log's
-own fields (``speculative``, ``status``, ``end_reason``, ``failure``, ``attempt``), never
-guessed from times. ``explain.gap.diagnose`` asks these first (``attempt_diagnosis``), and
+attempts failed, starting its partition over (on another, often fresh, executor it also
+recomputes what the lost executor held): its extra time is the failure's cost, not its
+records'. Each is read from the log's own fields (``speculative``, ``status``,
+``end_reason``, ``failure``, ``attempt``), never guessed from times. ``explain.gap.diagnose`` asks these first (``attempt_diagnosis``), and
 ``explain.gap.mechanism`` names a retry where the extra time follows no volume
 (``retry_diagnosis``).
 """
@@ -83,11 +83,18 @@ def retry_diagnosis(cols: Columns, row: int, percent: str) -> Diagnosis | None:
     ]
     lost = any("ExecutorLost" in _text(cols, "end_reason", r) for r in earlier)
     said = f": {reasons[-1]}" if reasons and reasons[-1] else ""
+    moved = bool(earlier) and _text(cols, "executor_id", earlier[-1]) != _text(
+        cols, "executor_id", row
+    )
     return Diagnosis(
         "retry",
         f"it is attempt {attempt:.0f} of {_partition(cols, row)}, after {len(earlier)} failed "
-        f"attempt{'s' if len(earlier) != 1 else ''}{said} ({percent}): a retry runs on another "
-        "executor and recomputes what the failed one held"
+        f"attempt{'s' if len(earlier) != 1 else ''}{said} ({percent}): "
+        + (
+            "a retry on another executor recomputes what the failed one held"
+            if moved
+            else "a retry starts its partition over, here on the executor it failed on"
+        )
         + (
             "; its executor was lost: give executors more memory (spark.executor.memoryOverhead)"
             if lost

@@ -52,6 +52,7 @@ from .columns import Columns
 from .costmodel import ModelSplit, Standing
 from .diagnosis import Diagnosis
 from .hosts import slow_host
+from .starts import cold_start
 
 PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
     (part.name, part.label, part.columns) for part in TIME_PARTS
@@ -564,13 +565,9 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
             told = _retry(cols, first, part, percent) or slow_host(cols, first, second, percent)
             if told is not None:
                 return told
-        if (
-            _value(cols, "first_task_on_executor", first) == "T"
-            and _value(cols, "first_task_on_executor", second) != "T"
-        ):
-            return Diagnosis(
-                "cold start", f"it was the first task of its stage on its executor ({percent})"
-            )
+        started = cold_start(cols, first, second, percent, _runs_python(cols, first))
+        if started is not None:
+            return started
         where = _off_cpu(cols, first, second, gap)
         noise = _unexplained_within_noise(gap.standing) if where[0] else None
         if noise is not None:
@@ -618,8 +615,53 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
     retried = _retry(cols, first, part, percent)
     if retried is not None:
         return retried
+    large = _large_task(cols, first, gap) if part in SHIPPING else None
+    if large is not None:
+        return large
     name, words = DIAGNOSES.get(part, ("compute", "its own code ran longer"))
     return Diagnosis(name, f"{words} ({percent})")
+
+
+SHIPPING = ("scheduler_delay", "task_deserialization")
+"""The parts a large task's own size costs: the driver serializes it after its launch is
+stamped (scheduler delay), the executor deserializes it (task deserialization)."""
+
+LARGE_TASK_FOLD = 3.0
+"""Times its reference's deserialization a task's must take to be called large: a cold
+executor's first tasks are dearer to deserialize too, and are named for that
+(``explain.starts``)."""
+
+LARGE_TASK_MS = 100.0
+"""...and at least this long: a few milliseconds more of a 12 ms task (a public log's) is no
+large task. A task's bytes deserialize at some hundreds of MB/s: 100 ms is tens of MB."""
+
+
+def _large_task(cols: Columns, first: int, gap: Gap) -> Diagnosis | None:
+    """``large task`` where shipping the task (``SHIPPING``) is most of the gap and its
+    deserialization took ``LARGE_TASK_FOLD`` times its reference's and ``LARGE_TASK_MS`` at
+    least, on a warm executor: data
+    or an object its functions refer to travels inside the task. A 123 MB slice of
+    ``sc.parallelize`` was diagnosed "scheduler delay: it waited longer to be scheduled", its
+    deserialization, the other 28 % of the gap, unsaid (a probe's held-out cause)."""
+    if _value(cols, "first_task_on_executor", first) == "T":
+        return None
+    parts = {p.name: p for p in gap.parts if p.name in SHIPPING}
+    shipping = parts.get("task_deserialization")
+    if shipping is None or shipping.first < max(LARGE_TASK_FOLD * shipping.second, LARGE_TASK_MS):
+        return None
+    share = sum(gap.shares.get(name, 0.0) for name in SHIPPING)
+    if share < 0.5:
+        return None
+    cost = sum(p.delta for p in parts.values())
+    return Diagnosis(
+        "large task",
+        f"its scheduler delay and deserialization took {format_ms(cost)} more "
+        f"({_percent(share)} of the gap; deserializing it took {format_ms(shipping.first)} "
+        f"against {format_ms(shipping.second)}): the task itself is large, data or an object "
+        "its functions refer to travelling inside it (sc.parallelize of a large collection, a "
+        "large closure), serialized by the driver before it runs; broadcast it or read it "
+        "from storage",
+    )
 
 
 BETWEEN_STAGES = {
@@ -731,13 +773,22 @@ def _off_cpu(cols: Columns, first: int, second: int, gap: Gap) -> tuple[bool, st
     engine = _plan(cols, first)[0]
     if engine == sqlplan.GPU:
         return True, off + "): on the GPU (RAPIDS) or waiting for it"
-    if _pyspark(cols, first) or engine == sqlplan.PYTHON:
+    if _runs_python(cols, first):
         return True, off + "): in the Python worker (computing or waiting) or I/O"
-    if _scala(cols, first) or engine == sqlplan.JVM:
+    if engine == sqlplan.JVM or _scala(cols, first):
         return False, off + "): waiting on I/O, locks or a busy host"
     # No call site, or a Java one (a PySpark DataFrame action's, whose Python UDFs run off the
     # JVM's CPU too): the log does not say whether the stage runs Python, so no wait is named.
     return True, off + "): in a Python worker (computing or waiting), I/O or a wait"
+
+
+def _runs_python(cols: Columns, row: int) -> bool:
+    """Does ``row``'s stage run Python? Its SQL plan says, where the log has one, before its
+    call site: PySpark names a DataFrame action's stages after the script's line whether or
+    not its plan runs any Python (a SQL join's stage was said to spend its time "in the
+    Python worker" while the same diagnosis said its plan runs none)."""
+    engine = _plan(cols, row)[0]
+    return engine == sqlplan.PYTHON or (engine != sqlplan.JVM and _pyspark(cols, row))
 
 
 def _pyspark(cols: Columns, row: int) -> bool:

@@ -1,0 +1,118 @@
+"""A cold start: a task slower than its reference because it began where nothing was warm.
+
+A stage's first tasks on an executor pay what later tasks find ready: a Python worker to
+start (and whatever it builds once: a model, a cache), generated code to compile, the JIT
+to warm. Every task launched before any of its stage's tasks on that executor finished runs
+in that cold spell, not only the first: two slots start two at once, and both pay. A task
+after a failed attempt pays it again: PySpark does not reuse the failed task's Python
+worker, so the next task to run Python on that executor starts a new one.
+
+Each is read from the log's launch and finish times, executors and statuses; only the
+first task of a stage on its executor needs nothing more (``first_task_on_executor``).
+Another opener is named cold only where the stage's other openers on that executor were
+slow too (beyond ``NORMAL_FOLD`` times the stage's median): an opener slow on its own
+records, its fellow openers normal, is not a start-up's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from perfx.grammar.units import format_ms
+
+from .columns import Columns
+from .costmodel import NORMAL_FOLD, stage_rows
+from .diagnosis import Diagnosis
+
+STAMPED_LATE_MS = 50.0
+"""How long before a task's logged end the task that takes its freed slot may be launched:
+the scheduler launches the next task as the end reaches it, and stamps the end a few
+milliseconds later (2 ms, and 6 ms after a failure, in a probe's logs)."""
+
+NEEDED = ("launch_time", "finish_time", "executor_id", "app_key", "stage_key", "duration")
+
+
+def cold_start(
+    cols: Columns, first: int, second: int, percent: str, python: bool
+) -> Diagnosis | None:
+    """``cold start`` where ``first`` began cold (see the module docstring) and its
+    reference ``second`` did not; None otherwise. ``python``: does ``first``'s stage run
+    Python (only then does a failure cost the next task a worker)?"""
+    if cols.entity != "task":
+        return None
+    said = _cold(cols, first, python)
+    if said is None or _cold(cols, second, python) is not None:
+        return None
+    return Diagnosis("cold start", f"{said} ({percent})")
+
+
+def _cold(cols: Columns, row: int, python: bool) -> str | None:
+    """Why ``row`` began cold, in words, or None."""
+    if "first_task_on_executor" in cols.present:
+        if cols.values("first_task_on_executor")[row] == "T":
+            return "it was the first task of its stage on its executor"
+    if not set(NEEDED) <= cols.present:
+        return None
+    return _opened_with_slow_peers(cols, row, python) or (
+        _after_a_failure(cols, row) if python else None
+    )
+
+
+def _on_executor(cols: Columns, rows: np.ndarray, row: int) -> np.ndarray:
+    """Those of ``rows`` that ran on ``row``'s executor (of its application)."""
+    app, executor = cols.key("app_key"), cols.key("executor_id")
+    return rows[(app[rows] == app[row]) & (executor[rows] == executor[row])]
+
+
+def _opened_with_slow_peers(cols: Columns, row: int, python: bool) -> str | None:
+    """Words for a task launched before any other task of its stage on its executor
+    finished, whose fellow openers there were slow too; None otherwise."""
+    rows = stage_rows(cols, row)
+    here = _on_executor(cols, rows, row)
+    others = here[here != row]
+    launch, finish = cols.numeric("launch_time"), cols.numeric("finish_time")
+    first_end = np.nanmin(finish[here], initial=np.inf) - STAMPED_LATE_MS
+    if not len(others) or not launch[row] < first_end:
+        return None
+    openers = others[launch[others] < first_end]
+    duration = cols.numeric("duration")
+    slow = NORMAL_FOLD * float(np.nanmedian(duration[rows]))
+    if not len(openers) or not np.all(duration[openers] > slow):
+        return None
+    n = len(openers)
+    fellows = "1 other task" if n == 1 else f"{n} other tasks"
+    slowest = format_ms(float(np.min(duration[openers])))
+    return (
+        f"it opened its stage on its executor with {fellows} launched before any finished, "
+        f"{'as slow' if n == 1 else 'all as slow'} ({slowest}{' or more' if n > 1 else ''}): "
+        f"each paid the stage's start-up ({'a Python worker, ' if python else ''}generated "
+        "code, the JIT), not its records"
+    )
+
+
+def _after_a_failure(cols: Columns, row: int) -> str | None:
+    """Words for the first task launched on its executor after a task attempt failed there;
+    None otherwise."""
+    if "status" not in cols.present:
+        return None
+    failed = cols.derived.get("failed attempts")
+    if failed is None:  # once per table: every straggler of a report asks
+        failed = cols.derived["failed attempts"] = np.flatnonzero(
+            cols.table["status"].astype(str).to_numpy() == "FAILED"
+        )
+    failed = _on_executor(cols, failed, row)
+    launch, finish = cols.numeric("launch_time"), cols.numeric("finish_time")
+    failed = failed[finish[failed] - STAMPED_LATE_MS <= launch[row]]
+    if not len(failed):
+        return None
+    last = failed[np.argmax(finish[failed])]  # the failure whose freed slot it may have taken
+    ended = finish[last]
+    since = _on_executor(cols, np.arange(cols.n), row)
+    since = since[(launch[since] >= ended - STAMPED_LATE_MS) & (since != last)]
+    if launch[row] != np.min(launch[since]):
+        return None  # another task took the slot first
+    return (
+        f"it was the first task launched on its executor after a task attempt failed there "
+        f"(task {cols.values('task_id')[last]}): PySpark does not reuse a failed task's Python "
+        "worker, so this task paid a new one's start-up and whatever it builds once"
+    )
