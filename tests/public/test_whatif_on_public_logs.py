@@ -63,7 +63,9 @@ def test_overlapping_jobs_are_named(jobs):
 @pytest.mark.parametrize("path", spark_logs(), ids=lambda p: str(p.relative_to(CORPUS)))
 def test_removing_time_never_makes_a_job_or_an_app_slower(path):
     if str(path.relative_to(CORPUS)) in DAMAGED:
-        with pytest.raises(ExplainError, match=r"launched outside (its|their) application's logged"):
+        with pytest.raises(
+            ExplainError, match=r"launched outside (its|their) application's logged"
+        ):
             whatifs(load_log(path), SCENARIOS)
         return
     for result in whatifs(load_log(path), SCENARIOS):
