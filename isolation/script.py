@@ -465,9 +465,13 @@ def installed(tracer: ScriptTracer):
     from .udf import patched_udfs
 
     def session_for(builder, original):
+        existed = tracer.spark is not None
         tracer.session(builder._options)
-        if not tracer.created:
-            original(builder)  # the given session takes the script's runtime options
+        if existed or not tracer.created:
+            # the running session takes the script's runtime options, as a plain
+            # getOrCreate applies them (a second builder's spark.sql.shuffle.partitions was
+            # ignored traced: a probe of public PySpark programs)
+            original(builder)
         return ScriptSession(tracer.spark, tracer)
 
     def context_for(options):

@@ -80,8 +80,9 @@ WORKER_PRINTS = """
 from pyspark.sql import SparkSession
 
 spark = SparkSession.builder.master("local[2]").getOrCreate()
+again = SparkSession.builder.config("spark.sql.shuffle.partitions", "3").getOrCreate()
 spark.sparkContext.parallelize(["printed-on-a-worker-1", "printed-on-a-worker-2"], 2).foreach(print)
-print("printed on the driver")
+print("printed on the driver;", again.conf.get("spark.sql.shuffle.partitions"), "partitions")
 spark.stop()
 """
 
@@ -89,12 +90,14 @@ spark.stop()
 @pytest.mark.spark
 def test_a_scripts_prints_on_the_workers_are_in_the_file_the_answer_names(tmp_path):
     """A script printing on the workers (``foreach(print)``) prints to Spark's output, which
-    a traced run keeps in ``spark.log``: the answer names that file, which holds them."""
+    a traced run keeps in ``spark.log``: the answer names that file, which holds them. The
+    script's second builder sets a runtime option of the session perfx started, as it does
+    plainly (it was ignored: 200 partitions where the script asked for 3)."""
     script, store = tmp_path / "prints.py", tmp_path / "runs"
     script.write_text(WORKER_PRINTS)
     done = _isolate(tmp_path, str(script), "--store", str(store))
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("printed on the driver\n")
+    assert done.stdout.startswith("printed on the driver; 3 partitions\n")
     logged = next(store.glob(f"*/{SPARK_LOG}"))
     assert done.stdout.splitlines()[-1] == (
         "Spark's and the Python workers' output (what the script printed on the workers among "
