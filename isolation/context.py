@@ -476,9 +476,35 @@ class _Frame:
         self.rdd = rdd
 
 
+_PYTHON_RAISED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)(?:: .*)?$")
+"""A Python traceback's last line: the exception raised (``ModuleNotFoundError: No module
+named 'perfx'``)."""
+
+
 def _first_line(err: BaseException) -> str:
-    for line in str(err).splitlines():
-        line = line.strip()
-        if line and not line.startswith(("Traceback", "at ", "File ")):
+    """The line of a failed job's error that says what failed. A Python worker's error
+    begins "An exception was thrown from the Python worker", which says nothing of what: its
+    traceback's exception does."""
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    if any("An exception was thrown from the Python worker" in line for line in lines):
+        raised = [line for line in lines if _PYTHON_RAISED.match(line)]
+        if raised:
+            return raised[-1][:300] + _worker_without_perfx(raised[-1])
+    for line in lines:
+        if not line.startswith(("Traceback", "at ", "File ")):
             return line[:300]
     return type(err).__name__
+
+
+def _worker_without_perfx(raised: str) -> str:
+    """What to do where the workers' Python cannot import perfx: a script that picks its
+    workers' interpreter (``PYSPARK_PYTHON``, as tutorials set it) picks one without perfx,
+    whose code a traced run's workers run (a probe of public PySpark programs)."""
+    if "No module named 'perfx'" not in raised:
+        return ""
+    chosen = os.environ.get("PYSPARK_PYTHON") or "the workers' Python"
+    return (
+        f": the workers ran {chosen}, which cannot import perfx, and a traced run's workers "
+        f"run perfx's code: let them run perfx's Python ({sys.executable}), e.g. by not "
+        "setting PYSPARK_PYTHON in the script"
+    )
