@@ -93,6 +93,9 @@ class ScriptTracer:
     reads: list[str] = field(default_factory=list)
     """Paths the script read through ``spark.read`` (its inputs, located for UDF culprits)."""
     udfs: Any = None
+    stopped: bool = False
+    """The script called its session's or context's ``stop()`` (left to perfx: the traced
+    run goes on in the same session)."""
     started_ms: float = 0.0
     """When the script's own Spark work began (epoch ms; after perfx's warm-up): the tasks
     of the session's event log that are the script's."""
@@ -151,6 +154,30 @@ class ScriptTracer:
         if self.created and self.spark is not None:
             self.spark.stop()
 
+    def check_restart(self, options: dict[str, Any]) -> None:
+        """After the script stopped its session, a new one with other settings than those it
+        runs with: plainly a new SparkContext would take them; a traced run goes on in the one
+        session perfx started, and would silently run the rest of the script with the old
+        ones (a probe's script printed 2 partitions where it had asked for 3). Runtime SQL
+        options are applied as they are to a running session; anything else is refused."""
+        if not self.stopped or self.spark is None:
+            return
+        self.stopped = False
+        conf = self.spark.sparkContext.getConf()
+        changed = [
+            f"{key}={value}"
+            for key, value in options.items()
+            if key not in PERFX_KEYS
+            and not self.spark.conf.isModifiable(key)
+            and conf.get(key, None) != str(value)
+        ]
+        if changed:
+            raise IsolationError(
+                "the script stopped its Spark session and started another with other settings "
+                f"({', '.join(changed)}): a traced run keeps one session and cannot apply them; "
+                "give them to the script's first session"
+            )
+
 
 @contextmanager
 def _nothing():
@@ -203,16 +230,21 @@ class _StoppedByOwner:
         return self
 
     def __exit__(self, *exc) -> None:
-        return None
+        self.stop()  # as a session's or context's own block ends: stopping it
 
 
 class ScriptContext(_StoppedByOwner):
     """The SparkContext a traced script holds: RDD sources traced, the rest Spark's own."""
 
-    def __init__(self, traced: TracedContext):
+    def __init__(self, traced: TracedContext, tracer: ScriptTracer):
         self._traced = traced
+        self._tracer = tracer
         self._sc = traced.sc
         traced.program_context = self  # what the script's datasets say is their context
+
+    def stop(self) -> None:
+        """Left to perfx; the tracer keeps that the script asked (``check_restart``)."""
+        self._tracer.stopped = True
 
     def textFile(self, name: str, minPartitions: int | None = None, use_unicode: bool = True):
         return self._traced.textFile(name, minPartitions, use_unicode)
@@ -254,7 +286,11 @@ class ScriptSession(_StoppedByOwner):
     def __init__(self, session, tracer: ScriptTracer):
         self._session = session
         self._tracer = tracer
-        self.sparkContext = ScriptContext(tracer.session())
+        self.sparkContext = ScriptContext(tracer.session(), tracer)
+
+    def stop(self) -> None:
+        """Left to perfx; the tracer keeps that the script asked (``check_restart``)."""
+        self._tracer.stopped = True
 
     @property
     def _sc(self):
@@ -466,6 +502,7 @@ def installed(tracer: ScriptTracer):
 
     def session_for(builder, original):
         existed = tracer.spark is not None
+        tracer.check_restart(builder._options)
         tracer.session(builder._options)
         if existed or not tracer.created:
             # the running session takes the script's runtime options, as a plain
@@ -475,7 +512,8 @@ def installed(tracer: ScriptTracer):
         return ScriptSession(tracer.spark, tracer)
 
     def context_for(options):
-        return ScriptContext(tracer.session(options))
+        tracer.check_restart(options)
+        return ScriptContext(tracer.session(options), tracer)
 
     making = False
 

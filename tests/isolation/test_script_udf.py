@@ -506,6 +506,47 @@ def test_a_group_function_that_refuses_a_row_alone_keeps_its_slow_group_whole(
 
 
 @pytest.mark.spark
+def test_a_script_restarting_its_session_with_other_settings_is_refused(
+    spark, tmp_path, store, capsys
+):
+    """Plainly, a session started after ``spark.stop()`` is a new SparkContext with the
+    settings it asks for; a traced run goes on in its one session, and had run the rest of
+    a probe's script with the old settings (2 partitions where it asked for 3), exit 0. A
+    restart asking for what the session has goes on, as plainly; one asking for other
+    settings is refused, naming them."""
+    from perfx.isolation.errors import IsolationError
+
+    same = _script(
+        tmp_path,
+        "restart_same.py",
+        "from pyspark.sql import SparkSession",
+        "spark = SparkSession.builder.getOrCreate()",
+        "print(spark.range(4).count())",
+        "spark.stop()",
+        "spark = SparkSession.builder.getOrCreate()",
+        "print(spark.sparkContext.parallelize([1, 2, 3], 2).sum())",
+    )
+    plain, _ = _traced_as_plainly(same, spark, store, capsys)
+    assert plain == "4\n6\n"
+    other = _script(
+        tmp_path,
+        "restart_other.py",
+        "from pyspark.sql import SparkSession",
+        "with SparkSession.builder.getOrCreate() as spark:",
+        "    print(spark.range(4).count())",
+        "spark = SparkSession.builder.config('spark.default.parallelism', '3').getOrCreate()",
+        "print(spark.sparkContext.parallelize(range(9)).getNumPartitions())",
+    )
+    with pytest.raises(IsolationError) as refused:
+        trace_script(other, [], spark=spark, store=store)
+    assert str(refused.value) == (
+        "the script stopped its Spark session and started another with other settings "
+        "(spark.default.parallelism=3): a traced run keeps one session and cannot apply them; "
+        "give them to the script's first session"
+    )
+
+
+@pytest.mark.spark
 def test_why_gives_the_rows_when_the_slow_task_ran_alone_in_its_stage(spark, tmp_path, store):
     """One small input file is one task: no peer to explain it against. perfx why says so
     and gives the run's costliest rows, as perfx isolate does (it ended in an error, exit 1,
