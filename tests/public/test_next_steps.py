@@ -18,9 +18,9 @@ RAPIDS = public_log("NVIDIA__spark-rapids-tools")
 SKEW = ("computation skew", "data skew")
 
 
-def _skewed(name: str):
+def _slowest(name: str):
     """(log, [(task row, diagnosis)]) for the slowest task of each stage whose slowest took
-    more than 1.5x its stage's median, diagnosed as skew."""
+    more than 1.5x its stage's median."""
     log = open_session([str(RAPIDS / name)]).log
     tasks = log.tasks[log.tasks["status"] == "SUCCESS"]
     stage = tasks.groupby("stage_key")["duration"]
@@ -28,12 +28,13 @@ def _skewed(name: str):
         (stage.transform("size") >= 3) & (tasks["duration"] > 1.5 * stage.transform("median"))
     ]
     slow = slow.sort_values("duration", ascending=False).groupby("stage_key").head(1)
-    found = []
-    for _, task in slow.iterrows():
-        diagnosis = task_cause(log, str(task["id"]))
-        if diagnosis is not None and diagnosis.name in SKEW:
-            found.append((task, diagnosis))
-    return log, found
+    return log, [(task, task_cause(log, str(task["id"]))) for _, task in slow.iterrows()]
+
+
+def _skewed(name: str):
+    """``_slowest``'s tasks diagnosed as skew."""
+    log, slowest = _slowest(name)
+    return log, [(t, d) for t, d in slowest if d is not None and d.name in SKEW]
 
 
 def _engine(log, task) -> str:
@@ -63,18 +64,8 @@ def test_time_a_jvm_plan_spent_off_the_cpu_is_a_wait_not_the_python_workers(name
     after its Python script's lines): extra time the JVM's CPU did not follow was said to be
     spent "in the Python worker", as computation skew, while the same diagnosis said the plan
     runs no Python code. It is a wait; the plan, not the call site, says where code ran."""
-    log = open_session([str(RAPIDS / name)]).log
-    tasks = log.tasks[log.tasks["status"] == "SUCCESS"]
-    stage = tasks.groupby("stage_key")["duration"]
-    slow = tasks[
-        (stage.transform("size") >= 3) & (tasks["duration"] > 1.5 * stage.transform("median"))
-    ]
-    slow = slow.sort_values("duration", ascending=False).groupby("stage_key").head(1)
-    said = [
-        task_cause(log, str(task["id"]))
-        for _, task in slow.iterrows()
-        if _engine(log, task) == sqlplan.JVM
-    ]
+    log, slowest = _slowest(name)
+    said = [d for task, d in slowest if _engine(log, task) == sqlplan.JVM]
     waits = [d for d in said if d is not None and d.name == "off-CPU wait"]
     assert waits and all("waiting on I/O, locks or a busy host" in d.detail for d in waits)
     assert not any(d is not None and "Python worker" in d.detail for d in said)
