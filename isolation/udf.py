@@ -35,6 +35,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 import pandas as pd
@@ -565,7 +566,7 @@ class UdfRecorder:
                 continue
             with kept.open("rb") as handle:
                 batch = pickle.load(handle)
-            times = _times_alone(kind, function, batch)
+            times = _times_alone(kind, function, batch, int(call["ns"]))
             if times is None:
                 continue  # its rows do not run alone: the batch stays whole
             ordinary = None if alone else float(cheapest)
@@ -598,20 +599,42 @@ def _unprinted():
         yield
 
 
-def _times_alone(kind: str, function, batch) -> list[int] | None:
-    """Each row of a kept batch timed alone (``_time_alone``), or None where the script's
-    function refuses a row alone: a grouped-map function may check its group (at least two
-    readings per sensor) and raise on a one-row frame the plain run never gave it, which
-    ended a traced run that Spark had finished in an internal error (a probe of public
-    PySpark programs). Its batch is then the finest unit the run can answer for."""
+SAMPLED_ROWS = 8
+"""Rows of a batch timed alone first, to foresee what timing them all would cost."""
+
+RETIMING_BUDGET_NS = 5_000_000_000
+"""What timing a batch's rows alone may cost beyond ``RETIMING_FOLD`` times the batch's own
+time: a pandas UDF with a fixed cost per call (a model loaded per batch, 20 ms) costs that for
+each row alone, and timing 2,000 rows twice took 80 s after a 27 s script, to rank rows that
+each cost the same (a probe of public PySpark programs)."""
+
+RETIMING_FOLD = 4
+
+
+def _times_alone(kind: str, function, batch, batch_ns: int) -> list[int] | None:
+    """Each row of a kept batch timed alone (``_time_alone``), or None where they cannot be:
+    the script's function refuses a row alone (a grouped-map function may check its group,
+    at least two readings per sensor, and raise on a one-row frame the plain run never gave
+    it, which ended a traced run Spark had finished in an internal error), or timing them
+    would cost more than ``RETIMING_FOLD`` times the batch plus ``RETIMING_BUDGET_NS``
+    (foreseen from the median of the first ``SAMPLED_ROWS``, whose costly rows must not make
+    the rest look dear, and checked as it goes): a per-call cost then
+    outweighs what sets rows apart. The batch is then the finest unit the run answers for."""
+    allowed = RETIMING_FOLD * batch_ns + RETIMING_BUDGET_NS
+    rows = _rows_of(batch)
+    times: list[int] = []
+    began = time.perf_counter_ns()
     try:
         with _unprinted():
-            return [
-                min(_time_alone(kind, function, batch, i) for _ in range(2))
-                for i in range(_rows_of(batch))
-            ]
+            for i in range(rows):
+                times.append(min(_time_alone(kind, function, batch, i) for _ in range(2)))
+                if len(times) == min(SAMPLED_ROWS, rows) and 2 * median(times) * rows > allowed:
+                    return None  # the sample's typical row, twice for each row: too dear
+                if time.perf_counter_ns() - began > allowed:
+                    return None
     except Exception:  # the script's own function, on input it was never given: any error
         return None
+    return times
 
 
 def _time_alone(kind: str, function, batch, i: int) -> int:

@@ -506,6 +506,37 @@ def test_a_group_function_that_refuses_a_row_alone_keeps_its_slow_group_whole(
 
 
 @pytest.mark.spark
+def test_a_pandas_udf_costing_the_same_per_call_keeps_its_batch_whole(
+    spark, tmp_path, store, capsys
+):
+    """A pandas UDF whose every call costs 20 ms (a model loaded per batch): each of its only
+    batch's 2,000 rows costs that alone, and timing them all twice on the driver took 80 s
+    after the script, to rank rows that cost the same (a probe of public PySpark programs).
+    Foreseen from the first rows, the batch is kept whole."""
+    from perfx.isolation.udf import stored_calls
+
+    script = _script(
+        tmp_path,
+        "fixed_cost.py",
+        "import time",
+        "import pandas as pd",
+        "from pyspark.sql import SparkSession",
+        "from pyspark.sql.functions import pandas_udf",
+        "spark = SparkSession.builder.getOrCreate()",
+        "@pandas_udf('double')",
+        "def score(amount: pd.Series) -> pd.Series:",
+        "    time.sleep(0.02)",
+        "    return amount * 2.0",
+        "frame = spark.range(0, 2000, 1, 1)",
+        "print(frame.select(score('id').alias('s')).groupBy().sum('s').collect()[0][0])",
+    )
+    plain, tracer = _traced_as_plainly(script, spark, store, capsys)
+    assert plain == "3998000.0\n"
+    calls = stored_calls(tracer.store.local_dir(tracer.run_id))
+    assert calls["rows"].tolist() == [2000]
+
+
+@pytest.mark.spark
 def test_a_script_restarting_its_session_with_other_settings_is_refused(
     spark, tmp_path, store, capsys
 ):
