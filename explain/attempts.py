@@ -7,9 +7,9 @@ A failed attempt's time ends at its failure. A retry runs after its partition's 
 attempts failed, starting its partition over (on another, often fresh, executor it also
 recomputes what the lost executor held): its extra time is the failure's cost, not its
 records'. Each is read from the log's own fields (``speculative``, ``status``,
-``end_reason``, ``failure``, ``attempt``), never guessed from times. ``explain.gap.diagnose`` asks these first (``attempt_diagnosis``), and
-``explain.gap.mechanism`` names a retry where the extra time follows no volume
-(``retry_diagnosis``).
+``end_reason``, ``failure``, ``attempt``), never guessed from times. ``explain.gap.diagnose``
+asks these first (``attempt_diagnosis``), and ``explain.gap.mechanism`` names a retry where
+the extra time follows no volume (``retry_diagnosis``).
 """
 
 from __future__ import annotations

@@ -639,8 +639,8 @@ large task. A task's bytes deserialize at some hundreds of MB/s: 100 ms is tens 
 def _large_task(cols: Columns, first: int, gap: Gap) -> Diagnosis | None:
     """``large task`` where shipping the task (``SHIPPING``) is most of the gap and its
     deserialization took ``LARGE_TASK_FOLD`` times its reference's and ``LARGE_TASK_MS`` at
-    least, on a warm executor: data
-    or an object its functions refer to travels inside the task. A 123 MB slice of
+    least, on a warm executor: data or an object its functions refer to travels inside the
+    task. A 123 MB slice of
     ``sc.parallelize`` was diagnosed "scheduler delay: it waited longer to be scheduled", its
     deserialization, the other 28 % of the gap, unsaid (a probe's held-out cause)."""
     if _value(cols, "first_task_on_executor", first) == "T":

@@ -40,14 +40,14 @@ def cold_start(
     Python (only then does a failure cost the next task a worker)?"""
     if cols.entity != "task":
         return None
-    said = _cold(cols, first, python)
-    if said is None or _cold(cols, second, python) is not None:
+    said = began_cold(cols, first, python)
+    if said is None or began_cold(cols, second, python) is not None:
         return None
     return Diagnosis("cold start", f"{said} ({percent})")
 
 
-def _cold(cols: Columns, row: int, python: bool) -> str | None:
-    """Why ``row`` began cold, in words, or None."""
+def began_cold(cols: Columns, row: int, python: bool) -> str | None:
+    """Why ``row`` began cold, in words, or None. ``python``: does its stage run Python?"""
     if "first_task_on_executor" in cols.present:
         if cols.values("first_task_on_executor")[row] == "T":
             return "it was the first task of its stage on its executor"
@@ -62,6 +62,24 @@ def _on_executor(cols: Columns, rows: np.ndarray, row: int) -> np.ndarray:
     """Those of ``rows`` that ran on ``row``'s executor (of its application)."""
     app, executor = cols.key("app_key"), cols.key("executor_id")
     return rows[(app[rows] == app[row]) & (executor[rows] == executor[row])]
+
+
+def _executor_rows(cols: Columns, row: int) -> np.ndarray:
+    """Every row of ``row``'s executor (of its application), from rows grouped by executor
+    once per table: every straggler of a report may ask, and a pass over the whole table
+    each time cost a large log's report one per straggler."""
+    grouped = cols.derived.get("rows by executor")
+    if grouped is None:
+        app, executor = cols.key("app_key"), cols.key("executor_id")
+        key = app.astype(np.int64) * (int(executor.max(initial=0)) + 2) + executor
+        order = np.argsort(key, kind="stable")
+        grouped = cols.derived["rows by executor"] = (key, order, key[order])
+    key, order, sorted_keys = grouped
+    return order[
+        np.searchsorted(sorted_keys, key[row], "left") : np.searchsorted(
+            sorted_keys, key[row], "right"
+        )
+    ]
 
 
 def _opened_with_slow_peers(cols: Columns, row: int, python: bool) -> str | None:
@@ -107,7 +125,7 @@ def _after_a_failure(cols: Columns, row: int) -> str | None:
         return None
     last = failed[np.argmax(finish[failed])]  # the failure whose freed slot it may have taken
     ended = finish[last]
-    since = _on_executor(cols, np.arange(cols.n), row)
+    since = _executor_rows(cols, row)
     since = since[(launch[since] >= ended - STAMPED_LATE_MS) & (since != last)]
     if launch[row] != np.min(launch[since]):
         return None  # another task took the slot first

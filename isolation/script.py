@@ -233,7 +233,17 @@ class _StoppedByOwner:
         self.stop()  # as a session's or context's own block ends: stopping it
 
 
-class ScriptContext(_StoppedByOwner):
+class _StoppedForTracer(_StoppedByOwner):
+    """A traced script's session or context: its ``stop()`` is perfx's, which keeps that the
+    script asked (``ScriptTracer.check_restart``)."""
+
+    _tracer: ScriptTracer
+
+    def stop(self) -> None:
+        self._tracer.stopped = True
+
+
+class ScriptContext(_StoppedForTracer):
     """The SparkContext a traced script holds: RDD sources traced, the rest Spark's own."""
 
     def __init__(self, traced: TracedContext, tracer: ScriptTracer):
@@ -241,10 +251,6 @@ class ScriptContext(_StoppedByOwner):
         self._tracer = tracer
         self._sc = traced.sc
         traced.program_context = self  # what the script's datasets say is their context
-
-    def stop(self) -> None:
-        """Left to perfx; the tracer keeps that the script asked (``check_restart``)."""
-        self._tracer.stopped = True
 
     def textFile(self, name: str, minPartitions: int | None = None, use_unicode: bool = True):
         return self._traced.textFile(name, minPartitions, use_unicode)
@@ -279,7 +285,7 @@ class ScriptContext(_StoppedByOwner):
         return getattr(self._sc, name)
 
 
-class ScriptSession(_StoppedByOwner):
+class ScriptSession(_StoppedForTracer):
     """The SparkSession a traced script holds: its ``sparkContext`` is the traced one, its
     text reader's ``.rdd`` traced, its UDFs timed; the rest is Spark's own."""
 
@@ -287,10 +293,6 @@ class ScriptSession(_StoppedByOwner):
         self._session = session
         self._tracer = tracer
         self.sparkContext = ScriptContext(tracer.session(), tracer)
-
-    def stop(self) -> None:
-        """Left to perfx; the tracer keeps that the script asked (``check_restart``)."""
-        self._tracer.stopped = True
 
     @property
     def _sc(self):

@@ -609,6 +609,8 @@ each row alone, and timing 2,000 rows twice took 80 s after a 27 s script, to ra
 each cost the same (a probe of public PySpark programs)."""
 
 RETIMING_FOLD = 4
+"""Times the batch's own measured time that timing its rows alone may cost (twice each, and
+each call's fixed part once per row), before ``RETIMING_BUDGET_NS``."""
 
 
 def _times_alone(kind: str, function, batch, batch_ns: int) -> list[int] | None:
@@ -618,8 +620,8 @@ def _times_alone(kind: str, function, batch, batch_ns: int) -> list[int] | None:
     it, which ended a traced run Spark had finished in an internal error), or timing them
     would cost more than ``RETIMING_FOLD`` times the batch plus ``RETIMING_BUDGET_NS``
     (foreseen from the median of the first ``SAMPLED_ROWS``, whose costly rows must not make
-    the rest look dear, and checked as it goes): a per-call cost then
-    outweighs what sets rows apart. The batch is then the finest unit the run answers for."""
+    the rest look dear, and checked as it goes): a per-call cost then outweighs what sets
+    rows apart. The batch is then the finest unit the run answers for."""
     allowed = RETIMING_FOLD * batch_ns + RETIMING_BUDGET_NS
     rows = _rows_of(batch)
     times: list[int] = []
