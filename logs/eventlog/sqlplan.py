@@ -5,7 +5,7 @@ Spark logs each DataFrame/SQL query as a ``SparkListenerSQLExecutionStart`` with
 plan as text, and each job of it carries the execution's id in its properties. The next step
 of a diagnosis depends on the plan: a traced re-run (perfx isolate) can only find the records
 that cost the time where Python code handled them (an RDD program, or a plan with a Python
-UDF: ``BatchEvalPython``, ``ArrowEvalPython``, a pandas map or group), not in a plan of JVM
+UDF or UDTF: ``BatchEvalPython``, ``ArrowEvalPython``, a pandas map or group), not in a plan of JVM
 operators alone, nor on a GPU (RAPIDS ``Gpu*`` operators) whose costs a CPU re-run does not
 have; and it reads its input on this machine, which a plan reading ``gs://`` or ``s3://``
 does not have.
@@ -21,10 +21,14 @@ JVM = "jvm"
 """The engines a plan's records ran on (``plan_engine`` of a job)."""
 
 _PYTHON_OPERATORS = re.compile(
-    r"\b(?:BatchEvalPython|ArrowEvalPython|FlatMapGroupsInPandas|FlatMapCoGroupsInPandas"
-    r"|FlatMapGroupsInArrow|MapInPandas|MapInArrow|PythonMapInArrow|AggregateInPandas"
-    r"|WindowInPandas|ArrowWindowPython|FlatMapGroupsInPandasWithState)\b"
+    r"\b(?:(?:BatchEvalPython|ArrowEvalPython)(?:UDTF)?|FlatMapGroupsInPandas"
+    r"|FlatMapCoGroupsInPandas|FlatMapGroupsInArrow|FlatMapCoGroupsInArrow|MapInPandas"
+    r"|MapInArrow|PythonMapInArrow|AggregateInPandas|WindowInPandas|ArrowWindowPython"
+    r"|FlatMapGroupsInPandasWithState)\b"
 )
+"""Spark's physical operators that run Python code on the workers. A Python UDTF's are
+``BatchEvalPythonUDTF`` (Spark 3.5) and ``ArrowEvalPythonUDTF`` (Spark 4's default): a
+UDTF's stage was said to run no Python (Spark's own UDTF example)."""
 _GPU_OPERATORS = re.compile(r"\bGpu[A-Z]\w*|com\.nvidia\.spark\.rapids")
 _LOCATION = re.compile(r"Location: \w+(?:\(\d+ paths?\))?\s*\[([^\],\s]+)")
 

@@ -111,6 +111,13 @@ def test_the_jobs_table_says_each_plans_engine_and_first_input():
             "file:/data/in.parquet",
         ),
         ("*(1) Project [a#1]\n+- *(1) Range (0, 10, step=1, splits=2)", sqlplan.JVM, ""),
+        # a Python UDTF's plan as Spark 4.3 logs it (Spark's own UDTF example, traced)
+        (
+            "+- Project (3)\n   +- ArrowEvalPythonUDTF (2)\n      +- Scan ExistingRDD (1)",
+            sqlplan.PYTHON,
+            "",
+        ),
+        ("+- BatchEvalPythonUDTF [split_words(text#0)#3], [word#4]", sqlplan.PYTHON, ""),
     ],
 )
 def test_a_plan_names_its_engine_and_first_input(plan, engine, scanned):
