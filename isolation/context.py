@@ -104,9 +104,20 @@ class TracedContext:
         self.store.begin(self.run_id, self.meta)
 
     def _use_driver_python(self) -> None:
-        """Local workers must import perfx: unless told otherwise, run them on this Python."""
-        if self.sc.master.startswith("local") and not os.environ.get("PYSPARK_PYTHON"):
+        """Local workers must import perfx: unless told otherwise, run them on this Python;
+        told to run one that cannot import perfx, run them on this one instead, and say so."""
+        if not self.sc.master.startswith("local"):
+            return
+        chosen = self.sc.pythonExec
+        if not os.environ.get("PYSPARK_PYTHON"):
             self.sc.pythonExec = sys.executable
+        elif chosen != sys.executable and not imports_perfx(chosen):
+            self.sc.pythonExec = sys.executable
+            print(
+                f"perfx: the workers' Python the script names ({chosen}) cannot import perfx, "
+                f"whose code a traced run's workers run: they run perfx's ({sys.executable})",
+                file=sys.stderr,
+            )
 
     def __enter__(self) -> TracedContext:
         return self
@@ -494,6 +505,23 @@ def _first_line(err: BaseException) -> str:
         if not line.startswith(("Traceback", "at ", "File ")):
             return line[:300]
     return type(err).__name__
+
+
+def imports_perfx(python: str) -> bool:
+    """Can the interpreter ``python`` import perfx, as the workers it runs must? Tutorials'
+    scripts name their workers' interpreter (``PYSPARK_PYTHON``), and a plain run's workers
+    need only PySpark, which Spark hands them; a traced run's failed on that interpreter
+    (a probe of public PySpark programs). One the system cannot run is left to fail in
+    Spark as it does plainly."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            [python, "-c", "import perfx"], capture_output=True, timeout=60, cwd=os.getcwd()
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return True
+    return done.returncode == 0
 
 
 def _worker_without_perfx(raised: str) -> str:

@@ -77,6 +77,8 @@ def test_errors_name_the_trace_file_only_when_it_holds_something(tmp_path):
 
 
 WORKER_PRINTS = """
+import os
+os.environ["PYSPARK_PYTHON"] = {workers!r}
 from pyspark.sql import SparkSession
 
 spark = SparkSession.builder.master("local[2]").getOrCreate()
@@ -92,9 +94,12 @@ def test_a_scripts_prints_on_the_workers_are_in_the_file_the_answer_names(tmp_pa
     """A script printing on the workers (``foreach(print)``) prints to Spark's output, which
     a traced run keeps in ``spark.log``: the answer names that file, which holds them. The
     script's second builder sets a runtime option of the session perfx started, as it does
-    plainly (it was ignored: 200 partitions where the script asked for 3)."""
+    plainly (it was ignored: 200 partitions where the script asked for 3). It names its
+    workers' interpreter, as tutorials do: the base Python of perfx's, on which a plain run's
+    workers run (Spark hands them PySpark) and which, outside perfx's environment, cannot
+    import perfx (a traced run failed there)."""
     script, store = tmp_path / "prints.py", tmp_path / "runs"
-    script.write_text(WORKER_PRINTS)
+    script.write_text(WORKER_PRINTS.format(workers=getattr(sys, "_base_executable", "")))
     done = _isolate(tmp_path, str(script), "--store", str(store))
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("printed on the driver; 3 partitions\n")
@@ -105,3 +110,34 @@ def test_a_scripts_prints_on_the_workers_are_in_the_file_the_answer_names(tmp_pa
     ), done.stdout
     text = logged.read_text()
     assert "printed-on-a-worker-1" in text and "printed-on-a-worker-2" in text
+
+
+@pytest.mark.parametrize(
+    "interpreter, switched",
+    [("exit 1", True), ('exec "{python}" "$@"', False)],
+    ids=["one that cannot import perfx", "one that can"],
+)
+def test_local_workers_run_an_interpreter_that_imports_perfx(
+    tmp_path, monkeypatch, capsys, interpreter, switched
+):
+    """A script naming its workers' interpreter keeps it where that one imports perfx, and
+    gets perfx's where it cannot, with a line saying so."""
+    from types import SimpleNamespace
+
+    from perfx.isolation.context import TracedContext
+
+    named = tmp_path / "python"
+    named.write_text("#!/bin/sh\n" + interpreter.format(python=sys.executable) + "\n")
+    named.chmod(0o755)
+    monkeypatch.setenv("PYSPARK_PYTHON", str(named))
+    ctx = SimpleNamespace(sc=SimpleNamespace(master="local[2]", pythonExec=str(named)))
+    TracedContext._use_driver_python(ctx)  # type: ignore[arg-type]
+    said = capsys.readouterr().err
+    if switched:
+        assert ctx.sc.pythonExec == sys.executable
+        assert said == (
+            f"perfx: the workers' Python the script names ({named}) cannot import perfx, whose "
+            f"code a traced run's workers run: they run perfx's ({sys.executable})\n"
+        )
+    else:
+        assert ctx.sc.pythonExec == str(named) and said == ""
