@@ -16,10 +16,10 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import re
 import runpy
 import sys
 import time
-import traceback
 import types
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -47,6 +47,20 @@ NOTHING_TRACED = (
     "the script ran no traced RDD action and no Python UDF: no record-level answer applies"
 )
 """Said of a script whose run holds no record to answer with (Spark SQL only)."""
+
+
+def nothing_traced(meta: dict) -> str:
+    """``NOTHING_TRACED``, or, where the script's Python ran only where perfx does not time
+    it (``ScriptTracer.untimed``), what ran there."""
+    untimed = meta.get("untimed") or {}
+    if not untimed:
+        return NOTHING_TRACED
+    ran = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in sorted(untimed.items()))
+    return (
+        "the script ran no traced RDD action and no Python UDF that perfx times (its Python "
+        f"ran in {ran}, which perfx does not time): no record-level answer applies"
+    )
+
 
 UNTRACED_SOURCES = frozenset(
     {
@@ -96,6 +110,11 @@ class ScriptTracer:
     stopped: bool = False
     """The script called its session's or context's ``stop()`` (left to perfx: the traced
     run goes on in the same session)."""
+    untimed: dict[str, list[str]] = field(default_factory=dict)
+    """Python the script hands Spark that perfx does not time, by kind (``Python UDTF``,
+    ``mapInArrow``...) -> the functions' names: a run whose only Python is there has no
+    record-level answer, and must not be said to run no Python (a probe of public PySpark
+    programs: Spark's own UDTF example was told it ran "no Python UDF")."""
     started_ms: float = 0.0
     """When the script's own Spark work began (epoch ms; after perfx's warm-up): the tasks
     of the session's event log that are the script's."""
@@ -637,7 +656,9 @@ def run_as_main(script: Path, args: list[str]) -> None:
     (from its own frames) and ends in ScriptFailed; ``sys.exit(0)`` is a normal end."""
     with as_main(script, args):
         try:
-            runpy.run_path(str(script), run_name="__main__")
+            # by its absolute path, as Python 3.9 and later run a script: its __file__ and
+            # its traceback's lines name it so
+            runpy.run_path(os.path.abspath(script), run_name="__main__")
         except SystemExit as done:
             code = done.code
             if code in (None, 0):
@@ -658,8 +679,11 @@ def run_as_main(script: Path, args: list[str]) -> None:
                 tb = tb.tb_next
             if tb is None and not isinstance(err, SyntaxError):
                 tb = err.__traceback__  # none of the script's frames: all of them
-            # a script that does not compile has no frame: Python shows its line and a caret
-            traceback.print_exception(type(err), err, tb)
+            # a script that does not compile has no frame: Python shows its line and a caret.
+            # Python's own display, which the traceback module of 3.11 is not: it adds a
+            # NameError's "Did you mean" (a probe of public PySpark programs)
+            # (which shows the exception's own traceback: cut to the script's frames first)
+            sys.__excepthook__(type(err), err.with_traceback(tb), tb)
             raise ScriptFailed(
                 f"{script} failed: {type(err).__name__}: {_summary(err)}", 1
             ) from None
@@ -675,7 +699,16 @@ def _summary(err: BaseException) -> str:
         return ""
     if "Traceback (most recent call last):" in lines:
         return lines[-1]
+    java = [line for line in lines if _JAVA_RAISED.match(line)]
+    if java:  # Py4J's first line names only the JVM call ("calling o41.partitions")
+        return java[0][2:]
     return lines[0] + (" ..." if len(lines) > 1 else "")
+
+
+_JAVA_RAISED = re.compile(r"^: [\w$]+(?:\.[\w$]+)+(?:Exception|Error)\b")
+"""The line of a Py4J error that gives the exception the JVM raised: ``: org.apache.hadoop.
+mapred.InvalidInputException: Input path does not exist: ...`` (a probe of public PySpark
+programs: a missing input's one-line error named only the JVM method that failed)."""
 
 
 def check_script(script: str | os.PathLike) -> Path:
@@ -718,6 +751,8 @@ def trace_script(
         udf_calls = tracer.udfs.finish(tracer.reads) if tracer.udfs is not None else 0
         if not tracer.ctx._outputs and not udf_calls:
             tracer.ctx.meta["untraced"] = True
+        if tracer.untimed:
+            tracer.ctx.meta["untimed"] = tracer.untimed
         tracer.ctx.finish()
     except ScriptFailed as err:
         log = spark_log(event_dir) if tracer.created else None
@@ -749,8 +784,8 @@ def script_result(tracer: ScriptTracer, top: int = 10):
     note = empty_output_note(meta, found) if meta.get("outputs") else None
     if calls is None and not meta.get("outputs"):
         note = (
-            f"{NOTHING_TRACED} (perfx why SCRIPT.py gives the task-level one where a stage ran "
-            "three tasks or more)"
+            f"{nothing_traced(meta)} (perfx why SCRIPT.py gives the task-level one where a "
+            "stage ran three tasks or more)"
         )
     return IsolationResult(
         tracer.run_id,

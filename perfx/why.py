@@ -180,7 +180,7 @@ def why_script(
     slowest task against its stage: with the rows whose Python UDF calls cost the most in it,
     or the records of its partition (RDD code), or, for a stage without Python code, the
     plain statement that no record-level answer applies and the Spark remedy."""
-    from perfx.isolation.script import NOTHING_TRACED, script_result, trace_script
+    from perfx.isolation.script import nothing_traced, script_result, trace_script
     from perfx.isolation.udf import stored_calls
 
     from .session import open as open_session
@@ -224,7 +224,7 @@ def why_script(
     try:
         task_id = skewed_task(app_tasks)
     except NoStageToCompare as err:  # and no record to give instead
-        raise IsolationError(f"{err}; {NOTHING_TRACED}") from None
+        raise IsolationError(f"{err}; {nothing_traced(ctx.meta)}") from None
     answer = _explained(session, task_id, options)
     answer.notes.append(NO_RECORD_TRACING.format(task=task_id))
     return answer

@@ -183,6 +183,16 @@ FAILING = {
         r"ParseException: \[PARSE_SYNTAX_ERROR\] .* \.\.\.$",
         "line 3, in <module>",
     ),
+    "in the JVM, reading a missing file": (  # Py4J's first line names only the JVM call
+        [
+            "from pyspark.sql import SparkSession",
+            "spark = SparkSession.builder.getOrCreate()",
+            "spark.sparkContext.textFile('does/not/exist.txt').count()",
+        ],
+        r"Py4JJavaError: org\.apache\.hadoop\.mapred\.InvalidInputException: Input path does "
+        r"not exist: file:/\S+/does/not/exist\.txt$",
+        "line 3, in <module>",
+    ),
     "before it runs (it does not compile)": (
         ["def broken(:", "    pass"],
         "SyntaxError: ",
@@ -221,6 +231,29 @@ def test_script_exit_status_is_kept(tmp_path, store):
     with pytest.raises(ScriptFailed) as failed:
         trace_script(script, [], store=store)
     assert failed.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [("import os", "print(lit)"), ("def broken(:",)],
+    ids=["a NameError Python offers a name for", "a script that does not compile"],
+)
+def test_a_script_named_by_a_relative_path_fails_as_python_shows_it(
+    tmp_path, store, capsys, monkeypatch, lines
+):
+    """Python (the oracle, run plainly) names the script by its absolute path and offers a
+    NameError's likely name ("Did you mean: 'list'?"): a traced run's traceback lost both
+    (a probe of public PySpark programs)."""
+    import subprocess
+    import sys
+
+    _script(tmp_path, "broken.py", *lines)
+    monkeypatch.chdir(tmp_path)
+    plain = subprocess.run([sys.executable, "broken.py"], capture_output=True, text=True)
+    assert plain.returncode == 1
+    with pytest.raises(ScriptFailed):
+        trace_script("broken.py", [], store=store)
+    assert capsys.readouterr().err == plain.stderr
 
 
 @pytest.mark.spark
@@ -648,4 +681,38 @@ def test_why_on_a_small_sql_script_says_there_is_neither_answer(spark, tmp_path,
         "no stage of the traced run has three tasks to compare, so no task is explained "
         "against its stage (more input partitions would give it some); the script ran no "
         "traced RDD action and no Python UDF: no record-level answer applies"
+    )
+
+
+@pytest.mark.spark
+def test_a_script_whose_python_perfx_does_not_time_is_told_so(spark, tmp_path, store, capsys):
+    """A Python UDTF and a mapInArrow function run Python on the workers that perfx does not
+    time: the answer names them, where it said the script ran "no Python UDF" (Spark's own
+    UDTF example, in a probe of public PySpark programs)."""
+    script = _script(
+        tmp_path,
+        "untimed.py",
+        "from pyspark.sql import SparkSession",
+        "from pyspark.sql.functions import udtf",
+        "spark = SparkSession.builder.getOrCreate()",
+        "@udtf(returnType='word: string, n: int')",
+        "class Split:",
+        "    def eval(self, text: str):",
+        "        for w in text.split():",
+        "            yield w, len(w)",
+        "spark.udtf.register('split_words', Split)",
+        "spark.createDataFrame([('a bb ccc',), ('dddd e',)], 'text string')"
+        ".createOrReplaceTempView('t')",
+        "print(spark.sql('SELECT count(*), sum(n) FROM t, LATERAL split_words(text)').collect())",
+        "def doubled(batches):",
+        "    for batch in batches:",
+        "        yield batch",
+        "print(spark.range(4).mapInArrow(doubled, 'id long').count())",
+    )
+    plain, tracer = _traced_as_plainly(script, spark, store, capsys)
+    assert plain == "[Row(count(1)=5, sum(n)=11)]\n4\n"
+    assert script_result(tracer).note.startswith(
+        "the script ran no traced RDD action and no Python UDF that perfx times (its Python "
+        "ran in Python UDTFs: Split; mapInArrow functions: doubled, which perfx does not "
+        "time): no record-level answer applies"
     )
