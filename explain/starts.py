@@ -23,6 +23,7 @@ from perfx.grammar.units import format_ms
 from .columns import Columns
 from .costmodel import NORMAL_FOLD, stage_rows
 from .diagnosis import Diagnosis
+from .executors import executor_rows, on_executor
 
 STAMPED_LATE_MS = 50.0
 """How long before a task's logged end the task that takes its freed slot may be launched:
@@ -58,35 +59,11 @@ def began_cold(cols: Columns, row: int, python: bool) -> str | None:
     )
 
 
-def _on_executor(cols: Columns, rows: np.ndarray, row: int) -> np.ndarray:
-    """Those of ``rows`` that ran on ``row``'s executor (of its application)."""
-    app, executor = cols.key("app_key"), cols.key("executor_id")
-    return rows[(app[rows] == app[row]) & (executor[rows] == executor[row])]
-
-
-def _executor_rows(cols: Columns, row: int) -> np.ndarray:
-    """Every row of ``row``'s executor (of its application), from rows grouped by executor
-    once per table: every straggler of a report may ask, and a pass over the whole table
-    each time cost a large log's report one per straggler."""
-    grouped = cols.derived.get("rows by executor")
-    if grouped is None:
-        app, executor = cols.key("app_key"), cols.key("executor_id")
-        key = app.astype(np.int64) * (int(executor.max(initial=0)) + 2) + executor
-        order = np.argsort(key, kind="stable")
-        grouped = cols.derived["rows by executor"] = (key, order, key[order])
-    key, order, sorted_keys = grouped
-    return order[
-        np.searchsorted(sorted_keys, key[row], "left") : np.searchsorted(
-            sorted_keys, key[row], "right"
-        )
-    ]
-
-
 def _opened_with_slow_peers(cols: Columns, row: int, python: bool) -> str | None:
     """Words for a task launched before any other task of its stage on its executor
     finished, whose fellow openers there were slow too; None otherwise."""
     rows = stage_rows(cols, row)
-    here = _on_executor(cols, rows, row)
+    here = on_executor(cols, rows, row)
     others = here[here != row]
     launch, finish = cols.numeric("launch_time"), cols.numeric("finish_time")
     first_end = np.nanmin(finish[here], initial=np.inf) - STAMPED_LATE_MS
@@ -118,14 +95,14 @@ def _after_a_failure(cols: Columns, row: int) -> str | None:
         failed = cols.derived["failed attempts"] = np.flatnonzero(
             cols.table["status"].astype(str).to_numpy() == "FAILED"
         )
-    failed = _on_executor(cols, failed, row)
+    failed = on_executor(cols, failed, row)
     launch, finish = cols.numeric("launch_time"), cols.numeric("finish_time")
     failed = failed[finish[failed] - STAMPED_LATE_MS <= launch[row]]
     if not len(failed):
         return None
     last = failed[np.argmax(finish[failed])]  # the failure whose freed slot it may have taken
     ended = finish[last]
-    since = _executor_rows(cols, row)
+    since = executor_rows(cols, row)
     since = since[(launch[since] >= ended - STAMPED_LATE_MS) & (since != last)]
     if launch[row] != np.min(launch[since]):
         return None  # another task took the slot first

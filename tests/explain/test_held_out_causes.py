@@ -1,8 +1,10 @@
 """Diagnoses of causes the causes benchmark does not inject, on the real logs a probe wrote
 (tests/data/held-out-causes/README.md says what happened in each): a stage's second opening
 task, a task launched as a failed attempt ended on its executor, a task carrying its data,
-and a JVM plan's wait, each named for what it was where perfx had said computation skew,
-scheduler delay, or time in a Python worker that the plan does not run."""
+a JVM plan's wait and a task pausing for another's garbage, each named for what it was where
+perfx had said computation skew, scheduler delay, time in a Python worker that the plan does
+not run, or GC pressure of its own; and a control with nothing injected, where it had said
+computation skew."""
 
 from __future__ import annotations
 
@@ -39,6 +41,23 @@ CASES = {
         "local-1795937443506/11",
         "large task",
         "deserializing it took 347 ms against 9 ms): the task itself is large",
+    ),
+    "a bystander of another task's garbage": (
+        "local-1795938722772/34",
+        "GC from a concurrent task",
+        "(95 % of the gap), garbage that task 31 made: it ran on the same executor meanwhile, "
+        "read 16x its input and collected for 1.96 s",
+    ),
+    "the task that made the garbage": (
+        "local-1795938722772/31",
+        "GC pressure",
+        "its JVM spent more time collecting garbage (54 % of the gap)",
+    ),
+    "a control's noise on a busy machine": (
+        "local-1795937643197/35",
+        "no cause stands out",
+        "532 ms more than its stage's cost model predicts at 3.7 robust deviations, within "
+        "what a busy machine's noise reaches (under 8)",
     ),
     "a JVM plan's time off the CPU": (
         "local-1795938872538/23",
