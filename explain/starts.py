@@ -30,6 +30,13 @@ STAMPED_LATE_MS = 50.0
 the scheduler launches the next task as the end reaches it, and stamps the end a few
 milliseconds later (2 ms, and 6 ms after a failure, in a probe's logs)."""
 
+STAMPED_LATE_SHARE = 0.05
+"""...or this share of the ended task's duration, where that is longer: a busy driver stamps
+later (a probe's warm-up stage: the third task took the slot of a 5 s opener 62 ms before its
+logged end, and was taken for a third opener of two slots, so the first opener's cold start
+went unnamed, "compute: its own code ran longer"). An opener is launched as its stage starts,
+far earlier in the first ender's run than this."""
+
 NEEDED = ("launch_time", "finish_time", "executor_id", "app_key", "stage_key", "duration")
 
 
@@ -66,11 +73,18 @@ def _opened_with_slow_peers(cols: Columns, row: int, python: bool) -> str | None
     here = on_executor(cols, rows, row)
     others = here[here != row]
     launch, finish = cols.numeric("launch_time"), cols.numeric("finish_time")
-    first_end = np.nanmin(finish[here], initial=np.inf) - STAMPED_LATE_MS
-    if not len(others) or not launch[row] < first_end:
+    if not len(others):
+        return None
+    duration = cols.numeric("duration")
+    ender = here[np.nanargmin(finish[here])] if np.isfinite(finish[here]).any() else None
+    first_end = (
+        np.inf
+        if ender is None
+        else finish[ender] - max(STAMPED_LATE_MS, STAMPED_LATE_SHARE * duration[ender])
+    )
+    if not launch[row] < first_end:
         return None
     openers = others[launch[others] < first_end]
-    duration = cols.numeric("duration")
     slow = NORMAL_FOLD * float(np.nanmedian(duration[rows]))
     if not len(openers) or not np.all(duration[openers] > slow):
         return None

@@ -37,6 +37,11 @@ CASES = {
         "cold start",
         "after a task attempt failed there (task 25)",
     ),
+    "an opener whose reference took its freed slot, stamped late": (
+        "local-1795937604246/0",
+        "cold start",
+        "it was the first task of its stage on its executor (86 % of the gap)",
+    ),
     "a partition's data inside its task": (
         "local-1795937443506/11",
         "large task",
