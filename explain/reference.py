@@ -18,6 +18,7 @@ import numpy as np
 
 from perfx.grammar.ast import Atom, EntityId, Ordering, Predicate, Query
 from perfx.grammar.semantics import check_pair
+from perfx.grammar.units import format_ms
 from perfx.logs.model import Log
 
 from .columns import Columns, columns_for
@@ -94,6 +95,24 @@ def _equal_text(values: np.ndarray, text: str) -> np.ndarray:
     return np.array([str(v) == text for v in values], dtype=bool)
 
 
+def _durations_beside(cols: Columns, first: int, same: np.ndarray) -> str:
+    """How long ``first`` took beside the others it was compared with (``same``), where the
+    log has their durations: asked why a task of normal length was slower, the refusal showed
+    no figure that says it was not (a probe of held-out causes)."""
+    if not len(same) or "duration" not in cols.present:
+        return ""
+    duration = cols.numeric("duration")
+    own, others = duration[first], duration[same]
+    others = others[np.isfinite(others)]
+    if not np.isfinite(own) or not len(others):
+        return ""
+    return (
+        f" (it took {format_ms(float(own))}; the {len(others):,} others "
+        f"{format_ms(float(others.min()))}-{format_ms(float(others.max()))}, median "
+        f"{format_ms(float(np.median(others)))})"
+    )
+
+
 def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
     """The reference row for a one-sided query, and the note saying why it was chosen."""
     if cols.entity == "task" and _asks_slower(query):
@@ -114,7 +133,8 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
     if len(fits) == 0:
         raise ExplainError(
             f"no {entity} {where} as {entity} {table['id'].iloc[first]} for which OBSERVED ({format_conjunction(query.observed.atoms)}) "
-            f"holds and EXPECTED does not: name the reference yourself (THAN {entity.upper()} ...)"
+            f"holds and EXPECTED does not{_durations_beside(cols, first, same)}: name the "
+            f"reference yourself (THAN {entity.upper()} ...)"
         )
     fits, comparable = _comparable(cols, first, fits)
     fits, alike = _like_with_like(cols, first, fits, group, where)

@@ -106,3 +106,18 @@ def test_the_failed_tasks_neighbour_launched_later_is_not_a_cold_start():
     neighbour = int(cols.rows_with_id(nxt)[0])
     assert began_cold(cols, row, python=True) is not None
     assert began_cold(cols, neighbour, python=True) is None
+
+
+def test_asked_why_a_task_of_normal_length_was_slower_the_refusal_says_how_long_it_took():
+    """A retried task that ran as fast as most of its stage: no task of the stage is clearly
+    faster, and the refusal gives the figures that show it."""
+    from perfx.explain.errors import ExplainError
+
+    session = open_session([str(fixture_log("held-out-causes/eventlog_v2_local-1795937347962"))])
+    with pytest.raises(ExplainError) as refused:
+        session.explain("WHY TASK 'local-1795937347962/29' SLOWER")
+    assert str(refused.value) == (
+        "no task of the same stage as task local-1795937347962/29 for which OBSERVED "
+        "(duration compare = GT) holds and EXPECTED does not (it took 287 ms; the 21 others "
+        "280 ms-1.20 s, median 388 ms): name the reference yourself (THAN TASK ...)"
+    )
