@@ -51,7 +51,7 @@ from .attempts import attempt_diagnosis, retry_diagnosis
 from .columns import Columns
 from .costmodel import ModelSplit, Standing
 from .diagnosis import Diagnosis
-from .gc import garbage_of_another
+from .gc import garbage_of_another, on_more_input
 from .hosts import slow_host
 from .starts import cold_start
 
@@ -621,10 +621,12 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
     large = _large_task(cols, first, gap) if part in SHIPPING else None
     if large is not None:
         return large
-    others = garbage_of_another(cols, first, percent) if part == "gc" else None
-    if others is not None:
-        return others
     name, words = DIAGNOSES.get(part, ("compute", "its own code ran longer"))
+    if part == "gc":
+        others = garbage_of_another(cols, first, percent)
+        if others is not None:
+            return others
+        return Diagnosis(name, f"{words} ({percent}){on_more_input(cols, first, second)}")
     return Diagnosis(name, f"{words} ({percent})")
 
 

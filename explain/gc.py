@@ -51,3 +51,17 @@ def garbage_of_another(cols: Columns, row: int, percent: str) -> Diagnosis | Non
         f"{data[other] / data[row]:,.0f}x its input and collected for {format_ms(float(gc[other]))}, and a collection pauses "
         "every task on its JVM; look at that task",
     )
+
+
+def on_more_input(cols: Columns, first: int, second: int) -> str:
+    """Words for GC pressure of ``first``'s own where it read ``MORE_DATA_FOLD`` times its
+    reference's input or more: its records made the garbage, and the lead of the answer
+    names that volume while the diagnosis named GC alone (a probe's hot key: "because its
+    shuffle read bytes were higher", then "GC pressure"); "" otherwise."""
+    if "bytes_in" not in cols.present:
+        return ""
+    data = cols.numeric("bytes_in")
+    own, reference = float(data[first]), float(data[second])
+    if not reference > 0 or not own >= MORE_DATA_FOLD * reference:
+        return ""
+    return f", on {own / reference:.1f}x the input bytes of its reference (read and shuffled in)"
