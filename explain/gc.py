@@ -44,12 +44,13 @@ def garbage_of_another(cols: Columns, row: int, percent: str) -> Diagnosis | Non
     if not len(beside):
         return None
     other = beside[np.argmax(gc[beside])]
+    fold, collected = data[other] / data[row], format_ms(float(gc[other]))
     return Diagnosis(
         "GC from a concurrent task",
         f"its JVM spent more time collecting garbage ({percent}), garbage that task "
         f"{cols.values('task_id')[other]} made: it ran on the same executor meanwhile, read "
-        f"{data[other] / data[row]:,.0f}x its input and collected for {format_ms(float(gc[other]))}, and a collection pauses "
-        "every task on its JVM; look at that task",
+        f"{fold:.1f}x its input and collected for {collected}, and a collection pauses every "
+        "task on its JVM; look at that task",
     )
 
 

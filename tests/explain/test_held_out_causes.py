@@ -51,7 +51,7 @@ CASES = {
         "local-1795938722772/34",
         "GC from a concurrent task",
         "(95 % of the gap), garbage that task 31 made: it ran on the same executor meanwhile, "
-        "read 16x its input and collected for 1.96 s",
+        "read 16.1x its input and collected for 1.96 s",
     ),
     "the task that made the garbage": (
         "local-1795938722772/31",
