@@ -111,8 +111,9 @@ class ScriptTracer:
     """The script called its session's or context's ``stop()`` (left to perfx: the traced
     run goes on in the same session)."""
     untimed: dict[str, list[str]] = field(default_factory=dict)
-    """Python the script hands Spark that perfx does not time, by kind (``Python UDTF``,
-    ``mapInArrow``...) -> the functions' names: a run whose only Python is there has no
+    """Python the script hands Spark that perfx does not time, by kind (``Python UDTFs``,
+    ``mapInArrow functions``...: ``udf.UNTIMED_FACTORIES``, ``udf.UNTIMED_METHODS``) -> the
+    functions' names: a run whose only Python is there has no
     record-level answer, and must not be said to run no Python (a probe of public PySpark
     programs: Spark's own UDTF example was told it ran "no Python UDF")."""
     started_ms: float = 0.0
@@ -679,10 +680,10 @@ def run_as_main(script: Path, args: list[str]) -> None:
                 tb = tb.tb_next
             if tb is None and not isinstance(err, SyntaxError):
                 tb = err.__traceback__  # none of the script's frames: all of them
-            # a script that does not compile has no frame: Python shows its line and a caret.
-            # Python's own display, which the traceback module of 3.11 is not: it adds a
-            # NameError's "Did you mean" (a probe of public PySpark programs)
-            # (which shows the exception's own traceback: cut to the script's frames first)
+            # Python's own display, where 3.11's traceback module drops a NameError's "Did
+            # you mean" (a probe of public PySpark programs). It shows the exception's own
+            # traceback, cut here to the script's frames; a script that does not compile has
+            # none: Python shows its line and a caret
             sys.__excepthook__(type(err), err.with_traceback(tb), tb)
             raise ScriptFailed(
                 f"{script} failed: {type(err).__name__}: {_summary(err)}", 1

@@ -1012,37 +1012,38 @@ def _untimed_function(args: tuple, kwargs: dict, method: bool):
 
 def _untimed_methods() -> list[tuple[type, str, str]]:
     """(class, method, kind) of the ``UNTIMED_METHODS`` this PySpark has."""
-    import importlib
-
     found = []
-    for module in ("pyspark.sql.pandas.map_ops", "pyspark.sql.pandas.group_ops"):
-        try:
-            loaded = importlib.import_module(module)
-        except ImportError:
-            continue
-        for (owner, name), kind in UNTIMED_METHODS.items():
-            cls = getattr(loaded, owner, None)
-            if cls is not None and name in vars(cls):
-                found.append((cls, name, kind))
+    for (owner, name), kind in UNTIMED_METHODS.items():
+        cls = _pandas_ops_class(owner)
+        if cls is not None and name in vars(cls):
+            found.append((cls, name, kind))
     return found
 
 
 def _frame_classes() -> list:
     """The classes that define ``mapInPandas`` / ``applyInPandas`` for a classic session's
     DataFrames and grouped data (the DataFrame's own method calls the mixin's)."""
+    found = [_pandas_ops_class(name) for name in ("PandasMapOpsMixin", "PandasGroupedOpsMixin")]
+    return [cls for cls in found if cls is not None]
+
+
+PANDAS_OPS_MODULES = ("pyspark.sql.pandas.map_ops", "pyspark.sql.pandas.group_ops")
+"""Where a classic session's DataFrame and grouped-data classes get their pandas and Arrow
+methods."""
+
+
+def _pandas_ops_class(name: str) -> type | None:
+    """The class ``name`` of ``PANDAS_OPS_MODULES``, or None where this PySpark has none."""
     import importlib
 
-    found = []
-    for module, names in (
-        ("pyspark.sql.pandas.map_ops", ("PandasMapOpsMixin",)),
-        ("pyspark.sql.pandas.group_ops", ("PandasGroupedOpsMixin",)),
-    ):
+    for module in PANDAS_OPS_MODULES:
         try:
             loaded = importlib.import_module(module)
         except ImportError:
             continue
-        found += [getattr(loaded, n) for n in names if hasattr(loaded, n)]
-    return found
+        if hasattr(loaded, name):
+            return getattr(loaded, name)
+    return None
 
 
 def traced_registration(registration, tracer):

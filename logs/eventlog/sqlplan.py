@@ -5,10 +5,10 @@ Spark logs each DataFrame/SQL query as a ``SparkListenerSQLExecutionStart`` with
 plan as text, and each job of it carries the execution's id in its properties. The next step
 of a diagnosis depends on the plan: a traced re-run (perfx isolate) can only find the records
 that cost the time where Python code handled them (an RDD program, or a plan with a Python
-UDF or UDTF: ``BatchEvalPython``, ``ArrowEvalPython``, a pandas map or group), not in a plan of JVM
-operators alone, nor on a GPU (RAPIDS ``Gpu*`` operators) whose costs a CPU re-run does not
-have; and it reads its input on this machine, which a plan reading ``gs://`` or ``s3://``
-does not have.
+UDF or UDTF: ``BatchEvalPython``, ``ArrowEvalPython``, a pandas map or group), not in a plan
+of JVM operators alone, nor on a GPU (RAPIDS ``Gpu*`` operators) whose costs a CPU re-run
+does not have; and it reads its input on this machine, which a plan reading ``gs://`` or
+``s3://`` does not have.
 """
 
 from __future__ import annotations
