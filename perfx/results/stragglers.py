@@ -10,7 +10,8 @@ JSON (stable)::
      "stages": [{"stage_key", "app_id", "app_key", "job_id", "stage_id", "tasks", "basis",
                  "median_rate", "stragglers", "explained", "explained_share", "<cause>": n}],
      "straggler_tasks": [{"id", "stage_key", "duration", "progress_ratio", "causes": [...],
-                          "primary_cause", "cause"}]}
+                          "primary_cause", "cause"}],
+     "slow_not_stragglers": [{"id", "stage_key", "duration", "stage_median", "cause"}]}
 
 ``causes`` and ``primary_cause`` are the blocked-time analysis's (what removing each blocked
 time would save); ``cause`` is the task's cause as ``perfx explain`` names it
@@ -91,6 +92,44 @@ def _have(n: int) -> str:
     return "has" if n == 1 else "have"
 
 
+SLOW_FOLD = 2.0
+"""Times its stage's median duration a task that is no straggler must take to be listed as
+slow all the same: a straggler is slow for its data (time per byte or record), and a task
+that read 50x its stage's bytes at their pace took 7.8x the median while neither this
+listing nor ``perfx skew`` named it (a probe of held-out causes: data skew)."""
+SLOW_MIN_MS = 100.0
+"""...and at least this much longer than the median: 2x a 20 ms median is no time at stake."""
+SLOW_SHOWN = 3
+"""Slow tasks that are no stragglers named at most, the most time beyond its median first."""
+
+
+def slow_not_stragglers(tasks: Any) -> list[dict[str, Any]]:
+    """The tasks that are no stragglers yet took ``SLOW_FOLD`` times their stage's median
+    duration (stages of three tasks or more), the ``SLOW_SHOWN`` with the most time beyond
+    it: {id, stage_key, duration, stage_median}."""
+    if tasks.empty or not {"id", "stage_key", "duration", "straggler"} <= set(tasks.columns):
+        return []
+    stage = tasks.groupby("stage_key", observed=True)["duration"]
+    median, size = stage.transform("median"), stage.transform("size")
+    beyond = tasks["duration"] - median
+    slow = (
+        ~tasks["straggler"].astype(bool)
+        & (size >= 3)
+        & (tasks["duration"] >= SLOW_FOLD * median)
+        & (beyond >= SLOW_MIN_MS)
+    )
+    order = beyond[slow].sort_values(ascending=False, kind="stable").index[:SLOW_SHOWN]
+    return [
+        {
+            "id": str(tasks.at[i, "id"]),
+            "stage_key": str(tasks.at[i, "stage_key"]),
+            "duration": float(tasks.at[i, "duration"]),
+            "stage_median": float(median[i]),
+        }
+        for i in order
+    ]
+
+
 @dataclass(frozen=True)
 class StragglerReport:
     """The blocked-time analysis's straggler report (explain.blocked.stragglers) as a result."""
@@ -100,6 +139,8 @@ class StragglerReport:
     """Each straggler's cause as ``perfx explain`` names it (``of``), by task id."""
     limit: int | None = ROWS
     """Stages the table shows, those with the most time at stake first (None: all)."""
+    slow: tuple[dict[str, Any], ...] = ()
+    """The slowest tasks that are no stragglers (``slow_not_stragglers``), with their causes."""
 
     @classmethod
     def of(cls, analysis: Any, log: Any) -> StragglerReport:
@@ -112,7 +153,11 @@ class StragglerReport:
         if "id" not in tasks.columns:  # a log cut before its task events: no task to name
             return cls(analysis, None)
         ids = tasks.loc[tasks["straggler"], "id"].astype(str).tolist()
-        return cls(analysis, in_halves(partial(cause_names, log), ids, NAMED_IN_HALVES))
+        named = in_halves(partial(cause_names, log), ids, NAMED_IN_HALVES)
+        found = slow_not_stragglers(tasks)
+        causes = cause_names(log, [task["id"] for task in found]) if found else {}
+        slow = tuple(dict(task, cause=causes.get(task["id"])) for task in found)
+        return cls(analysis, named, slow=slow)
 
     def to_dict(self) -> dict[str, Any]:
         report = self.report
@@ -138,6 +183,7 @@ class StragglerReport:
             "by_cause": {c: int(report.stages[c].sum()) for c in report.causes},
             "stages": records(report.stages),
             "straggler_tasks": tasks,
+            "slow_not_stragglers": [dict(task) for task in self.slow],
         }
 
     def at_stake(self) -> dict[str, float]:
@@ -215,6 +261,19 @@ class StragglerReport:
         )
         return Headline(text, values)
 
+    def slow_words(self) -> str:
+        """The slow tasks that are no stragglers, in one paragraph."""
+        said = "; ".join(
+            f"task {task['id']} took {duration(task['duration'])} against its stage's median "
+            f"{duration(task['stage_median'])}"
+            + (f" ({task['cause']})" if task.get("cause") not in (None, *NOT_A_CAUSE) else "")
+            for task in self.slow
+        )
+        return (
+            f"Slow, though no stragglers (at {SLOW_FOLD:g}x their stage's median duration or "
+            f"more, each at its stage's pace for its data): {said}."
+        )
+
     def _repr_html_(self) -> str:
         """In a notebook: the command's tables, as HTML."""
         return html_of(self)
@@ -227,6 +286,8 @@ class StragglerReport:
             yield safe_text("No successful tasks in the log.")
             return
         yield self.headline()
+        if self.slow:
+            yield safe_text(self.slow_words())
         stakes = self.at_stake()
         stages = report.stages.assign(
             at_stake=report.stages["stage_key"].astype(str).map(stakes).fillna(0.0)

@@ -122,3 +122,33 @@ def test_asked_why_a_task_of_normal_length_was_slower_the_refusal_says_how_long_
         "(duration compare = GT) holds and EXPECTED does not (it took 287 ms; the 21 others "
         "280 ms-1.20 s, median 388 ms): name the reference yourself (THAN TASK ...)"
     )
+
+
+def test_the_task_that_made_the_garbage_is_listed_though_no_straggler():
+    """Stragglers are judged per byte, so the hot task (16x the bytes at its stage's pace) is
+    none, and its bystander was the stage's only one: the listing now names the hot task as
+    slow all the same, with its cause, as it names the bystander's."""
+    from rich.console import Console
+
+    report = open_session(
+        [str(fixture_log("held-out-causes/eventlog_v2_local-1795938722772"))]
+    ).stragglers()
+    named = {task["id"]: task["cause"] for task in report.to_dict()["straggler_tasks"]}
+    assert named["local-1795938722772/34"] == "GC from a concurrent task"
+    assert "local-1795938722772/31" not in named
+    assert report.to_dict()["slow_not_stragglers"] == [
+        {
+            "id": "local-1795938722772/31",
+            "stage_key": "local-1795938722772/4/0",
+            "duration": 3893.0,
+            "stage_median": 373.0,
+            "cause": "GC pressure",
+        }
+    ]
+    console = Console(width=400, record=True)
+    console.print(report)
+    assert (
+        "Slow, though no stragglers (at 2x their stage's median duration or more, each at its "
+        "stage's pace for its data): task local-1795938722772/31 took 3.9 s against its "
+        "stage's median 373 ms (GC pressure)." in console.export_text()
+    )
