@@ -692,6 +692,9 @@ def _named(cols: Columns, name: str, detail: str, step: str, next_step: str) -> 
     return Diagnosis(name, f"{detail}: {step}" if step else detail, next_step)
 
 
+UNEXPLAINED = "its extra time is compute that no volume or measured part explains"
+"""How both noise rules (``_unexplained_within_noise``, ``_residual_within_noise``) begin."""
+
 UNEXPLAINED_FOLD = 2.0
 """A cost per unit that nothing measured explains (computation skew, a higher cost per unit)
 is named only for a task at least this many times its stage's median duration. Below it,
@@ -713,7 +716,7 @@ def _unexplained_within_noise(standing: Standing | None) -> Diagnosis | None:
     fold = standing.value / standing.median  # the median is positive: value < 2x it
     return Diagnosis(
         NOTHING_STANDS_OUT,
-        f"its extra time is compute that no volume or measured part explains, and at "
+        f"{UNEXPLAINED}, and at "
         f"{fold:.1f}x its stage's median it is within what tasks doing the same work vary by "
         f"(under {UNEXPLAINED_FOLD:g}x)",
     )
@@ -738,8 +741,7 @@ def _residual_within_noise(model: ModelSplit) -> Diagnosis | None:
         return None
     return Diagnosis(
         NOTHING_STANDS_OUT,
-        f"its extra time is compute that no volume or measured part explains, "
-        f"{format_ms(model.cost_ms)} more than its stage's cost model predicts at "
+        f"{UNEXPLAINED}, {format_ms(model.cost_ms)} more than its stage's cost model predicts at "
         f"{model.residual_z:,.1f} robust deviations, within what a busy machine's noise reaches "
         f"(under {SKEW_RESIDUAL_Z:g})",
     )

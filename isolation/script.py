@@ -44,21 +44,21 @@ PERFX_KEYS = ("spark.master", "spark.eventLog.enabled", "spark.eventLog.dir")
 script's own, else ``DEFAULT_MASTER``) and the event log the traced run reads back."""
 
 NOTHING_TRACED = (
-    "the script ran no traced RDD action and no Python UDF: no record-level answer applies"
+    "the script ran no traced RDD action and no Python UDF{}: no record-level answer applies"
 )
-"""Said of a script whose run holds no record to answer with (Spark SQL only)."""
+"""Said of a script whose run holds no record to answer with (Spark SQL only, or Python
+perfx does not time: ``nothing_traced`` fills in the gap)."""
 
 
 def nothing_traced(meta: dict) -> str:
-    """``NOTHING_TRACED``, or, where the script's Python ran only where perfx does not time
-    it (``ScriptTracer.untimed``), what ran there."""
+    """``NOTHING_TRACED``, saying, where the script's Python ran only where perfx does not
+    time it (``ScriptTracer.untimed``), what ran there."""
     untimed = meta.get("untimed") or {}
     if not untimed:
-        return NOTHING_TRACED
+        return NOTHING_TRACED.format("")
     ran = "; ".join(f"{kind}: {', '.join(names)}" for kind, names in sorted(untimed.items()))
-    return (
-        "the script ran no traced RDD action and no Python UDF that perfx times (its Python "
-        f"ran in {ran}, which perfx does not time): no record-level answer applies"
+    return NOTHING_TRACED.format(
+        f" that perfx times (its Python ran in {ran}, which perfx does not time)"
     )
 
 
@@ -113,9 +113,9 @@ class ScriptTracer:
     untimed: dict[str, list[str]] = field(default_factory=dict)
     """Python the script hands Spark that perfx does not time, by kind (``Python UDTFs``,
     ``mapInArrow functions``...: ``udf.UNTIMED_FACTORIES``, ``udf.UNTIMED_METHODS``) -> the
-    functions' names: a run whose only Python is there has no
-    record-level answer, and must not be said to run no Python (a probe of public PySpark
-    programs: Spark's own UDTF example was told it ran "no Python UDF")."""
+    functions' names: a run whose only Python is there has no record-level answer, and must
+    not be said to run no Python (a probe of public PySpark programs: Spark's own UDTF
+    example was told it ran "no Python UDF")."""
     started_ms: float = 0.0
     """When the script's own Spark work began (epoch ms; after perfx's warm-up): the tasks
     of the session's event log that are the script's."""

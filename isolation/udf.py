@@ -631,19 +631,19 @@ def _times_alone(kind: str, function, batch, batch_ns: int) -> list[int] | None:
     allowed = RETIMING_FOLD * batch_ns + RETIMING_BUDGET_NS
     rows = _rows_of(batch)
     times: list[int] = []
-    began = time.perf_counter_ns()
+    ends = time.perf_counter_ns() + allowed
     try:
         with _unprinted():
             for i in range(rows):
                 times.append(_time_alone(kind, function, batch, i))
                 if len(times) == min(SAMPLED_ROWS, rows) and median(times) * rows > allowed:
                     return None  # the sample's typical row, for each row: too dear
-                if time.perf_counter_ns() - began > allowed:
+                if time.perf_counter_ns() > ends:
                     return None
             dear = AGAIN_FOLD * median(times)
             for i in [i for i, spent in enumerate(times) if spent > dear]:
                 times[i] = min(times[i], _time_alone(kind, function, batch, i))
-                if time.perf_counter_ns() - began > allowed:
+                if time.perf_counter_ns() > ends:
                     return None
     except Exception:  # the script's own function, on input it was never given: any error
         return None

@@ -153,11 +153,13 @@ class StragglerReport:
         if "id" not in tasks.columns:  # a log cut before its task events: no task to name
             return cls(analysis, None)
         ids = tasks.loc[tasks["straggler"], "id"].astype(str).tolist()
-        named = in_halves(partial(cause_names, log), ids, NAMED_IN_HALVES)
         found = slow_not_stragglers(tasks)
-        causes = cause_names(log, [task["id"] for task in found]) if found else {}
+        # one pass names both: a pass in the forked child leaves the parent's columns unbuilt
+        causes = in_halves(
+            partial(cause_names, log), ids + [task["id"] for task in found], NAMED_IN_HALVES
+        )
         slow = tuple(dict(task, cause=causes.get(task["id"])) for task in found)
-        return cls(analysis, named, slow=slow)
+        return cls(analysis, {i: causes[i] for i in ids}, slow=slow)
 
     def to_dict(self) -> dict[str, Any]:
         report = self.report
