@@ -106,6 +106,8 @@ def _durations_beside(cols: Columns, first: int, same: np.ndarray) -> str:
     others = others[np.isfinite(others)]
     if not np.isfinite(own) or not len(others):
         return ""
+    if len(others) == 1:
+        return f" (it took {format_ms(float(own))}; the other {format_ms(float(others[0]))})"
     return (
         f" (it took {format_ms(float(own))}; the {len(others):,} others "
         f"{format_ms(float(others.min()))}-{format_ms(float(others.max()))}, median "

@@ -171,6 +171,10 @@ def _unexpected_token(token: Token, expected: set[str], source: str) -> PxqlErro
     )
 
 
+TYPOGRAPHIC_QUOTES = {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
+"""Curly quotes and the straight quote each stands for."""
+
+
 def _unexpected_character(pos: int, expected: set[str], source: str) -> PxqlError:
     char = source[pos]
     words = expected_words(expected)
@@ -178,6 +182,10 @@ def _unexpected_character(pos: int, expected: set[str], source: str) -> PxqlErro
         message = f"unterminated string: no closing {char} on this line"
     elif char == "`":
         message = "unterminated `name`: no closing ` on this line"
+    elif char in TYPOGRAPHIC_QUOTES:
+        # what a word processor or a chat makes of ' and " in a query pasted from it
+        straight = TYPOGRAPHIC_QUOTES[char]
+        message = f"typographic quote '{char}': write {straight} (a straight quote) instead"
     else:
         shown = f"'{char}'" if char.isprintable() and not char.isspace() else f"U+{ord(char):04X}"
         message = f"unexpected character {shown}"

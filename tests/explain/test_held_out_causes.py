@@ -124,6 +124,18 @@ def test_asked_why_a_task_of_normal_length_was_slower_the_refusal_says_how_long_
     )
 
 
+def test_beside_one_other_the_refusal_gives_its_time_alone():
+    """A stage beside one other of its app: no range and median of one duration."""
+    from perfx.explain.errors import ExplainError
+
+    session = open_session([str(fixture_log("spark-events/local-1430917381534"))])
+    with pytest.raises(ExplainError) as refused:
+        session.explain("WHY STAGE '1' SLOWER")
+    assert str(refused.value).endswith(
+        "does not (it took 123 ms; the other 966 ms): name the reference yourself (THAN STAGE ...)"
+    )
+
+
 def test_the_task_that_made_the_garbage_is_listed_though_no_straggler():
     """Stragglers are judged per byte, so the hot task (16x the bytes at its stage's pace) is
     none, and its bystander was the stage's only one: the listing now names the hot task as
