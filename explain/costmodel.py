@@ -453,16 +453,20 @@ def _z(value: float, median: float, sigma: float) -> float:
     return value / median if median > 0 else (float("inf") if value > 0 else 0.0)
 
 
-def standing(cols: Columns, row: int, column: str = "duration") -> Standing | None:
+def standing(
+    cols: Columns, row: int, column: str = "duration", least_peers: int = 2
+) -> Standing | None:
     """Where ``row``'s ``column`` lies among its stage's other successful tasks; None when it
-    has fewer than two peers. The median and MAD are those of ``robust_z`` over the peers,
+    has fewer than ``least_peers``. One peer has no spread: its normal range is up to
+    ``NORMAL_FOLD`` times the peer's value, what tasks doing the same work vary by anyway
+    (the diagnosis of a two-task stage). The median and MAD are those of ``robust_z`` over the peers,
     read from the stage's values sorted once (``_Peers``): a report asks for every straggler
     of a stage, and each would sort the stage again."""
     value = float(cols.numeric(column)[row])
     if "stage_key" not in cols.present or not math.isfinite(value):
         return None
     peers = _Peers.of(cols, row, column, value)
-    if peers.n < 2:
+    if peers.n < max(least_peers, 1):
         return None
     median = peers.median()
     sigma = 1.4826 * peers.mad(median)

@@ -49,7 +49,7 @@ from perfx.logs.time_parts import TIME_PARTS
 from . import costmodel
 from .attempts import attempt_diagnosis, retry_diagnosis
 from .columns import Columns
-from .costmodel import ModelSplit, Standing
+from .costmodel import NORMAL_FOLD, ModelSplit, Standing
 from .diagnosis import Diagnosis
 from .gc import garbage_of_another, on_more_input
 from .hosts import slow_host
@@ -321,7 +321,7 @@ def decompose(cols: Columns, first: int, second: int) -> Gap | None:
         parts,
         _split(cols, suffix, present, first, second, compute) if model is None else None,
         model=model,
-        standing=costmodel.standing(cols, first) if not suffix else None,
+        standing=costmodel.standing(cols, first, least_peers=1) if not suffix else None,
     )
     gap.diagnosis = diagnose(cols, first, second, gap)
     return gap
@@ -415,7 +415,12 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
         return Diagnosis(
             NOTHING_STANDS_OUT,
             f"{cols.entity} {cols.values('id')[first]} took {format_ms(standing.value)}, within "
-            f"its stage's normal range of {_range(standing)}",
+            + (
+                f"its stage's normal range of {_range(standing)}"
+                if standing.peers > 1
+                else f"{NORMAL_FOLD:g}x the {format_ms(standing.median)} of its stage's one "
+                "other task, as tasks doing the same work vary (one peer shows no spread)"
+            ),
         )
     found = mechanism(cols, first, second, gap)
     if found is None:
@@ -428,6 +433,9 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
         f"; it took {format_ms(standing.value)} against its stage's median "
         f"{format_ms(standing.median)}, "
         f"robust z {standing.z:,.1f} over {standing.peers} peers"
+        if standing.peers > 1
+        else f"; it took {format_ms(standing.value)} against the "
+        f"{format_ms(standing.median)} of its stage's one other task"
     )
     return replace(found, detail=found.detail + strength)
 

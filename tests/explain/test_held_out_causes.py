@@ -65,6 +65,11 @@ CASES = {
         "532 ms more than its stage's cost model predicts at 3.7 robust deviations, within "
         "what a busy machine's noise reaches (under 8)",
     ),
+    "two openers of a two-task stage, nothing injected": (
+        "local-1795938461199/9",
+        "no cause stands out",
+        "took 595 ms, within 1.5x the 485 ms of its stage's one other task",
+    ),
     "a JVM plan's time off the CPU": (
         "local-1795938872538/23",
         "off-CPU wait",
