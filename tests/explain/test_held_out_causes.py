@@ -169,3 +169,20 @@ def test_the_task_that_made_the_garbage_is_listed_though_no_straggler():
         "stage's pace for its data): task local-1795938722772/31 took 3.9 s against its "
         "stage's median 373 ms (GC pressure)." in console.export_text()
     )
+
+
+def test_a_task_shorter_than_its_stages_median_is_no_straggler_however_slow_per_byte():
+    """A sort's range partitions, one of them hot: the near-empty ones took 17-39 ms, their
+    fixed cost high per byte, and were 7 of the sort stage's 9 stragglers, the fastest with no
+    faster task to be compared with ("no reference"). Only tasks longer than their stage's
+    median task straggle now."""
+    report = open_session(
+        [str(fixture_log("held-out-causes/eventlog_v2_local-1795959841789"))]
+    ).stragglers()
+    tasks = report.report.tasks
+    median = tasks.groupby("stage_key")["duration"].transform("median")
+    stragglers = tasks[tasks["straggler"]]
+    assert len(stragglers) == 8
+    assert (stragglers["duration"] > median[stragglers.index]).all()
+    causes = [task["cause"] for task in report.to_dict()["straggler_tasks"]]
+    assert "no reference" not in causes
