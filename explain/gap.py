@@ -559,7 +559,7 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
             ISOLATE,
         )
     if part in ("cost", "compute"):
-        if _spilled_more(cols, first, second):
+        if _spilled_more(cols, first, second) and _spill_could_take(cols, first, second, gap):
             spilled = [
                 _sum(_pair(cols, c, first, second)[k] for c in SPILLED if c in cols.present)
                 for k in (0, 1)
@@ -788,6 +788,33 @@ def _spill(cols: Columns, first: int, second: int, what: str, part: str) -> Diag
 
 
 SPILLED = ("memory_bytes_spilled", "disk_bytes_spilled")
+
+SPILL_BYTES_PER_MS = 5_000
+"""The slowest a spill writes and reads back its bytes (5 MB/s, below a busy disk's, a Python
+worker's pickling included): a spill of D more bytes on disk took at most D / this of the
+gap beyond the CPU time it added."""
+
+
+def _spill_could_take(cols: Columns, first: int, second: int, gap: Gap) -> bool:
+    """Could the spill have taken half the extra compute: the CPU time the first task added,
+    and its extra bytes on disk at ``SPILL_BYTES_PER_MS``? A spill of 10 KB on disk with 15 ms
+    more CPU time does not make a 1.5 s wait (a probe of held-out causes: a JVM stage's
+    sleeping task, which also spilled 8 MB of memory, was called spill, "give execution more
+    memory"). Only a spill to disk is judged so: a GPU's to host memory (a RAPIDS log's 1.8
+    GB spilled, none to disk) costs time that neither shows. Where the log lacks the CPU time
+    or the disk bytes, it could."""
+    if not {"executor_cpu_time", "disk_bytes_spilled"} <= cols.present:
+        return True
+    cpu = _pair(cols, "executor_cpu_time", first, second)
+    compute = next(p for p in gap.parts if p.name == "compute")
+    if not (cpu[0] > 0 or cpu[1] > 0) or compute.delta <= 0:  # Spark before 2.1 logs no CPU
+        return True
+    disk = _pair(cols, "disk_bytes_spilled", first, second)
+    if not disk[0] > disk[1]:  # spilled elsewhere than to disk (a GPU's to host memory)
+        return True
+    most = max(cpu[0] - cpu[1], 0) + (disk[0] - disk[1]) / SPILL_BYTES_PER_MS
+    return most >= OFF_CPU * compute.delta
+
 
 MIN_SHARE = 0.3
 """Once a cost per unit within the stage's spread is set aside, a part must account for at

@@ -70,6 +70,11 @@ CASES = {
         "no cause stands out",
         "took 595 ms, within 1.5x the 485 ms of its stage's one other task",
     ),
+    "a JVM plan's sleep beside a small spill": (
+        "local-1795959984382/40",
+        "off-CPU wait",
+        "(its CPU time +0 ms of +1.52 s): waiting on I/O, locks or a busy host",
+    ),
     "a JVM plan's time off the CPU": (
         "local-1795938872538/23",
         "off-CPU wait",
@@ -186,3 +191,14 @@ def test_a_task_shorter_than_its_stages_median_is_no_straggler_however_slow_per_
     assert (stragglers["duration"] > median[stragglers.index]).all()
     causes = [task["cause"] for task in report.to_dict()["straggler_tasks"]]
     assert "no reference" not in causes
+
+
+def test_a_gpus_spill_to_host_memory_is_still_a_spill():
+    """A RAPIDS log's task spilled 1.8 GB of memory and none to disk, its JVM CPU time no
+    higher: a spill that no disk bytes bound (``gap._spill_could_take``), named as before."""
+    from tests.data_files import PUBLIC
+
+    log = open_session([str(PUBLIC / "NVIDIA__spark-rapids-tools" / "gpu_oom_eventlog.zstd")]).log
+    diagnosis = task_cause(log, "app-20250305192829-0000/12208")
+    assert diagnosis is not None and diagnosis.name == "spill", diagnosis
+    assert diagnosis.detail.startswith("it spilled 3.8x the bytes of its reference")
