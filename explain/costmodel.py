@@ -67,6 +67,12 @@ KIND_OF = {column: kind for column, kind, _ in VOLUMES} | {
 _LABELS = {column: label for column, _, label in VOLUMES}
 """A volume column -> its words (``VOLUMES``)."""
 
+MAX_MS_PER_UNIT = {"result_size": 1e-3}
+"""The dearest a unit of a volume can plausibly be (ms): a task's result is serialized and
+sent at 1 MB/s at the least. A model that prices it dearer learned a coincidence: in a probe
+of held-out causes one task of a stage returned 34 KB against its peers' 1.6 KB and also
+slept 1.5 s in its Python worker, and with all others alike the model put its whole gap on
+the 32 KB (45 ms per KB, R² 1.00): "result size"."""
 MIN_TYPICAL = 6
 """Typical tasks a stage needs for a fit: fewer fall back to the records-only split."""
 TRIM = 3.5
@@ -153,23 +159,25 @@ def _stage(cols: Columns, code: int) -> tuple[np.ndarray, np.ndarray | None]:
     return found
 
 
-def fit(cols: Columns, row: int) -> tuple[StageModel, np.ndarray] | None:
-    """The cost model of ``row``'s stage and the stage's rows, or None when the stage is too
-    small to fit (fewer than ``MIN_TYPICAL`` typical tasks, or no volume measured). Fitted
-    once per stage (kept in ``cols.derived``)."""
+def fit(
+    cols: Columns, row: int, without: tuple[str, ...] = ()
+) -> tuple[StageModel, np.ndarray] | None:
+    """The cost model of ``row``'s stage (of the volumes but those named in ``without``) and
+    the stage's rows, or None when the stage is too small to fit (fewer than ``MIN_TYPICAL``
+    typical tasks, or no volume measured). Fitted once per stage (kept in ``cols.derived``)."""
     rows = stage_rows(cols, row)
-    key = ("cost model", int(cols.key("stage_key")[row]) if len(rows) > 1 else row)
+    key = ("cost model", int(cols.key("stage_key")[row]) if len(rows) > 1 else row, without)
     if key not in cols.derived:
-        cols.derived[key] = _fit(cols, rows)
+        cols.derived[key] = _fit(cols, rows, without)
     model = cols.derived[key]
     return None if model is None else (model, rows)
 
 
-def _fit(cols: Columns, rows: np.ndarray) -> StageModel | None:
+def _fit(cols: Columns, rows: np.ndarray, without: tuple[str, ...] = ()) -> StageModel | None:
     if len(rows) < MIN_TYPICAL:
         return None
     y = compute_times(cols, rows)
-    present = [c for c, _, _ in VOLUMES if c in cols.present]
+    present = [c for c, _, _ in VOLUMES if c in cols.present and c not in without]
     x = (
         np.column_stack([np.nan_to_num(cols.numeric(c)[rows]) for c in present])
         if present
@@ -329,10 +337,14 @@ class ModelSplit:
         return sum(v.ms for v in self.volumes)
 
 
-def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
+def split(
+    cols: Columns, first: int, second: int, without: tuple[str, ...] = ()
+) -> ModelSplit | None:
     """The compute gap between task rows ``first`` and ``second`` of one stage, split by its
-    cost model; None when the tasks are of different stages or the stage cannot be fitted."""
-    fitted = fit(cols, first)
+    cost model; None when the tasks are of different stages or the stage cannot be fitted.
+    Where the volume that takes most of the gap (of the volumes) is priced dearer than it can
+    be (``MAX_MS_PER_UNIT``), the gap is split by the stage's model without that volume."""
+    fitted = fit(cols, first, without)
     if fitted is None:
         return None
     model, rows = fitted
@@ -359,6 +371,13 @@ def split(cols: Columns, first: int, second: int) -> ModelSplit | None:
             )
             kinds[kind] = VolumePart(kind, *lead, held.ms + ms)
     residual = terms.residual
+    largest = max(kinds.values(), key=lambda part: abs(part.ms), default=None)
+    if largest is not None and largest.ms > 0:
+        coef = coefs[columns.index(largest.column)]
+        if coef > MAX_MS_PER_UNIT.get(largest.column, np.inf):
+            fitted_without = split(cols, first, second, (*without, largest.column))
+            if fitted_without is not None:
+                return fitted_without
     z = (float(residual[i]) - model.centre) / model.spread
     return ModelSplit(
         model,
@@ -388,7 +407,7 @@ class _Terms:
     @classmethod
     def of(cls, cols: Columns, model: StageModel, row: int) -> _Terms:
         code = int(cols.key("stage_key")[row])
-        key = ("model terms", code)
+        key = ("model terms", code, model.columns)
         found = cols.derived.get(key)
         if found is None:
             rows = _stage(cols, code)[0]

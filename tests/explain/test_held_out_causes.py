@@ -75,6 +75,11 @@ CASES = {
         "off-CPU wait",
         "(its CPU time +0 ms of +1.52 s): waiting on I/O, locks or a busy host",
     ),
+    "a control's task, its model pricing its result dear": (
+        "local-1795938556815/14",
+        "no cause stands out",
+        "its extra compute lies within the spread of its stage's cost model (R² 0.01 on 8 of 8",
+    ),
     "a JVM plan's time off the CPU": (
         "local-1795938872538/23",
         "off-CPU wait",
@@ -202,3 +207,16 @@ def test_a_gpus_spill_to_host_memory_is_still_a_spill():
     diagnosis = task_cause(log, "app-20250305192829-0000/12208")
     assert diagnosis is not None and diagnosis.name == "spill", diagnosis
     assert diagnosis.detail.startswith("it spilled 3.8x the bytes of its reference")
+
+
+def test_a_python_wait_beside_a_larger_result_is_no_result_size():
+    """Task 29 slept 1.5 s in its Python worker and returned 34 KB against its peers' 1.6 KB:
+    the stage's model priced the result at 45 ms per KB to fit it, "result size". A result
+    goes at 1 MB/s at the least, so its gap is split by the model without it."""
+    log = _log("local-1795960023980/29")
+    diagnosis = task_cause(log, "local-1795960023980/29")
+    assert diagnosis is not None and diagnosis.name == "computation skew", diagnosis
+    assert "the same volumes cost 1.47 s more than its stage's cost model predicts" in (
+        diagnosis.detail
+    )
+    assert "in the Python worker (computing or waiting)" in diagnosis.detail
