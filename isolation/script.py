@@ -107,6 +107,9 @@ class ScriptTracer:
     reads: list[str] = field(default_factory=list)
     """Paths the script read through ``spark.read`` (its inputs, located for UDF culprits)."""
     udfs: Any = None
+    asked: bool = False
+    """The script asked for its session or context (a UDF it made may have started one
+    before: ``check_started_early``)."""
     stopped: bool = False
     """The script called its session's or context's ``stop()`` (left to perfx: the traced
     run goes on in the same session)."""
@@ -183,20 +186,48 @@ class ScriptTracer:
         if not self.stopped or self.spark is None:
             return
         self.stopped = False
-        conf = self.spark.sparkContext.getConf()
-        changed = [
-            f"{key}={value}"
-            for key, value in options.items()
-            if key not in PERFX_KEYS
-            and not self.spark.conf.isModifiable(key)
-            and conf.get(key, None) != str(value)
-        ]
+        changed = self._unappliable(options)
         if changed:
             raise IsolationError(
                 "the script stopped its Spark session and started another with other settings "
                 f"({', '.join(changed)}): a traced run keeps one session and cannot apply them; "
                 "give them to the script's first session"
             )
+
+    def check_started_early(self, options: dict[str, Any]) -> None:
+        """The script's first session, asked for after perfx started one for a UDF the script
+        made before it (``udf.patched_udfs``; a module's ``@udf`` functions): the settings
+        that session could not take. Plainly the script's session has them; traced, the run
+        went on without them, and a probe's script printed ``local[2] 2`` partitions where it
+        asked for ``local[1]`` and 3. The app's name alone is let go: it names the run."""
+        changed = self._unappliable(options)
+        conf = self.spark.sparkContext.getConf()
+        master = options.get("spark.master")
+        if (
+            master
+            and not self.master
+            and _local_threads(str(master)) != _local_threads(conf.get("spark.master", ""))
+        ):
+            changed.insert(0, f"spark.master={master}")
+        changed = [c for c in changed if not c.startswith("spark.app.name=")]
+        if changed:
+            raise IsolationError(
+                "the script made a UDF before its Spark session, which perfx started then "
+                f"without the settings the script gives it later ({', '.join(changed)}): make "
+                "the session before the UDF, or give perfx the master (--master)"
+            )
+
+    def _unappliable(self, options: dict[str, Any]) -> list[str]:
+        """``key=value`` of the ``options`` the running session has otherwise and cannot
+        take (perfx's own keys left out)."""
+        conf = self.spark.sparkContext.getConf()
+        return [
+            f"{key}={value}"
+            for key, value in options.items()
+            if key not in PERFX_KEYS
+            and not self.spark.conf.isModifiable(key)
+            and conf.get(key, None) != str(value)
+        ]
 
 
 @contextmanager
@@ -405,6 +436,18 @@ _PYSPARK_MODULES = (
 imported: imported before the script's ``SparkContext`` replaces the real one there."""
 
 
+def _local_threads(master: str) -> int | str:
+    """The threads a local master runs tasks on (``local[*]`` as many as the machine has
+    cores), or the master itself where it is no local one: two masters that run alike."""
+    found = re.fullmatch(r"local(?:\[(\*|\d+)(?:,\s*\d+)?\])?", master.strip())
+    if found is None:
+        return master
+    threads = found.group(1)
+    if threads is None:
+        return 1
+    return os.cpu_count() or 1 if threads == "*" else int(threads)
+
+
 def _from_pyspark(depth: int = 2) -> bool:
     """Whether the caller ``depth`` frames up is PySpark's own code (which needs the real
     session, e.g. ``rdd.toDF()`` asking for the active one)."""
@@ -497,12 +540,18 @@ def _sessions_from(session_for, context_for, before_pyspark_asks=None):
     finally:
         builder_class.getOrCreate = original
         SparkSession.getActiveSession = original_active  # type: ignore[method-assign]
-        if own_new is None:
-            del SparkSession.__new__
-        else:
-            SparkSession.__new__ = own_new  # type: ignore[method-assign]
+        # deleting the patch would leave ``SparkSession(sc, options=...)`` failing in this
+        # process ("object.__new__() takes exactly one argument"): CPython keeps a class's
+        # __new__ slot once assigned, so PySpark's next session (a notebook's, a test's) needs
+        # a __new__ that takes its arguments
+        SparkSession.__new__ = own_new or _object_new  # type: ignore[method-assign]
         pyspark.SparkContext = real_context  # type: ignore[misc]
         sys.modules["pyspark.context"] = real_module
+
+
+def _object_new(cls, *args, **kwargs):
+    """``object.__new__`` for a class whose ``__init__`` takes the arguments."""
+    return object.__new__(cls)
 
 
 def _module_giving(module: types.ModuleType, **names) -> types.ModuleType:
@@ -525,6 +574,9 @@ def installed(tracer: ScriptTracer):
     def session_for(builder, original):
         existed = tracer.spark is not None
         tracer.check_restart(builder._options)
+        if existed and tracer.created and not tracer.asked:
+            tracer.check_started_early(builder._options)
+        tracer.asked = True
         tracer.session(builder._options)
         if existed or not tracer.created:
             # the running session takes the script's runtime options, as a plain
@@ -535,6 +587,9 @@ def installed(tracer: ScriptTracer):
 
     def context_for(options):
         tracer.check_restart(options)
+        if tracer.spark is not None and tracer.created and not tracer.asked:
+            tracer.check_started_early(options)
+        tracer.asked = True
         return ScriptContext(tracer.session(options), tracer)
 
     making = False

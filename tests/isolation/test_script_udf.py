@@ -611,6 +611,48 @@ def test_a_script_restarting_its_session_with_other_settings_is_refused(
 
 
 @pytest.mark.spark
+def test_after_a_traced_script_a_session_is_made_as_plainly(spark, tmp_path, store, capsys):
+    """A traced script's run patches ``SparkSession.__new__``; undone by deleting it, the
+    process's next ``SparkSession(sc, options=...)`` (PySpark's own getOrCreate, in a
+    notebook or the next test file's session) failed with "object.__new__() takes exactly one
+    argument"."""
+    from pyspark.sql import SparkSession
+
+    script = _script(
+        tmp_path,
+        "count.py",
+        "from pyspark.sql import SparkSession",
+        "spark = SparkSession.builder.getOrCreate()",
+        "print(spark.sparkContext.parallelize([1, 2]).count())",
+    )
+    _traced_as_plainly(script, spark, store, capsys)
+    assert SparkSession(spark.sparkContext, options={}).range(3).count() == 3
+
+
+@pytest.mark.spark
+def test_settings_given_after_a_session_started_for_a_udf_are_refused(spark, store):
+    """A UDF made before the script's session (a module's ``@udf`` functions) starts perfx's
+    session then; the script's own builder comes later. Its settings that session cannot
+    take are refused, naming them (a probe's script ran on ``local[2]`` with 2 partitions,
+    exit 0, where it asked for ``local[1]`` and 3); a master that runs as many threads, and
+    the app's name, go on."""
+    from perfx.isolation.errors import IsolationError
+    from perfx.isolation.script import ScriptTracer
+
+    tracer = ScriptTracer(Path("early.py"), [], store, "early", None, spark=spark, created=True)
+    tracer.check_started_early({"spark.master": "local[2,4]", "spark.app.name": "mine"})
+    with pytest.raises(IsolationError) as refused:
+        tracer.check_started_early(
+            {"spark.master": "local[1]", "spark.app.name": "mine", "spark.default.parallelism": "3"}
+        )
+    assert str(refused.value) == (
+        "the script made a UDF before its Spark session, which perfx started then without the "
+        "settings the script gives it later (spark.master=local[1], spark.default.parallelism=3): "
+        "make the session before the UDF, or give perfx the master (--master)"
+    )
+
+
+@pytest.mark.spark
 def test_why_gives_the_rows_when_the_slow_task_ran_alone_in_its_stage(spark, tmp_path, store):
     """One small input file is one task: no peer to explain it against. perfx why says so
     and gives the run's costliest rows, as perfx isolate does (it ended in an error, exit 1,

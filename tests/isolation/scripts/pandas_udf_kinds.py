@@ -2,13 +2,15 @@
 an iterator of Series (one column, and a tuple of them for two) to an iterator of Series,
 Series to a scalar and an iterator of Series to a scalar (grouped aggregates), and an
 Arrow-optimised row UDF. PySpark makes some of these kinds only with a session: the
-session comes first, as in many scripts."""
+session comes first, as in many scripts. ``pandas_udf`` is imported from the module that
+defines it, as some programs do."""
 
 from collections.abc import Iterator
 
 import pandas as pd
 from pyspark.sql import SparkSession
-from pyspark.sql.functions import pandas_udf, udf
+from pyspark.sql.functions import udf
+from pyspark.sql.pandas.functions import pandas_udf  # where PySpark defines it
 
 spark = SparkSession.builder.appName("pandas udf kinds").getOrCreate()
 
