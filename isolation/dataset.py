@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import os
 import sys
 import warnings
 from typing import cast
@@ -97,6 +98,18 @@ class _PartitionFunction:
 def called_at(depth: int = 2) -> str:
     """``file:line`` of the program line that called the operator (``depth`` frames up)."""
     frame = sys._getframe(depth)
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _program_line() -> str:
+    """``file:line`` of the innermost caller outside perfx's isolation package."""
+    frame = sys._getframe(1)
+    here = os.path.dirname(os.path.abspath(__file__))
+    while (
+        frame.f_back is not None
+        and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here
+    ):
+        frame = frame.f_back
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
@@ -260,8 +273,22 @@ class TracedDataset:
         return TracedDataset(self.ctx, rdd, f"{self.label}.{name}", inputs)
 
     def _same_context(self, other: TracedDataset, operator: str) -> None:
-        if not isinstance(other, TracedDataset) or other.ctx is not self.ctx:
-            raise IsolationError(f"{operator} needs two datasets of the same TracedContext")
+        """A two-dataset operator's other side must be a traced dataset of this context: a
+        plain RDD (a DataFrame's ``.rdd``) failed with "join needs two datasets of the same
+        TracedContext", naming neither the program's line nor the plain side (a probe of
+        PySpark programs)."""
+        if isinstance(other, TracedDataset) and other.ctx is self.ctx:
+            return
+        if isinstance(other, TracedDataset):
+            what = "a dataset of another traced context"
+        elif isinstance(other, RDD):
+            what = "a plain RDD (a DataFrame's .rdd, say), whose records perfx does not trace"
+        else:
+            what = f"a {type(other).__name__}"
+        raise IsolationError(
+            f"{_program_line()}: {operator} of a traced dataset with {what}: perfx traces "
+            "only the datasets of its own context"
+        )
 
     def _narrow(self, factory, function, name: str, keeps_partitioning: bool) -> TracedDataset:
         rdd = self._consume().mapPartitions(

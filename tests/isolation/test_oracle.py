@@ -594,6 +594,25 @@ def test_an_untraced_operator_fails_at_the_programs_line(spark, store):
     )
 
 
+def test_a_plain_rdd_joined_to_a_traced_one_fails_at_the_programs_line(spark, store):
+    """A DataFrame's ``.rdd`` is Spark's own: joined to a traced dataset, the error names the
+    program's line and the plain side."""
+    from perfx.isolation import TracedContext
+    from perfx.isolation.errors import IsolationError
+
+    plain = spark.createDataFrame([("a", 1)], "k string, v int").rdd.map(tuple)
+    with TracedContext(spark, store=store) as ctx:
+        pairs = ctx.parallelize([("a", 2)])
+        with pytest.raises(IsolationError) as caught:
+            pairs.join(plain)
+        line = sys._getframe().f_lineno - 1
+    assert str(caught.value) == (
+        f"{__file__}:{line}: join of a traced dataset with a plain RDD (a DataFrame's .rdd, "
+        "say), whose records perfx does not trace: perfx traces only the datasets of its own "
+        "context"
+    )
+
+
 def test_a_damaged_run_is_refused_naming_stage_and_partition(spark, store, inputs):
     """A store that lost a partition's lineage after the run: every query refuses it."""
     import os
