@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .callers import from_pyspark
 from .context import TracedContext
 from .dataset import TracedDataset, untraced
 from .errors import IsolationError
@@ -448,13 +449,6 @@ def _local_threads(master: str) -> int | str:
     return os.cpu_count() or 1 if threads == "*" else int(threads)
 
 
-def _from_pyspark(depth: int = 2) -> bool:
-    """Whether the caller ``depth`` frames up is PySpark's own code (which needs the real
-    session, e.g. ``rdd.toDF()`` asking for the active one)."""
-    name = sys._getframe(depth).f_globals.get("__name__", "")
-    return name == "pyspark" or name.startswith("pyspark.")
-
-
 @contextmanager
 def _sessions_from(session_for, context_for, before_pyspark_asks=None):
     """While a script runs, ``SparkSession.builder.getOrCreate()`` gives
@@ -471,7 +465,7 @@ def _sessions_from(session_for, context_for, before_pyspark_asks=None):
     _ORIGINAL["getOrCreate"] = original = builder_class.getOrCreate
 
     def get_or_create(builder):
-        if _from_pyspark():
+        if from_pyspark():
             if before_pyspark_asks is not None:
                 before_pyspark_asks(builder._options)
             return original(builder)
@@ -481,7 +475,7 @@ def _sessions_from(session_for, context_for, before_pyspark_asks=None):
 
     @functools.wraps(original_active.__func__)
     def get_active_session(cls):
-        if before_pyspark_asks is not None and _from_pyspark():
+        if before_pyspark_asks is not None and from_pyspark():
             before_pyspark_asks({})
         return original_active.__func__(cls)
 
@@ -503,7 +497,7 @@ def _sessions_from(session_for, context_for, before_pyspark_asks=None):
         """What ``from pyspark import SparkContext`` gives the script."""
 
         def __new__(cls, master=None, appName=None, *args, conf=None, **kwargs):
-            if _from_pyspark():
+            if from_pyspark():
                 return real_context(master, appName, *args, conf=conf, **kwargs)
             options = dict(conf.getAll()) if conf is not None else {}
             if master:
@@ -514,7 +508,7 @@ def _sessions_from(session_for, context_for, before_pyspark_asks=None):
 
         @classmethod
         def getOrCreate(cls, conf=None):
-            if _from_pyspark():
+            if from_pyspark():
                 return real_context.getOrCreate(conf)
             return cls(conf=conf)
 
@@ -524,7 +518,7 @@ def _sessions_from(session_for, context_for, before_pyspark_asks=None):
         PySpark's own code traced datasets (``createDataFrame`` of a list failed: a probe of
         public PySpark programs)."""
         given = args[0] if args else kwargs.get("sparkContext")
-        if isinstance(given, ScriptContext) and not _from_pyspark():
+        if isinstance(given, ScriptContext) and not from_pyspark():
             return session_for(SparkSession.builder, original)
         return object.__new__(cls)
 

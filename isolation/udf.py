@@ -30,7 +30,6 @@ import io
 import json
 import os
 import pickle
-import sys
 import time
 from collections import deque
 from collections.abc import Iterator
@@ -44,6 +43,7 @@ import pandas as pd
 from pyspark.accumulators import AccumulatorParam
 
 from . import linehash
+from .callers import from_pyspark
 from .errors import IsolationError
 
 CALLS = "udf_calls.feather"
@@ -883,7 +883,7 @@ def patched_udfs(tracer):
     original_udf, original_pandas = functions.udf, functions.pandas_udf
 
     def udf(f=None, returnType=None, *args, **kwargs):
-        if _from_pyspark():
+        if from_pyspark():
             return original_udf(f, returnType, *args, **kwargs)
         if f is None or isinstance(f, (str,)) or not callable(f):  # @udf(returnType=...)
             return_type = f if returnType is None else returnType
@@ -897,7 +897,7 @@ def patched_udfs(tracer):
         return original_udf(wrapped, returnType or "string", *args, **kwargs)
 
     def pandas_udf(f=None, returnType=None, functionType=None):
-        if _from_pyspark():  # mapInPandas and applyInPandas make theirs with it
+        if from_pyspark():  # mapInPandas and applyInPandas make theirs with it
             return original_pandas(f, returnType, functionType)
         if f is None or not callable(f) or hasattr(f, "typeName"):
             # as PySpark reads a decorator's arguments: @pandas_udf(type), (type, kind),
@@ -986,13 +986,6 @@ def patched_udfs(tracer):
     finally:
         for owner, name, original in saved:
             setattr(owner, name, original)
-
-
-def _from_pyspark() -> bool:
-    """Is the caller of the caller PySpark's own code (``mapInPandas`` makes its UDF with
-    ``pyspark.sql.pandas.functions.pandas_udf``, timed by its own patch)?"""
-    name = sys._getframe(2).f_globals.get("__name__", "")
-    return name == "pyspark" or name.startswith("pyspark.")
 
 
 def _factory_modules(functions: Any) -> list[Any]:
