@@ -479,11 +479,7 @@ def _range(standing: Standing) -> str:
 VOLUME_MECHANISMS = {
     "input": ("data skew", "it read", "repartition or split the heavy keys"),
     "input+shuffle read": ("data skew", "it read", "repartition or split the heavy keys"),
-    "shuffle read": (
-        "data skew",
-        "it read",
-        "split the heavy keys: spark.sql.adaptive.skewJoin.enabled=true, or salt the keys",
-    ),
+    "shuffle read": ("data skew", "it read", "split the heavy keys: salt them"),
     "shuffle write": (
         "shuffle fan-out",
         "it wrote",
@@ -542,6 +538,8 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
         ):
             return _spill(cols, first, second, f"it read {amount} and spilled ({percent})", part)
         name, verb, step = VOLUME_MECHANISMS[kind]
+        if kind == "shuffle read":
+            step = _heavy_keys_step(cols, first)
         return _named(
             cols,
             name,
@@ -587,8 +585,9 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
             return _named(
                 cols,
                 "computation skew" if where[0] else "off-CPU wait",
-                f"the same volumes cost {format_ms(model.cost_ms)} more than its stage's cost "
-                f"model predicts ({model.residual_z:,.1f} robust deviations; {percent}){where[1]}",
+                f"{_volumes_of(model)} cost {format_ms(model.cost_ms)} more than its stage's "
+                f"cost model predicts ({model.residual_z:,.1f} robust deviations; {percent})"
+                f"{where[1]}",
                 "find the records that cost the time" if where[0] else "",
                 ISOLATE if where[0] else "",
             )
@@ -636,6 +635,41 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
             return others
         return Diagnosis(name, f"{words} ({percent}){on_more_input(cols, first, second)}")
     return Diagnosis(name, f"{words} ({percent})")
+
+
+def _volumes_of(model: ModelSplit) -> str:
+    """The pair's volumes, as a cost per unit beyond the model is said of them: "the same
+    volumes", or the one that differs most (beyond ``SIMILAR_VOLUME``). A task of 10x the
+    records whose pause took it off its model's line too was said to have "the same
+    volumes"."""
+    differing = [
+        v
+        for v in model.volumes
+        if v.first > SIMILAR_VOLUME * v.second or v.second > SIMILAR_VOLUME * v.first
+    ]
+    if not differing:
+        return "the same volumes"
+    v = max(differing, key=lambda v: max(v.first, v.second) / max(min(v.first, v.second), 1.0))
+    return f"with {_times(v.ratio)} the {v.label}, its volumes"
+
+
+def _heavy_keys_step(cols: Columns, row: int) -> str:
+    """What splits the heavy keys of a task that read more of a shuffle. A SQL plan's join
+    is split by adaptive execution's skew join, which is on by default since Spark 3.2 and
+    splits a partition only beyond its thresholds (telling a user to turn it on, as perfx
+    did, says nothing where it ran); an RDD's shuffle (groupByKey, join) is none of its
+    business: there the keys are salted or combined before the shuffle."""
+    if _plan(cols, row)[0]:
+        return (
+            "split the heavy keys: adaptive execution's skew join "
+            "(spark.sql.adaptive.skewJoin.enabled, on by default since Spark 3.2) splits a "
+            "join's partition only beyond skewedPartitionThresholdInBytes (256 MB) and "
+            "skewedPartitionFactor (5) times the median: lower them, or salt the keys"
+        )
+    return (
+        "split the heavy keys: salt them, or combine before the shuffle (reduceByKey or "
+        "aggregateByKey, not groupByKey)"
+    )
 
 
 SHIPPING = ("scheduler_delay", "task_deserialization")

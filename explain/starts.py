@@ -9,9 +9,11 @@ worker, so the next task to run Python on that executor starts a new one.
 
 Each is read from the log's launch and finish times, executors and statuses; only the
 first task of a stage on its executor needs nothing more (``first_task_on_executor``).
-Another opener is named cold only where the stage's other openers on that executor were
-slow too (beyond ``NORMAL_FOLD`` times the stage's median): an opener slow on its own
-records, its fellow openers normal, is not a start-up's.
+Another opener is named cold only where it and the stage's other openers on that executor
+were slow (beyond ``NORMAL_FOLD`` times the stage's median): an opener slow on its own
+records, its fellow openers normal, is not a start-up's, and an opener of normal time paid
+none (a reference launched while a cold first task was still running: called cold too, it
+left that task's cold start unnamed, "computation skew", in a CI run).
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ def began_cold(cols: Columns, row: int, python: bool) -> str | None:
 
 
 def _opened_with_slow_peers(cols: Columns, row: int, python: bool) -> str | None:
-    """Words for a task launched before any other task of its stage on its executor
+    """Words for a slow task launched before any other task of its stage on its executor
     finished, whose fellow openers there were slow too; None otherwise."""
     rows = stage_rows(cols, row)
     here = on_executor(cols, rows, row)
@@ -86,7 +88,7 @@ def _opened_with_slow_peers(cols: Columns, row: int, python: bool) -> str | None
         return None
     openers = others[launch[others] < first_end]
     slow = NORMAL_FOLD * float(np.nanmedian(duration[rows]))
-    if not len(openers) or not np.all(duration[openers] > slow):
+    if not duration[row] > slow or not len(openers) or not np.all(duration[openers] > slow):
         return None
     n = len(openers)
     fellows = "1 other task" if n == 1 else f"{n} other tasks"
