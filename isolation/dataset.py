@@ -34,7 +34,8 @@ from pyspark.resultiterable import ResultIterable
 from pyspark.storagelevel import StorageLevel
 
 from . import batches, narrow, output, shuffle
-from .errors import IsolationError
+from .callers import from_pyspark, pyspark_call
+from .errors import IsolationError, PlainSideError
 from .ids import split_id
 from .records import TracedRecord
 
@@ -252,6 +253,15 @@ class TracedDataset:
     def __getattr__(self, name: str):
         if not name.startswith("_") and hasattr(RDD, name):
             raise untraced(name)
+        if not name.startswith("__") and from_pyspark():
+            # PySpark's own RDD code took this dataset for an RDD: a plain RDD's join, union,
+            # zip... given a traced dataset, which failed on "no attribute '_jrdd_deserializer'"
+            operator, line = pyspark_call()
+            raise PlainSideError(
+                f"{line}: {operator} of a plain RDD (a DataFrame's .rdd, say), whose records "
+                "perfx does not trace, with a traced dataset: perfx traces only the datasets "
+                "of its own context"
+            )
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     # -- plumbing --------------------------------------------------------------------------

@@ -23,6 +23,12 @@ class StoreError(IsolationError):
     """A lineage store could not be reached, written or read."""
 
 
+class PlainSideError(IsolationError, AttributeError):
+    """PySpark's own RDD code was given a traced dataset (a plain RDD joined with one): an
+    AttributeError too, so that PySpark's ``hasattr`` probes of an RDD's attributes still
+    read it as absent."""
+
+
 _MARKERS = ("UdfError", "StoreError", "IsolationError")
 _LINE = re.compile(rf"(?:perfx\.isolation\.errors\.)?({'|'.join(_MARKERS)}): (.+)")
 

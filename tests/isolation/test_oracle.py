@@ -613,6 +613,26 @@ def test_a_plain_rdd_joined_to_a_traced_one_fails_at_the_programs_line(spark, st
     )
 
 
+@pytest.mark.parametrize("operator", ["join", "union", "cogroup"])
+def test_a_plain_rdd_given_a_traced_one_fails_at_the_programs_line(spark, store, operator):
+    """The other way round: PySpark's own join (union, cogroup...) of a plain RDD, given a
+    traced dataset, took it for an RDD and failed on "no attribute '_jrdd_deserializer'"."""
+    from perfx.isolation import TracedContext
+    from perfx.isolation.errors import IsolationError
+
+    plain = spark.createDataFrame([("a", 1)], "k string, v int").rdd.map(tuple)
+    with TracedContext(spark, store=store) as ctx:
+        pairs = ctx.parallelize([("a", 2)])
+        with pytest.raises(IsolationError) as caught:
+            getattr(plain, operator)(pairs)
+        line = sys._getframe().f_lineno - 1
+    assert str(caught.value) == (
+        f"{__file__}:{line}: {operator} of a plain RDD (a DataFrame's .rdd, say), whose "
+        "records perfx does not trace, with a traced dataset: perfx traces only the datasets "
+        "of its own context"
+    )
+
+
 def test_a_damaged_run_is_refused_naming_stage_and_partition(spark, store, inputs):
     """A store that lost a partition's lineage after the run: every query refuses it."""
     import os
