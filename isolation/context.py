@@ -20,7 +20,7 @@ from pyspark import StorageLevel
 
 from . import batches, sources
 from .dataset import TracedDataset
-from .errors import IsolationError, from_job_failure
+from .errors import IsolationError, attach_reading, from_job_failure
 from .ids import (
     ID_LAYOUT,
     MAX_TABLES,
@@ -89,6 +89,10 @@ class TracedContext:
         self.program_context: object = self
         """What the program's datasets give as their ``context``: this context, or the one a
         traced script holds (script.ScriptContext)."""
+        self.raises_as_spark = False
+        """Does a failed action raise Spark's own error (carrying perfx's reading of it:
+        ``errors.attach_reading``), as a traced script must, for the script's own handlers?
+        Else it raises perfx's (``UdfError`` naming the record)."""
         self._use_driver_python()
         self.meta = {
             "run": self.run_id,
@@ -313,6 +317,7 @@ class TracedContext:
         only some of the stage's partitions (take), so the run needs only what it computed."""
         if self._finished:
             raise IsolationError(f"run {self.run_id} is finished: start a new TracedContext")
+        before = set(self._partly), set(self._expected), list(self._outputs)
         if reads_some:
             self._partly |= self._upstream(stage)
         else:
@@ -325,10 +330,19 @@ class TracedContext:
         except IsolationError:
             raise
         except Exception as err:
+            # a failed action needs nothing of the run: a script that catches its failure
+            # goes on, and its run is whole without the failed partitions' lineage
+            self._partly, self._expected, self._outputs = before
             found = from_job_failure(err)
-            if found is None:
-                raise IsolationError(f"traced job failed: {_first_line(err)}") from None
-            raise type(found)(self._with_location(str(found))) from None
+            reading = (
+                IsolationError(f"traced job failed: {_first_line(err)}")
+                if found is None
+                else type(found)(self._with_location(str(found)))
+            )
+            if self.raises_as_spark:
+                attach_reading(err, reading)
+                raise
+            raise reading from None
 
     def _with_location(self, message: str) -> str:
         """Adds the file location of the input named by a task's error message."""

@@ -43,3 +43,17 @@ def from_job_failure(err: BaseException) -> IsolationError | None:
     return {"UdfError": UdfError, "StoreError": StoreError}.get(kind, IsolationError)(
         message.strip()
     )
+
+
+def attach_reading(err: BaseException, reading: IsolationError) -> None:
+    """``err`` (Spark's own error for a failed job) carrying perfx's reading of it: a traced
+    script must meet the error plain PySpark raises (its ``except PythonException`` caught
+    perfx's UdfError in no traced run, and a script printing the type it caught printed
+    another), and perfx reports the reading if the script does not catch it."""
+    err.perfx_reading = reading  # type: ignore[attr-defined]
+
+
+def perfx_reading(err: BaseException) -> IsolationError | None:
+    """perfx's reading of a failed job's error (``attach_reading``), if it has one."""
+    found = getattr(err, "perfx_reading", None)
+    return found if isinstance(found, IsolationError) else None

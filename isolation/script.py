@@ -29,7 +29,7 @@ from typing import Any
 from .callers import from_pyspark
 from .context import TracedContext
 from .dataset import TracedDataset, untraced
-from .errors import IsolationError
+from .errors import IsolationError, perfx_reading
 from .runner import (
     DEFAULT_MASTER,
     _stderr_to,
@@ -303,6 +303,7 @@ class ScriptContext(_StoppedForTracer):
         self._tracer = tracer
         self._sc = traced.sc
         traced.program_context = self  # what the script's datasets say is their context
+        traced.raises_as_spark = True  # the script's handlers meet PySpark's own errors
 
     def textFile(self, name: str, minPartitions: int | None = None, use_unicode: bool = True):
         return self._traced.textFile(name, minPartitions, use_unicode)
@@ -721,6 +722,9 @@ def run_as_main(script: Path, args: list[str]) -> None:
         except IsolationError:
             raise
         except BaseException as err:  # the script's own failure, shown as Python shows it
+            reading = perfx_reading(err)
+            if reading is not None:  # a traced job's failure: perfx's one line names the record
+                raise reading from None
             tb = err.__traceback__
             while (
                 tb is not None

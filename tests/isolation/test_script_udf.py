@@ -225,6 +225,27 @@ def test_a_failing_script_fails_with_its_own_traceback(spark, tmp_path, store, c
         assert err.startswith(f'  File "{script}", line 1\n    def broken(:\n')
 
 
+@pytest.mark.spark
+def test_a_traced_jobs_failure_the_script_does_not_catch_names_the_record(spark, tmp_path, store):
+    """Spark's own error reaches the script (``caught_failure``); uncaught, perfx's reading
+    of it is the one line: the function, its error and the record."""
+    from perfx.isolation.errors import UdfError
+
+    script = _script(
+        tmp_path,
+        "fails.py",
+        "from pyspark.sql import SparkSession",
+        "sc = SparkSession.builder.getOrCreate().sparkContext",
+        "print(sc.parallelize([1, 2, 0, 4], 2).map(lambda x: 10 // x).collect())",
+    )
+    with pytest.raises(UdfError) as failed:
+        trace_script(script, [], spark=spark, store=store)
+    assert str(failed.value) == (
+        "<lambda> raised ZeroDivisionError: integer division or modulo by zero on record 0 "
+        "(input parallelize[2])"
+    )
+
+
 def test_script_exit_status_is_kept(tmp_path, store):
     script = tmp_path / "usage.py"
     script.write_text("import sys\nsys.exit(2)\n", encoding="utf-8")
@@ -351,6 +372,7 @@ def test_a_run_whose_rows_are_all_cheap_is_stored_without_a_pass_over_its_input(
         ("printing_udf", {"doubled"}),
         ("rdd_idioms", set()),
         ("context_idioms", set()),
+        ("caught_failure", set()),
     ],
 )
 @pytest.mark.filterwarnings("ignore:Deprecated in 3.0.0:FutureWarning")  # SQLContext
@@ -373,6 +395,7 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         "printing_udf": 1,
         "rdd_idioms": 5,
         "context_idioms": 2,
+        "caught_failure": 2,
     }
     assert plain.count("\n") == lines.get(script, 4)
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
@@ -389,6 +412,9 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         assert int(calls["rows"].sum()) == 5 and len(calls) == 5
     elif script == "what_spark_says":
         assert "perfx.isolation" not in plain and "Disk Memory Serialized 2x Replicated" in plain
+    elif script == "caught_failure":  # Spark's own error, and the run whole without its job
+        assert plain == "caught PythonException\n[('a', 150), ('b', 100), ('c', 100)]\n"
+        assert tracer.ctx is not None and len(tracer.ctx.meta["outputs"]) == 1
     elif script == "context_idioms":
         assert plain == "True ['1', '2', '3']\n[b'alpha', b'beta']\n"
         assert tracer.ctx is not None and len(tracer.ctx.meta["outputs"]) == 2
