@@ -16,7 +16,8 @@ leaves the intercept unconstrained, which is what lets a fit explain a ratio it 
 **Robust to stragglers.** The fit starts on every successful task of the stage and is
 refitted without the tasks slower than it predicts by more than ``TRIM`` robust standard
 deviations of its residuals (1.4826 MAD, floored at ``FLOOR_SHARE`` of the median compute
-time: identical peers have a MAD of zero), the slowest first (``_typical``), until the kept
+time: identical peers have a MAD of zero; for each task, at ``FLOOR_SHARE`` of its own
+predicted compute: ``spread_at``), the slowest first (``_typical``), until the kept
 set settles. A task whose extra
 time follows a volume stays in and teaches the fit that volume's cost; one whose time follows
 no volume (computation skew) is trimmed, and its extra time is left in its residual.
