@@ -207,6 +207,22 @@ def test_a_fit_no_better_than_the_mean_reads_r2_0_not_minus_0():
     assert replace(model, r2=-0.25).quality() == "R² -0.25 on 8 of 8 tasks"
 
 
+def _heavy_stage(seed: int, heavy_fold: float, paused: int = 0) -> pd.DataFrame:
+    """40 tasks of about 300 ms, the first ``paused`` of the others 600 ms more; task 0 reads
+    10x the records of every other and takes ``heavy_fold`` times their mean."""
+    rng = np.random.default_rng(seed)
+    frame = _stage(40, seed)
+    compute = 300.0 * rng.uniform(0.95, 1.05, 40)
+    compute[1 : 1 + paused] += 600.0
+    compute[0] = heavy_fold * compute[1:].mean()
+    frame["input_records"] = 2000.0
+    frame.loc[0, "input_records"] = 20_000.0
+    frame["shuffle_write_bytes"] = frame["shuffle_write_records"] = 0.0
+    frame["executor_run_time"] = frame["executor_cpu_time"] = compute
+    frame["duration"] = compute + 10.0
+    return frame
+
+
 @pytest.mark.parametrize("seed", [4, 5, 6])
 def test_a_heavy_task_a_little_dearer_than_its_records_is_kept_by_the_fit(seed):
     """One task of 10x the records took 10.3x its peers' mean (a few of them paused 600 ms on
@@ -214,17 +230,7 @@ def test_a_heavy_task_a_little_dearer_than_its_records_is_kept_by_the_fit(seed):
     3.9 s is beyond its 300 ms peers' spread, not its own: trimmed, it left no task to price
     the records, and a CI run called its data skew "computation skew ... R² 0.00 on 35 of 40
     tasks". Its residual is judged by a spread of its own size (``spread_at``)."""
-    rng = np.random.default_rng(seed)
-    frame = _stage(40, seed)
-    compute = 300.0 * rng.uniform(0.95, 1.05, 40)
-    compute[1:6] += 600.0
-    compute[0] = 10.3 * compute[1:].mean()
-    frame["input_records"] = 2000.0
-    frame.loc[0, "input_records"] = 20_000.0
-    frame["shuffle_write_bytes"] = frame["shuffle_write_records"] = 0.0
-    frame["executor_run_time"] = frame["executor_cpu_time"] = compute
-    frame["duration"] = compute + 10.0
-    gap = _gap(frame, second=20)
+    gap = _gap(_heavy_stage(seed, 10.3, paused=5), second=20)
     assert "input_records" in gap.model.model.columns and gap.model.model.typical == 35, gap.line()
     assert gap.diagnosis.name == "data skew", gap.diagnosis
     assert "10.0x the input records" in gap.line()
@@ -258,14 +264,5 @@ def test_a_cost_beyond_the_model_of_a_task_of_more_volume_names_that_volume():
     """The same stage, its heavy task at 25x its peers' time: far off any line its records allow,
     it is trimmed and its cost per unit stands out, but its volumes were not "the same"
     (a CI run's stage with pauses added in a probe: 10x the records, 23x the median)."""
-    rng = np.random.default_rng(4)
-    frame = _stage(40, 4)
-    compute = 300.0 * rng.uniform(0.95, 1.05, 40)
-    compute[0] = 25 * compute[1:].mean()
-    frame["input_records"] = 2000.0
-    frame.loc[0, "input_records"] = 20_000.0
-    frame["shuffle_write_bytes"] = frame["shuffle_write_records"] = 0.0
-    frame["executor_run_time"] = frame["executor_cpu_time"] = compute
-    frame["duration"] = compute + 10.0
-    detail = _gap(frame, second=20).diagnosis.detail
+    detail = _gap(_heavy_stage(4, 25.0), second=20).diagnosis.detail
     assert detail.startswith("with 10.0x the input records, its volumes cost "), detail
