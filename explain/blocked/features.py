@@ -76,6 +76,10 @@ STRAGGLER_SPECS = [
 ]
 
 
+NAMES = ("straggler", "straggler_cause", "progress_ratio", *SHARES)
+"""The task features ``add_straggler_features`` adds (the shares where the log has their parts)."""
+
+
 def _share_specs(names: list[str]) -> list[FeatureSpec]:
     return [
         spec(
@@ -99,7 +103,7 @@ def add_straggler_features(log: Log, report: StragglerReport | None = None) -> L
     ``report``: the straggler analysis of ``log``'s tasks where the caller has it already."""
     if "duration" not in log.tasks.columns:
         return log
-    added = ("straggler", "straggler_cause", "progress_ratio", *SHARES)
+    added = NAMES
     # The raw table's columns are shared, not copied (nothing writes into a log's tables):
     # only added columns are new. A table that has some of them already is copied, so that
     # they are replaced in their places without touching the raw table's.
