@@ -13,7 +13,7 @@ import sys
 def from_pyspark(depth: int = 2) -> bool:
     """Whether the caller ``depth`` frames up (2: the caller of the function asking) is
     PySpark's own code."""
-    return _in_pyspark(sys._getframe(depth))
+    return in_pyspark(sys._getframe(depth))
 
 
 def pyspark_call() -> tuple[str, str]:
@@ -21,14 +21,15 @@ def pyspark_call() -> tuple[str, str]:
     running inside PySpark's own functions: the outermost frame of PySpark's, and the frame
     that called it."""
     frame = sys._getframe(1)
-    while frame.f_back is not None and not _in_pyspark(frame):
+    while frame.f_back is not None and not in_pyspark(frame):
         frame = frame.f_back
-    while frame.f_back is not None and _in_pyspark(frame.f_back):
+    while frame.f_back is not None and in_pyspark(frame.f_back):
         frame = frame.f_back
     caller = frame.f_back or frame
     return frame.f_code.co_name, f"{caller.f_code.co_filename}:{caller.f_lineno}"
 
 
-def _in_pyspark(frame) -> bool:
+def in_pyspark(frame) -> bool:
+    """Is ``frame`` running PySpark's own code?"""
     name = frame.f_globals.get("__name__", "")
     return name == "pyspark" or name.startswith("pyspark.")

@@ -89,6 +89,8 @@ class TracedContext:
         self.program_context: object = self
         """What the program's datasets give as their ``context``: this context, or the one a
         traced script holds (script.ScriptContext)."""
+        self.actions_run = 0
+        """Spark jobs run for the program's actions so far (recompute's checks, once each)."""
         self.raises_as_spark = False
         """Does a failed action raise Spark's own error (carrying perfx's reading of it:
         ``errors.attach_reading``), as a traced script must, for the script's own handlers?
@@ -317,6 +319,7 @@ class TracedContext:
         only some of the stage's partitions (take), so the run needs only what it computed."""
         if self._finished:
             raise IsolationError(f"run {self.run_id} is finished: start a new TracedContext")
+        self.actions_run += 1
         before = set(self._partly), set(self._expected), list(self._outputs)
         if reads_some:
             self._partly |= self._upstream(stage)

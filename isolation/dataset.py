@@ -34,9 +34,10 @@ from pyspark.resultiterable import ResultIterable
 from pyspark.storagelevel import StorageLevel
 
 from . import batches, narrow, output, shuffle
-from .callers import from_pyspark, pyspark_call
+from .callers import from_pyspark, in_pyspark, pyspark_call
 from .errors import IsolationError, PlainSideError
 from .ids import split_id
+from .recompute import adds_to_accumulator, mark_computed, recomputed_plainly
 from .records import TracedRecord
 
 
@@ -103,12 +104,12 @@ def called_at(depth: int = 2) -> str:
 
 
 def _program_line() -> str:
-    """``file:line`` of the innermost caller outside perfx's isolation package."""
+    """``file:line`` of the innermost caller outside perfx's isolation package and PySpark
+    (PySpark's ``first`` calls the dataset's ``take``)."""
     frame = sys._getframe(1)
     here = os.path.dirname(os.path.abspath(__file__))
-    while (
-        frame.f_back is not None
-        and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here
+    while frame.f_back is not None and (
+        os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here or in_pyspark(frame)
     ):
         frame = frame.f_back
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
@@ -183,11 +184,24 @@ class TracedDataset:
         name: str,
         stage_inputs: tuple[int, ...],
         batching: batches.Batching = batches.AUTO,
+        parents: tuple[TracedDataset, ...] = (),
+        shuffled: bool = False,
     ):
         self.ctx = ctx
         self.label = name
         self._rdd = rdd
         self._stage_inputs = stage_inputs
+        self._parents = parents
+        """The datasets this one was made from (isolation.recompute)."""
+        self._shuffled = shuffled
+        """Made by a shuffle: plain Spark reads its shuffle files again rather than compute
+        what it was made from."""
+        self._adds = False
+        """Does its own function add to an accumulator (recompute.adds_to_accumulator)?"""
+        self._computed = False
+        self._plain_cached = False
+        self._checked_at = -1
+        """The action (ctx.actions_run) whose side effects were last checked."""
         self._consumers = 0
         self._persisted = False
         self._asked: StorageLevel | None = None
@@ -278,9 +292,13 @@ class TracedDataset:
             self._persisted = True
             self.ctx._persist(self._rdd)
 
-    def _derived(self, rdd, name: str, stage_inputs: tuple[int, ...] | None = None):
+    def _derived(
+        self, rdd, name: str, stage_inputs: tuple[int, ...] | None = None, shuffled: bool = False
+    ):
         inputs = self._stage_inputs if stage_inputs is None else stage_inputs
-        return TracedDataset(self.ctx, rdd, f"{self.label}.{name}", inputs)
+        return TracedDataset(
+            self.ctx, rdd, f"{self.label}.{name}", inputs, parents=(self,), shuffled=shuffled
+        )
 
     def _same_context(self, other: TracedDataset, operator: str) -> None:
         """A two-dataset operator's other side must be a traced dataset of this context: a
@@ -304,7 +322,11 @@ class TracedDataset:
         rdd = self._consume().mapPartitions(
             factory(function, self.ctx.full), preservesPartitioning=keeps_partitioning
         )
-        return TracedDataset(self.ctx, rdd, f"{self.label}.{name}", self._stage_inputs)
+        made = TracedDataset(
+            self.ctx, rdd, f"{self.label}.{name}", self._stage_inputs, parents=(self,)
+        )
+        made._adds = adds_to_accumulator(function)
+        return made
 
     # -- narrow operators ------------------------------------------------------------------
 
@@ -342,7 +364,9 @@ class TracedDataset:
         from no input record."""
         function = narrow.map_partitions(f, with_index, self.ctx.full)
         rdd = self._consume().mapPartitionsWithIndex(function, preservesPartitioning)
-        return self._derived(rdd, name)
+        made = self._derived(rdd, name)
+        made._adds = adds_to_accumulator(f)
+        return made
 
     def mapPartitions(self, f, preservesPartitioning: bool = False) -> TracedDataset:
         return self._per_partition(f, False, "mapPartitions", preservesPartitioning)
@@ -377,7 +401,7 @@ class TracedDataset:
         both's inputs (batched as ``batching`` in the plain run)."""
         inputs = tuple(dict.fromkeys(self._stage_inputs + other._stage_inputs))
         name = f"{self.label}.{operator}({other.label})"
-        return TracedDataset(self.ctx, rdd, name, inputs, batching)
+        return TracedDataset(self.ctx, rdd, name, inputs, batching, parents=(self, other))
 
     def union(self, other: TracedDataset) -> TracedDataset:
         """Both parents' records, each keeping its own provenance (and its batching, which
@@ -459,10 +483,12 @@ class TracedDataset:
     # -- moving records: provenance travels with each record --------------------------------
 
     def repartition(self, numPartitions: int) -> TracedDataset:
-        return self._derived(self._consume().repartition(numPartitions), "repartition")
+        rdd = self._consume().repartition(numPartitions)
+        return self._derived(rdd, "repartition", shuffled=True)
 
     def coalesce(self, numPartitions: int, shuffle: bool = False) -> TracedDataset:
-        return self._derived(self._consume().coalesce(numPartitions, shuffle), "coalesce")
+        rdd = self._consume().coalesce(numPartitions, shuffle)
+        return self._derived(rdd, "coalesce", shuffled=shuffle)
 
     def partitionBy(self, numPartitions: int, partitionFunc=portable_hash) -> TracedDataset:
         rdd = (
@@ -471,14 +497,14 @@ class TracedDataset:
             .partitionBy(numPartitions, partitionFunc)
             .map(_record, preservesPartitioning=True)
         )
-        return self._derived(rdd, "partitionBy")
+        return self._derived(rdd, "partitionBy", shuffled=True)
 
     def sortByKey(self, ascending: bool = True, numPartitions=None, keyfunc=lambda x: x):
         """Spark's own sort of the records by key; Spark samples the keys first (a job), so
         the input is persisted and computed and traced once."""
         keyed = self.ctx._persist(self._consume().map(_keyed_record))
         rdd = keyed.sortByKey(ascending, numPartitions, keyfunc).map(_record)
-        return self._derived(rdd, "sortByKey")
+        return self._derived(rdd, "sortByKey", shuffled=True)
 
     def repartitionAndSortWithinPartitions(
         self, numPartitions=None, partitionFunc=portable_hash, ascending=True, keyfunc=lambda x: x
@@ -489,7 +515,7 @@ class TracedDataset:
         rdd = keyed.repartitionAndSortWithinPartitions(
             numPartitions, partitionFunc, ascending, keyfunc
         ).map(_record, preservesPartitioning=True)
-        return self._derived(rdd, "repartitionAndSortWithinPartitions")
+        return self._derived(rdd, "repartitionAndSortWithinPartitions", shuffled=True)
 
     def sortBy(self, keyfunc, ascending: bool = True, numPartitions=None) -> TracedDataset:
         return self.keyBy(keyfunc).sortByKey(ascending, numPartitions).values()
@@ -523,6 +549,7 @@ class TracedDataset:
         """Kept until the run finishes: computing it again would trace its records twice.
         Spark's answers about it are those of an RDD no longer stored."""
         self._asked = None
+        self._plain_cached = False
         return self
 
     # -- shuffles --------------------------------------------------------------------------
@@ -563,7 +590,11 @@ class TracedDataset:
         merged = combined.partitionBy(partitions, partitionFunc).mapPartitionsWithIndex(
             shuffle.merge(mergeCombiners, self.ctx.full), preservesPartitioning=True
         )
-        return TracedDataset(self.ctx, merged, f"{self.label}.{name}", (stage,))
+        made = TracedDataset(
+            self.ctx, merged, f"{self.label}.{name}", (stage,), parents=(self,), shuffled=True
+        )
+        made._adds = adds_to_accumulator(mergeCombiners)  # the map side's run once plainly too
+        return made
 
     def reduceByKey(self, func, numPartitions=None, partitionFunc=portable_hash) -> TracedDataset:
         return self.combineByKey(
@@ -590,7 +621,9 @@ class TracedDataset:
         iterable = grouped._rdd.mapPartitions(
             narrow.map_values(ResultIterable, self.ctx.full), preservesPartitioning=True
         )
-        return TracedDataset(self.ctx, iterable, grouped.label, grouped._stage_inputs)
+        return TracedDataset(
+            self.ctx, iterable, grouped.label, grouped._stage_inputs, parents=(grouped,)
+        )
 
     def groupBy(self, f, numPartitions=None, partitionFunc=portable_hash) -> TracedDataset:
         """The records grouped by ``f(record)``: PySpark's own groupBy is this keyBy and
@@ -642,7 +675,8 @@ class TracedDataset:
         joined = united.partitionBy(partitions).mapPartitionsWithIndex(
             shuffle.join_merge(self.ctx.full, emit, len(sides)), preservesPartitioning=True
         )
-        return TracedDataset(self.ctx, joined, name, tuple(stage for stage, _ in sides))
+        stages = tuple(stage for stage, _ in sides)
+        return TracedDataset(self.ctx, joined, name, stages, parents=datasets, shuffled=True)
 
     def _joined_partitions(self, datasets: tuple, numPartitions, pairs: bool) -> int:
         """The partitions plain PySpark gives a join-like operator's output. PySpark unions
@@ -701,8 +735,11 @@ class TracedDataset:
 
     # -- actions ---------------------------------------------------------------------------
 
-    def _finalized(self) -> tuple[int, RDD]:
-        """This dataset's output stage: computed once, persisted, then reused by every action."""
+    def _finalized(self, whole: bool = True) -> tuple[int, RDD]:
+        """This dataset's output stage: computed once, persisted, then reused by every action
+        (computing ``whole`` partitions, or only those it reads), after its side effects are
+        checked (``_check_side_effects``)."""
+        self._check_side_effects(whole)
         if self._output is None:
             rdd = self._consume()
             stage = self.ctx._new_stage(
@@ -720,6 +757,24 @@ class TracedDataset:
             )
             self._output = (stage, self.ctx._persist(finalized))
         return self._output
+
+    def _check_side_effects(self, whole: bool) -> None:
+        """Refuse an action that plain Spark would run an accumulator-adding function again
+        for, which the traced run computed before (isolation.recompute), once per action."""
+        if self._checked_at == self.ctx.actions_run:
+            return  # this action's (an action's own count, say)
+        self._checked_at = self.ctx.actions_run
+        again = recomputed_plainly(self)
+        if again:
+            made = ", ".join(d.label for d in again)
+            raise IsolationError(
+                f"{_program_line()}: this action computes again, in plain Spark, the dataset "
+                f"{made}, whose function adds to an accumulator: plain Spark adds again for "
+                "each action on a dataset it does not keep, and a traced run computes it "
+                "once, so the accumulator would hold another value; cache() it before its "
+                "first action (plain Spark then computes it once too)"
+            )
+        mark_computed(self, whole)
 
     def collect_traced(self) -> list[TracedRecord]:
         """The records with their provenance: id, latency, most impactful source, remediated."""
@@ -757,7 +812,7 @@ class TracedDataset:
         failed on a bad record in one plain Spark never reads. The run records which
         partitions were read and their sizes, and checks them against the rows stored when
         it finishes."""
-        stage, rdd = self._finalized()
+        stage, rdd = self._finalized(whole=False)
         sizes = self.ctx.sc.accumulator({}, _PartitionSizes())
         values = rdd.mapPartitionsWithIndex(_sized_values(sizes), preservesPartitioning=True)
         found = self.ctx._run_action(stage, lambda: action(values), reads_some=True)

@@ -246,6 +246,37 @@ def test_a_traced_jobs_failure_the_script_does_not_catch_names_the_record(spark,
     )
 
 
+@pytest.mark.spark
+def test_an_accumulator_plain_spark_would_add_to_again_is_refused(spark, tmp_path, store):
+    """A dataset plain Spark computes again for a second action, its function adding to an
+    accumulator: the traced run, which computes it once, would print another value (20
+    against 10 plainly, exit 0); the second action is refused, at its line."""
+    from perfx.isolation.errors import IsolationError
+
+    script = _script(
+        tmp_path,
+        "twice.py",
+        "from pyspark.sql import SparkSession",
+        "sc = SparkSession.builder.getOrCreate().sparkContext",
+        "acc = sc.accumulator(0)",
+        "def f(x):",
+        "    acc.add(1)",
+        "    return x",
+        "mapped = sc.parallelize(range(10), 2).map(f)",
+        "print(mapped.count())",
+        "print(mapped.first(), acc.value)",
+    )
+    with pytest.raises(IsolationError) as refused:
+        trace_script(script, [], spark=spark, store=store)
+    assert str(refused.value) == (
+        f"{script}:9: this action computes again, in plain Spark, the dataset "
+        "parallelize.map, whose function adds to an accumulator: plain Spark adds again for "
+        "each action on a dataset it does not keep, and a traced run computes it once, so the "
+        "accumulator would hold another value; cache() it before its first action (plain "
+        "Spark then computes it once too)"
+    )
+
+
 def test_script_exit_status_is_kept(tmp_path, store):
     script = tmp_path / "usage.py"
     script.write_text("import sys\nsys.exit(2)\n", encoding="utf-8")
@@ -373,6 +404,7 @@ def test_a_run_whose_rows_are_all_cheap_is_stored_without_a_pass_over_its_input(
         ("rdd_idioms", set()),
         ("context_idioms", set()),
         ("caught_failure", set()),
+        ("accumulators", set()),
     ],
 )
 @pytest.mark.filterwarnings("ignore:Deprecated in 3.0.0:FutureWarning")  # SQLContext
@@ -396,6 +428,7 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         "rdd_idioms": 5,
         "context_idioms": 2,
         "caught_failure": 2,
+        "accumulators": 2,
     }
     assert plain.count("\n") == lines.get(script, 4)
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
@@ -415,6 +448,8 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
     elif script == "caught_failure":  # Spark's own error, and the run whole without its job
         assert plain == "caught PythonException\n[('a', 150), ('b', 100), ('c', 100)]\n"
         assert tracer.ctx is not None and len(tracer.ctx.meta["outputs"]) == 1
+    elif script == "accumulators":
+        assert plain == "20 380 20\n[32, 34, 36, 38] 20 380\n"
     elif script == "context_idioms":
         assert plain == "True ['1', '2', '3']\n[b'alpha', b'beta']\n"
         assert tracer.ctx is not None and len(tracer.ctx.meta["outputs"]) == 2
