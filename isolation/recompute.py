@@ -70,7 +70,9 @@ def _cells(function: object) -> Iterable:
 
 def recomputed_plainly(dataset) -> list:
     """The datasets an action on ``dataset`` would compute again in plain Spark that a
-    traced run computed before, whose own function adds to an accumulator."""
+    traced run computed before, whose own function adds to an accumulator. Plain Spark
+    computes nothing above a dataset it holds, nor the map side of a shuffle it ran before
+    (its files are read again)."""
     found, todo, seen = [], [dataset], set()
     while todo:
         current = todo.pop()
@@ -79,7 +81,8 @@ def recomputed_plainly(dataset) -> list:
         seen.add(id(current))
         if current._computed and current._adds:
             found.append(current)
-        todo.extend(current._parents)
+        if not (current._shuffled and current._computed):  # else its shuffle files are read
+            todo.extend(current._parents)
     return found
 
 

@@ -428,7 +428,7 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         "rdd_idioms": 5,
         "context_idioms": 2,
         "caught_failure": 2,
-        "accumulators": 2,
+        "accumulators": 3,
     }
     assert plain.count("\n") == lines.get(script, 4)
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
@@ -449,7 +449,9 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         assert plain == "caught PythonException\n[('a', 150), ('b', 100), ('c', 100)]\n"
         assert tracer.ctx is not None and len(tracer.ctx.meta["outputs"]) == 1
     elif script == "accumulators":
-        assert plain == "20 380 20\n[32, 34, 36, 38] 20 380\n"
+        assert plain == (
+            "20 380 20\n[32, 34, 36, 38] 20 380\n[(0, 135), (1, 145), (2, 155)] 3 30\n"
+        )
     elif script == "context_idioms":
         assert plain == "True ['1', '2', '3']\n[b'alpha', b'beta']\n"
         assert tracer.ctx is not None and len(tracer.ctx.meta["outputs"]) == 2
