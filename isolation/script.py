@@ -200,7 +200,7 @@ class ScriptTracer:
         made before it (``udf.patched_udfs``; a module's ``@udf`` functions): the settings
         that session could not take. Plainly the script's session has them; traced, the run
         went on without them, and a probe's script printed ``local[2] 2`` partitions where it
-        asked for ``local[1]`` and 3. The app's name alone is let go: it names the run."""
+        asked for ``local[1]`` and 3."""
         changed = self._unappliable(options)
         conf = self.spark.sparkContext.getConf()
         master = options.get("spark.master")
@@ -210,7 +210,6 @@ class ScriptTracer:
             and _local_threads(str(master)) != _local_threads(conf.get("spark.master", ""))
         ):
             changed.insert(0, f"spark.master={master}")
-        changed = [c for c in changed if not c.startswith("spark.app.name=")]
         if changed:
             raise IsolationError(
                 "the script made a UDF before its Spark session, which perfx started then "
@@ -220,12 +219,15 @@ class ScriptTracer:
 
     def _unappliable(self, options: dict[str, Any]) -> list[str]:
         """``key=value`` of the ``options`` the running session has otherwise and cannot
-        take (perfx's own keys left out)."""
+        take (perfx's own keys left out, and the app's name, which names the run and changes
+        nothing it computes: a script's second session of another name, in a ``with`` block
+        each, was refused, a probe found)."""
         conf = self.spark.sparkContext.getConf()
         return [
             f"{key}={value}"
             for key, value in options.items()
             if key not in PERFX_KEYS
+            and key != "spark.app.name"
             and not self.spark.conf.isModifiable(key)
             and conf.get(key, None) != str(value)
         ]

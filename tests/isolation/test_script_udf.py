@@ -639,8 +639,8 @@ def test_a_script_restarting_its_session_with_other_settings_is_refused(
     """Plainly, a session started after ``spark.stop()`` is a new SparkContext with the
     settings it asks for; a traced run goes on in its one session, and had run the rest of
     a probe's script with the old settings (2 partitions where it asked for 3), exit 0. A
-    restart asking for what the session has goes on, as plainly; one asking for other
-    settings is refused, naming them."""
+    restart asking for what the session has goes on, as plainly (under another app name
+    too: it names the run); one asking for other settings is refused, naming them."""
     from perfx.isolation.errors import IsolationError
 
     same = _script(
@@ -650,7 +650,7 @@ def test_a_script_restarting_its_session_with_other_settings_is_refused(
         "spark = SparkSession.builder.getOrCreate()",
         "print(spark.range(4).count())",
         "spark.stop()",
-        "spark = SparkSession.builder.getOrCreate()",
+        "spark = SparkSession.builder.appName('again').getOrCreate()",
         "print(spark.sparkContext.parallelize([1, 2, 3], 2).sum())",
     )
     plain, _ = _traced_as_plainly(same, spark, store, capsys)
