@@ -572,7 +572,7 @@ def mechanism(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | N
             told = _retry(cols, first, part, percent) or slow_host(cols, first, second, percent)
             if told is not None:
                 return told
-        started = cold_start(cols, first, second, percent, _runs_python(cols, first))
+        started = cold_start(cols, first, second, percent, runs_python(cols, first))
         if started is not None:
             return started
         where = _off_cpu(cols, first, second, gap)
@@ -878,7 +878,7 @@ def _off_cpu(cols: Columns, first: int, second: int, gap: Gap) -> tuple[bool, st
     engine = _plan(cols, first)[0]
     if engine == sqlplan.GPU:
         return True, off + "): on the GPU (RAPIDS) or waiting for it"
-    if _runs_python(cols, first):
+    if runs_python(cols, first):
         return True, off + "): in the Python worker (computing or waiting) or I/O"
     if engine == sqlplan.JVM or _scala(cols, first):
         return False, off + "): waiting on I/O, locks or a busy host"
@@ -887,7 +887,7 @@ def _off_cpu(cols: Columns, first: int, second: int, gap: Gap) -> tuple[bool, st
     return True, off + "): in a Python worker (computing or waiting), I/O or a wait"
 
 
-def _runs_python(cols: Columns, row: int) -> bool:
+def runs_python(cols: Columns, row: int) -> bool:
     """Does ``row``'s stage run Python? Its SQL plan says, where the log has one, before its
     call site: PySpark names a DataFrame action's stages after the script's line whether or
     not its plan runs any Python (a SQL join's stage was said to spend its time "in the

@@ -165,6 +165,15 @@ NO_RECORD_TRACING = (
 )
 """Said of a task whose stage ran no Python: the task-level answer stands alone."""
 
+UNTRACED_PYTHON = (
+    "no record-level tracing applies to task {task}: its stage runs the script's Python on an "
+    "RDD perfx does not trace (a DataFrame's .rdd, or a DataFrame's foreach), so perfx cannot "
+    "name the records inside it; it traces the RDDs the script makes from its context "
+    "(sc.textFile, sc.parallelize, spark.read.text(path).rdd) and times Python UDFs"
+)
+"""Said of a task whose stage runs Python perfx did not trace: the task-level answer stands
+alone, and no Spark SQL remedy is given for it."""
+
 
 def why_script(
     script: str,
@@ -226,8 +235,21 @@ def why_script(
     except NoStageToCompare as err:  # and no record to give instead
         raise IsolationError(f"{err}; {nothing_traced(ctx.meta)}") from None
     answer = _explained(session, task_id, options)
-    answer.notes.append(NO_RECORD_TRACING.format(task=task_id))
+    untraced = UNTRACED_PYTHON if _runs_python(session, task_id) else NO_RECORD_TRACING
+    answer.notes.append(untraced.format(task=task_id))
     return answer
+
+
+def _runs_python(session, task: str) -> bool:
+    """Does ``task``'s stage run Python (explain.gap.runs_python: its plan, else its call
+    site)? A DataFrame's ``.rdd.map`` runs the script's function on an RDD perfx does not
+    trace, and was said to run "no Python code of the script"."""
+    from perfx.explain.columns import columns_for
+    from perfx.explain.gap import runs_python
+
+    cols = columns_for(session.log, "task")
+    rows = cols.rows_with_id(task)
+    return bool(len(rows)) and runs_python(cols, int(rows[0]))
 
 
 def _unexplained(err, task, tasks) -> str:

@@ -126,6 +126,32 @@ def test_pure_sql_script_says_no_record_level_tracing_applies(spark, store, caps
 
 
 @pytest.mark.spark
+def test_python_on_a_dataframes_rdd_is_said_to_be_untraced_not_absent(
+    spark, tmp_path, store, capsys
+):
+    """A DataFrame's ``.rdd.map`` runs the script's function on an RDD perfx does not trace:
+    its stage was said to run "no Python code of the script", with a Spark SQL remedy (a
+    probe of PySpark programs)."""
+    script = _script(
+        tmp_path,
+        "frame_rdd.py",
+        "import time",
+        "from pyspark.sql import SparkSession",
+        "frame = SparkSession.builder.getOrCreate().range(0, 400, 1, 4)",
+        "def slow(row):",
+        "    if row.id < 100:",
+        "        time.sleep(0.005)",
+        "    return row.id * 2",
+        "print(sum(frame.rdd.map(slow).collect()))",
+    )
+    answer = why_script(str(script), [], spark=spark, store=store)
+    assert capsys.readouterr().out == "159600\n"
+    said = " ".join(answer.notes)
+    assert "its stage runs the script's Python on an RDD perfx does not trace" in said
+    assert "no Python code" not in said and "adaptive" not in said
+
+
+@pytest.mark.spark
 def test_a_task_of_a_stage_without_traced_records_gets_its_task_level_answer(spark, store, capsys):
     """A task of the first half of a repartition (records moved on to the shuffle; no stage
     end of the traced run times them there) is answered at task level with where the run's
