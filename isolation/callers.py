@@ -7,7 +7,11 @@ plainly."""
 
 from __future__ import annotations
 
+import os
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+"""perfx's isolation package: frames of its own code are not the program's."""
 
 
 def from_pyspark(depth: int = 2) -> bool:
@@ -27,6 +31,17 @@ def pyspark_call() -> tuple[str, str]:
         frame = frame.f_back
     caller = frame.f_back or frame
     return frame.f_code.co_name, f"{caller.f_code.co_filename}:{caller.f_lineno}"
+
+
+def program_line() -> str:
+    """``file:line`` of the innermost caller outside perfx's isolation package and PySpark
+    (PySpark's ``first`` calls the dataset's ``take``)."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and (
+        os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == HERE or in_pyspark(frame)
+    ):
+        frame = frame.f_back
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
 def in_pyspark(frame) -> bool:

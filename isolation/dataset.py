@@ -23,7 +23,6 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
-import os
 import sys
 import warnings
 from typing import cast
@@ -34,7 +33,7 @@ from pyspark.resultiterable import ResultIterable
 from pyspark.storagelevel import StorageLevel
 
 from . import batches, narrow, output, shuffle
-from .callers import from_pyspark, in_pyspark, pyspark_call
+from .callers import from_pyspark, program_line, pyspark_call
 from .errors import IsolationError, PlainSideError
 from .ids import split_id
 from .recompute import adds_to_accumulator, mark_computed, recomputed_plainly
@@ -100,18 +99,6 @@ class _PartitionFunction:
 def called_at(depth: int = 2) -> str:
     """``file:line`` of the program line that called the operator (``depth`` frames up)."""
     frame = sys._getframe(depth)
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
-
-
-def _program_line() -> str:
-    """``file:line`` of the innermost caller outside perfx's isolation package and PySpark
-    (PySpark's ``first`` calls the dataset's ``take``)."""
-    frame = sys._getframe(1)
-    here = os.path.dirname(os.path.abspath(__file__))
-    while frame.f_back is not None and (
-        os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here or in_pyspark(frame)
-    ):
-        frame = frame.f_back
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
 
 
@@ -186,6 +173,7 @@ class TracedDataset:
         batching: batches.Batching = batches.AUTO,
         parents: tuple[TracedDataset, ...] = (),
         shuffled: bool = False,
+        adds: bool = False,
     ):
         self.ctx = ctx
         self.label = name
@@ -196,7 +184,7 @@ class TracedDataset:
         self._shuffled = shuffled
         """Made by a shuffle: plain Spark reads its shuffle files again rather than compute
         what it was made from."""
-        self._adds = False
+        self._adds = adds
         """Does its own function add to an accumulator (recompute.adds_to_accumulator)?"""
         self._computed = False
         self._plain_cached = False
@@ -293,11 +281,17 @@ class TracedDataset:
             self.ctx._persist(self._rdd)
 
     def _derived(
-        self, rdd, name: str, stage_inputs: tuple[int, ...] | None = None, shuffled: bool = False
+        self,
+        rdd,
+        name: str,
+        stage_inputs: tuple[int, ...] | None = None,
+        shuffled: bool = False,
+        adds: bool = False,
     ):
         inputs = self._stage_inputs if stage_inputs is None else stage_inputs
+        label = f"{self.label}.{name}"
         return TracedDataset(
-            self.ctx, rdd, f"{self.label}.{name}", inputs, parents=(self,), shuffled=shuffled
+            self.ctx, rdd, label, inputs, parents=(self,), shuffled=shuffled, adds=adds
         )
 
     def _same_context(self, other: TracedDataset, operator: str) -> None:
@@ -314,7 +308,7 @@ class TracedDataset:
         else:
             what = f"a {type(other).__name__}"
         raise IsolationError(
-            f"{_program_line()}: {operator} of a traced dataset with {what}: perfx traces "
+            f"{program_line()}: {operator} of a traced dataset with {what}: perfx traces "
             "only the datasets of its own context"
         )
 
@@ -322,11 +316,7 @@ class TracedDataset:
         rdd = self._consume().mapPartitions(
             factory(function, self.ctx.full), preservesPartitioning=keeps_partitioning
         )
-        made = TracedDataset(
-            self.ctx, rdd, f"{self.label}.{name}", self._stage_inputs, parents=(self,)
-        )
-        made._adds = adds_to_accumulator(function)
-        return made
+        return self._derived(rdd, name, adds=adds_to_accumulator(function))
 
     # -- narrow operators ------------------------------------------------------------------
 
@@ -364,9 +354,7 @@ class TracedDataset:
         from no input record."""
         function = narrow.map_partitions(f, with_index, self.ctx.full)
         rdd = self._consume().mapPartitionsWithIndex(function, preservesPartitioning)
-        made = self._derived(rdd, name)
-        made._adds = adds_to_accumulator(f)
-        return made
+        return self._derived(rdd, name, adds=adds_to_accumulator(f))
 
     def mapPartitions(self, f, preservesPartitioning: bool = False) -> TracedDataset:
         return self._per_partition(f, False, "mapPartitions", preservesPartitioning)
@@ -590,11 +578,9 @@ class TracedDataset:
         merged = combined.partitionBy(partitions, partitionFunc).mapPartitionsWithIndex(
             shuffle.merge(mergeCombiners, self.ctx.full), preservesPartitioning=True
         )
-        made = TracedDataset(
-            self.ctx, merged, f"{self.label}.{name}", (stage,), parents=(self,), shuffled=True
-        )
-        made._adds = adds_to_accumulator(mergeCombiners)  # the map side's run once plainly too
-        return made
+        # the reduce side's function runs again plainly; the map side's once (its files are read)
+        adds = adds_to_accumulator(mergeCombiners)
+        return self._derived(merged, name, (stage,), shuffled=True, adds=adds)
 
     def reduceByKey(self, func, numPartitions=None, partitionFunc=portable_hash) -> TracedDataset:
         return self.combineByKey(
@@ -768,7 +754,7 @@ class TracedDataset:
         if again:
             made = ", ".join(d.label for d in again)
             raise IsolationError(
-                f"{_program_line()}: this action computes again, in plain Spark, the dataset "
+                f"{program_line()}: this action computes again, in plain Spark, the dataset "
                 f"{made}, whose function adds to an accumulator: plain Spark adds again for "
                 "each action on a dataset it does not keep, and a traced run computes it "
                 "once, so the accumulator would hold another value; cache() it before its "

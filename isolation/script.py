@@ -195,14 +195,23 @@ class ScriptTracer:
                 "give them to the script's first session"
             )
 
+    def check_asked(self, options: dict[str, Any]) -> None:
+        """The script asks for its session or context with ``options``: checked against the
+        session perfx runs, restarted (``check_restart``) or started before for a UDF
+        (``check_started_early``)."""
+        self.check_restart(options)
+        if self.spark is not None and self.created and not self.asked:
+            self.check_started_early(options)
+        self.asked = True
+
     def check_started_early(self, options: dict[str, Any]) -> None:
         """The script's first session, asked for after perfx started one for a UDF the script
         made before it (``udf.patched_udfs``; a module's ``@udf`` functions): the settings
         that session could not take. Plainly the script's session has them; traced, the run
         went on without them, and a probe's script printed ``local[2] 2`` partitions where it
         asked for ``local[1]`` and 3."""
-        changed = self._unappliable(options)
         conf = self.spark.sparkContext.getConf()
+        changed = self._unappliable(options, conf)
         master = options.get("spark.master")
         if (
             master
@@ -217,12 +226,12 @@ class ScriptTracer:
                 "the session before the UDF, or give perfx the master (--master)"
             )
 
-    def _unappliable(self, options: dict[str, Any]) -> list[str]:
+    def _unappliable(self, options: dict[str, Any], conf=None) -> list[str]:
         """``key=value`` of the ``options`` the running session has otherwise and cannot
         take (perfx's own keys left out, and the app's name, which names the run and changes
         nothing it computes: a script's second session of another name, in a ``with`` block
-        each, was refused, a probe found)."""
-        conf = self.spark.sparkContext.getConf()
+        each, was refused, a probe found). ``conf``: the session's, where the caller has it."""
+        conf = conf if conf is not None else self.spark.sparkContext.getConf()
         return [
             f"{key}={value}"
             for key, value in options.items()
@@ -570,10 +579,7 @@ def installed(tracer: ScriptTracer):
 
     def session_for(builder, original):
         existed = tracer.spark is not None
-        tracer.check_restart(builder._options)
-        if existed and tracer.created and not tracer.asked:
-            tracer.check_started_early(builder._options)
-        tracer.asked = True
+        tracer.check_asked(builder._options)
         tracer.session(builder._options)
         if existed or not tracer.created:
             # the running session takes the script's runtime options, as a plain
@@ -583,10 +589,7 @@ def installed(tracer: ScriptTracer):
         return ScriptSession(tracer.spark, tracer)
 
     def context_for(options):
-        tracer.check_restart(options)
-        if tracer.spark is not None and tracer.created and not tracer.asked:
-            tracer.check_started_early(options)
-        tracer.asked = True
+        tracer.check_asked(options)
         return ScriptContext(tracer.session(options), tracer)
 
     making = False

@@ -206,7 +206,7 @@ def why_script(
         )
     session = open_session([tracer.event_log])
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
-    tasks = session.log.tasks
+    tasks = session.raw.tasks
     app_tasks = tasks[
         (tasks["app_id"].astype(str) == str(ctx.meta["app_id"]))
         & (tasks["launch_time"] >= tracer.started_ms)
@@ -247,7 +247,7 @@ def _runs_python(session, task: str) -> bool:
     from perfx.explain.columns import columns_for
     from perfx.explain.gap import runs_python
 
-    cols = columns_for(session.log, "task")
+    cols = columns_for(session.raw, "task")
     rows = cols.rows_with_id(task)
     return bool(len(rows)) and runs_python(cols, int(rows[0]))
 

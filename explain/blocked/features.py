@@ -103,11 +103,10 @@ def add_straggler_features(log: Log, report: StragglerReport | None = None) -> L
     ``report``: the straggler analysis of ``log``'s tasks where the caller has it already."""
     if "duration" not in log.tasks.columns:
         return log
-    added = NAMES
     # The raw table's columns are shared, not copied (nothing writes into a log's tables):
     # only added columns are new. A table that has some of them already is copied, so that
     # they are replaced in their places without touching the raw table's.
-    replaced = any(c in log.tasks.columns for c in added)
+    replaced = any(c in log.tasks.columns for c in NAMES)
     tasks = log.tasks.copy(deep=replaced)
     if report is None:
         report = find_stragglers(tasks)
