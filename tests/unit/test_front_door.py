@@ -23,7 +23,9 @@ from click.testing import CliRunner
 import perfx
 from perfx.batch import expand, read_queries
 from perfx.cli import cli
+from perfx.commands.options import log_note
 from perfx.completer import PxqlCompleter
+from perfx.logs.model import log_notes
 from perfx.repl import ReplSession
 from perfx.terminal import SafeConsole
 from tests.data_files import fixture_log, public_log
@@ -98,10 +100,12 @@ def test_a_question_naming_no_straggler_feature_skips_the_straggler_analysis():
     tasks = plain.raw.tasks
     slowest = str(tasks["id"].iloc[tasks["duration"].idxmax()])
     answer = plain.explain(f"WHY TASK '{slowest}' SLOWER")
+    note = log_note(plain)  # what the command prints after the answer
     assert "straggler_analysis" not in plain.__dict__ and "log" not in plain.__dict__
     with_features = perfx.open(GROUPON)
     assert with_features.log is not None  # built first: asked of the view with them
     assert with_features.explain(f"WHY TASK '{slowest}' SLOWER").to_dict() == answer.to_dict()
+    assert note == log_notes(with_features.log)
     named = perfx.open(GROUPON)
     named.explain(f"WHY TASK '{slowest}' SLOWER DESPITE straggler_cause isSame = T")
     assert "straggler_analysis" in named.__dict__
