@@ -16,7 +16,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
+import pyarrow as pa
 import pytest
 
 import perfx.explain.blocked.kept as kept_module
@@ -197,9 +197,9 @@ def test_racing_writers_leave_one_whole_entry(tmp_path):
 
 def test_a_table_written_in_parts_reads_back_whole(tmp_path, monkeypatch):
     fresh = open_session(str(SMALL), cache=False).raw
-    monkeypatch.setattr(cache, "ROWS_AT_ONCE", 3)  # row groups of 3 rows: many parts
+    monkeypatch.setattr(cache, "ROWS_AT_ONCE", 3)  # record batches of 3 rows: many parts
     cache.write_entry(tmp_path / "entry", fresh)
-    assert pq.ParquetFile(tmp_path / "entry" / "task.parquet").num_row_groups > 1
+    assert pa.ipc.open_file(tmp_path / "entry" / "task.arrow").num_record_batches > 1
     kept = cache.read_entry(tmp_path / "entry")
     assert kept is not None
     _same_log(kept, fresh)
@@ -208,7 +208,7 @@ def test_a_table_written_in_parts_reads_back_whole(tmp_path, monkeypatch):
 def test_a_damaged_entry_is_read_again_and_replaced(reads):
     open_session(str(SMALL), cache=True)
     (entry,) = _entries()
-    (entry / "task.parquet").write_bytes(b"not parquet")
+    (entry / "task.arrow").write_bytes(b"not an Arrow file")
     fresh = open_session(str(SMALL), cache=False).raw
     again = open_session(str(SMALL), cache=True).raw
     assert len(reads) == 3
@@ -245,8 +245,10 @@ def test_the_straggler_analysis_is_kept_for_the_code_and_log_that_made_it(monkey
     )
     assert computed == []  # read back
     (kept,) = cache.cache_dir().glob(f"*/stragglers-{code_digest()}")
-    for table in kept.glob("*.parquet"):
-        table.write_bytes(b"not parquet")
+    tables = list(kept.glob("*.arrow"))
+    assert tables
+    for table in tables:
+        table.write_bytes(b"not an Arrow file")
     _same_analysis(
         open_session(str(SMALL), cache=True).straggler_analysis, fresh.straggler_analysis
     )
@@ -293,7 +295,7 @@ def test_a_process_ends_with_the_entry_its_child_was_writing(home):
     assert _in_a_process(WRITES_IN_A_CHILD, home).split() == ["True"]
     (entry,) = _entries()
     assert sorted(p.name for p in entry.iterdir()) == sorted(
-        [cache.META, *(f"{t}.parquet" for t in cache.TABLES)]
+        [cache.META, *(f"{t}.arrow" for t in cache.TABLES)]
     )
     kept = cache.read_entry(entry)
     assert kept is not None
