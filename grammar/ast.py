@@ -15,11 +15,15 @@ PairOp = Literal["isSame", "compare", "diff", "base"]
 CompareOp = Literal["=", "!=", "<", "<=", ">", ">="]
 OrderingValue = Literal["LT", "SIM", "GT"]
 
+ID_FIELD_NAMES: dict[EntityKind, str] = {
+    "app": "AppID",
+    "job": "JobID",
+    "stage": "StageID",
+    "task": "TaskID",
+}
+"""Entity kind -> its id field as the canonical printer writes it."""
 ENTITY_ID_FIELDS: dict[str, EntityKind] = {
-    "appid": "app",
-    "jobid": "job",
-    "stageid": "stage",
-    "taskid": "task",
+    field.lower(): kind for kind, field in ID_FIELD_NAMES.items()
 }
 """Id field (lower-cased, as written in ``T1.TaskID``) -> the entity kind it names."""
 

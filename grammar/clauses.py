@@ -7,20 +7,13 @@ from typing import Literal, NamedTuple, TypedDict
 
 from lark import Token
 
-from .ast import Atom, EntityId, EntityKind, Ordering, Predicate, Span
+from .ast import ID_FIELD_NAMES, Atom, EntityId, EntityKind, Ordering, Predicate, Span
 from .names import closest
 from .tokens import error, token_span
 
 MAX_WIDTH = 1000
 """Widths beyond this are typos: no log has a thousand features worth predicating on."""
 
-ID_FIELD_NAMES: dict[str, str] = {
-    "app": "AppID",
-    "job": "JobID",
-    "stage": "StageID",
-    "task": "TaskID",
-}
-"""Entity kind -> its id field as the canonical printer writes it."""
 
 VARIABLE_PREFIX: dict[str, EntityKind] = {"A": "app", "J": "job", "S": "stage", "T": "task"}
 """``FOR T1, T2`` with no WHERE: the variables' initial says what they range over."""

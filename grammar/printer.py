@@ -11,14 +11,25 @@ from __future__ import annotations
 import re
 
 from . import units
-from .ast import Atom, Bool, EntityId, Number, Ordering, Predicate, Query, String, Value, ValuePair
-from .atoms import PAIR_OPS
-from .clauses import ID_FIELD_NAMES
-from .vocabulary import RESERVED
+from .ast import (
+    ID_FIELD_NAMES,
+    Atom,
+    Bool,
+    EntityId,
+    Number,
+    Ordering,
+    Predicate,
+    Query,
+    String,
+    Value,
+    ValuePair,
+)
+from .vocabulary import PAIR_OPS, RESERVED
 
 _BARE_ID = re.compile(r"\w+(?:[.\-/:]\w+)*")
 _BARE_WORD = re.compile(r"(?!\d)\w+")
 _PAIR_SUFFIX = re.compile(r".+[._](?:issame|compare|diff)", re.IGNORECASE)
+_PAIR_OPS = frozenset(op.lower() for op in PAIR_OPS)
 
 
 def to_pxql(query: Query) -> str:
@@ -76,7 +87,7 @@ def _feature(name: str) -> str:
     if (
         plain
         and not _PAIR_SUFFIX.fullmatch(name)
-        and lowered not in PAIR_OPS
+        and lowered not in _PAIR_OPS
         and lowered not in RESERVED
     ):
         return name

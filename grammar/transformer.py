@@ -17,10 +17,18 @@ from typing import NamedTuple
 from lark import Token, Transformer
 
 from . import units
-from .ast import ENTITY_ID_FIELDS, Atom, EntityId, EntityKind, Predicate, Query, Span
+from .ast import (
+    ENTITY_ID_FIELDS,
+    ID_FIELD_NAMES,
+    Atom,
+    EntityId,
+    EntityKind,
+    Predicate,
+    Query,
+    Span,
+)
 from .atoms import build_atom, scalar
 from .clauses import (
-    ID_FIELD_NAMES,
     SUGAR,
     Binding,
     Option,

@@ -8,9 +8,7 @@ no HTTP dependency is added for it.
 from __future__ import annotations
 
 import json
-import socket
 import time
-import urllib.error
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -74,6 +72,8 @@ class RestClient:
 
     def get(self, path: str, params: Mapping[str, object] | None = None) -> Any:
         """The JSON at ``path``; RestError (one line, naming the address) when it cannot be had."""
+        import socket  # with urllib's errors, on first use, as ``_urlopen``: 10 ms
+        import urllib.error
         from urllib.request import Request
 
         url = self.url(path, params)

@@ -90,13 +90,16 @@ def test_import_perfx_grammar_stays_light():
 def test_reading_a_local_event_log_imports_no_store_cache_or_http_library():
     """Arrow's datasets, Parquet, its S3/GCS/HDFS filesystems and urllib's HTTP stack are
     imported by the code that reads a store, a cache entry or a REST API, not by every
-    reader of a local log: together 13-20 MB of the process's memory."""
+    reader of a local log: together 13-20 MB of the process's memory. Nor is the query
+    parser's library (lark) imported by what prints an answer: 40 ms of every command that
+    parses no query (issue 26's cached ``stragglers``)."""
     log = Path(__file__).parents[1] / "data/public/groupon__sparklint/event_log_1"
     code = (
         "import sys; from perfx.logs.loader import load_log; "
         f"assert len(load_log({str(log)!r}, cache=False).tasks); "
+        "import perfx.terminal, perfx.results.stragglers, perfx.explain.wording; "
         "print(sorted(m for m in ('pyarrow.dataset', 'pyarrow.parquet', 'pyarrow.fs', "
-        "'urllib.request') if m in sys.modules))"
+        "'urllib.request', 'urllib.error', 'lark') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["[]"]
