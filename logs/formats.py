@@ -29,7 +29,6 @@ from pathlib import Path
 from .cache import cached_read, enabled
 from .errors import NotALog
 from .eventlog.growing import RESUME, growing, read_on
-from .eventlog.log import read_event_logs
 from .eventlog.open import (
     EVENT_PREFIX,
     IGNORED_SUFFIXES,
@@ -140,6 +139,10 @@ def _read_spark(logs: Sequence[FoundLog], options: ReadOptions) -> Log:
     sources = [EventLogSource(f.root, f.parts, f.codecs) for f in logs]
 
     def read() -> Log:
+        # the decoder (msgspec's structs, the two-core reader, the table builders) is
+        # imported when a log is read, not when its tables come from the cache
+        from .eventlog.log import read_event_logs
+
         return read_event_logs(sources, [], options.advance)
 
     if not enabled(options.cache):

@@ -22,7 +22,6 @@ from .formats import SPARK, FoundLog, ReadOptions, find_logs, format_named, once
 from .hostmetrics import join_host_metrics, read_host_metrics
 from .model import Log, SkippedLine, merge_logs
 from .rest.client import RestAccess, is_rest_url
-from .rest.reader import read_rest
 from .store.manifest import is_store
 
 PROGRESS_MIN_BYTES = 64 << 20
@@ -111,8 +110,12 @@ def load_log(
     if not given:
         raise NotALog("no log paths given")
     metrics = read_host_metrics(host_metrics) if host_metrics is not None else None
-    remote = [read_rest(str(p), app=app, access=rest) for p in given if is_rest_url(p)]
-    given = [p for p in given if not is_rest_url(p)]
+    remote = []
+    if any(is_rest_url(p) for p in given):  # the event-log decoder with it, as for stores below
+        from .rest.reader import read_rest
+
+        remote += [read_rest(str(p), app=app, access=rest) for p in given if is_rest_url(p)]
+        given = [p for p in given if not is_rest_url(p)]
     stores = [p for p in given if is_store(p)]
     if stores:  # Arrow's datasets, Parquet and filesystems: imported only to read a store
         from .store.read import read_store

@@ -21,16 +21,17 @@ import hashlib
 import pickle
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import zstandard
 
 from ..background import Background
 from ..cache import schema_version
 from ..model import Log, SkippedLine
-from . import halves
-from .build import AppState, name_app, read_app
-from .log import distinct_attempts, log_of_states, read_event_logs
 from .open import IN_PROGRESS, EventLogSource
+
+if TYPE_CHECKING:
+    from .build import AppState
 
 RESUME = "resume.pickle.zst"
 """The entry's file holding the reader's state (``cache.cached_read``'s ``resume_file``)."""
@@ -53,6 +54,12 @@ def read_on(
     """The Log of ``source`` (an in-progress log: ``growing``), read on from the state
     ``kept`` where it holds one for the file as it now begins, else from its start (on two
     cores where it is large: eventlog.halves); and the state to keep for the next read."""
+    # the decoder, imported here rather than with the registry's check (``growing``): a
+    # command whose tables come from the cache imports none of it
+    from . import halves
+    from .build import name_app, read_app
+    from .log import distinct_attempts, log_of_states, read_event_logs
+
     path = source.parts[0]
     try:
         end, partial = _tail(path)

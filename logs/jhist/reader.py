@@ -31,7 +31,6 @@ from ..eventlog.open import (
     iter_lines,
     sniff,
 )
-from ..eventlog.validate import unparsable
 from ..model import CutOff, Log, SkippedLine
 from .events import HANDLERS, IGNORED, JobHistory, plain, wrong_type
 from .tables import build_tables
@@ -121,6 +120,10 @@ def _apply(history: JobHistory, text: bytes, truncated: bool) -> str | None:
     try:
         record = orjson.loads(text)
     except orjson.JSONDecodeError as err:
+        # the event-log validator (which builds msgspec's decoders) only for a bad line: the
+        # registry imports this module to find histories, on every command
+        from ..eventlog.validate import unparsable
+
         return unparsable(err, text + (b"" if truncated else b"\n"))
     kind = record.get("type") if isinstance(record, dict) else None
     if not isinstance(kind, str) or "event" not in record:

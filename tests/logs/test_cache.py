@@ -20,7 +20,7 @@ import pyarrow as pa
 import pytest
 
 import perfx.explain.blocked.kept as kept_module
-import perfx.logs.formats as formats
+import perfx.logs.eventlog.log as event_logs
 from perfx.cli import main
 from perfx.explain.blocked.kept import code_digest
 from perfx.explain.errors import ExplainError
@@ -42,13 +42,14 @@ pytestmark = pytest.mark.usefixtures("home")  # tests/logs/conftest.py: a home o
 def reads(monkeypatch) -> list[int]:
     """Counts the event-log reads the loader makes (a cache hit makes none)."""
     counted: list[int] = []
-    real = formats.read_event_logs
+    real = event_logs.read_event_logs
 
     def counting(*args, **kwargs):
         counted.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(formats, "read_event_logs", counting)
+    # where the registry's reader takes it from when it reads (logs.formats._read_spark)
+    monkeypatch.setattr(event_logs, "read_event_logs", counting)
     return counted
 
 
@@ -300,6 +301,24 @@ def test_a_process_ends_with_the_entry_its_child_was_writing(home):
     kept = cache.read_entry(entry)
     assert kept is not None
     _same_log(kept, open_session(str(SMALL), cache=False).raw)
+
+
+DECODER = ("msgspec", *(f"perfx.logs.eventlog.{m}" for m in ("build", "halves", "fastend", "log")))
+"""The event-log decoder's modules: msgspec's structs, the two-core reader, the builders."""
+IMPORTED_DECODER = f"""
+import sys
+from perfx.logs.loader import load_log
+assert len(load_log(sys.argv[1], cache=True).tasks)
+print(*sorted(m for m in {DECODER!r} if m in sys.modules))
+"""
+
+
+def test_a_cache_hit_imports_no_event_log_decoder(home):
+    """Tables read back from an entry need nothing of the event-log decoder: 15-20 ms of
+    every cached command."""
+    assert _in_a_process(IMPORTED_DECODER, home).split() == sorted(DECODER)  # the miss read
+    assert _entries()
+    assert _in_a_process(IMPORTED_DECODER, home).split() == []
 
 
 ANALYSED_WHILE_WRITING = """
