@@ -449,7 +449,7 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         "named_arguments": 1,
         "old_sql_context": 3,
         "grouped_map_apply": 2,
-        "what_spark_says": 6,
+        "what_spark_says": 7,
         "printing_udf": 1,
         "rdd_idioms": 5,
         "context_idioms": 2,
@@ -471,6 +471,7 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         assert int(calls["rows"].sum()) == 5 and len(calls) == 5
     elif script == "what_spark_says":
         assert "perfx.isolation" not in plain and "Disk Memory Serialized 2x Replicated" in plain
+        assert plain.endswith("True 10 1\n")  # an RDD told from a list
     elif script == "caught_failure":  # Spark's own error, and the run whole without its job
         assert plain == "caught PythonException\n[('a', 150), ('b', 100), ('c', 100)]\n"
         assert tracer.ctx is not None and len(tracer.ctx.meta["outputs"]) == 1
