@@ -17,3 +17,15 @@ class TooFewPairs(ExplainError):
     """The log holds too few related pairs for PerfXplain to learn from: the question is
     sound, the history is short (a front that asked the question itself may answer it from
     the stage's peers instead, saying so)."""
+
+
+class NoReference(ExplainError):
+    """No row of the asked one's group fits as the reference of a one-sided question: none
+    satisfies OBSERVED with it (a task asked SLOWER that is no slower than its stage's
+    others). ``durations`` says how long it took beside them (' (it took 349 ms; the 3
+    others ...)', or ''): a front that asked the question itself says what that means
+    rather than tell its user to write THAN."""
+
+    def __init__(self, message: str, durations: str):
+        super().__init__(message)
+        self.durations = durations

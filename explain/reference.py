@@ -23,7 +23,7 @@ from perfx.logs.model import Log
 
 from .columns import Columns, columns_for
 from .costmodel import VOLUMES
-from .errors import ExplainError
+from .errors import ExplainError, NoReference
 from .explanation import format_conjunction
 from .options import ExplainOptions
 from .pairs import SIMILARITY, conjunction_mask
@@ -133,10 +133,12 @@ def pick_reference(cols: Columns, first: int, query: Query) -> tuple[int, str]:
     if len(fits) == 0 and len(same) and query.despite.atoms:
         _check_despite_fits(cols, first, same, query.despite.atoms, where)
     if len(fits) == 0:
-        raise ExplainError(
+        durations = _durations_beside(cols, first, same)
+        raise NoReference(
             f"no {entity} {where} as {entity} {table['id'].iloc[first]} for which OBSERVED ({format_conjunction(query.observed.atoms)}) "
-            f"holds and EXPECTED does not{_durations_beside(cols, first, same)}: name the "
-            f"reference yourself (THAN {entity.upper()} ...)"
+            f"holds and EXPECTED does not{durations}: name the "
+            f"reference yourself (THAN {entity.upper()} ...)",
+            durations,
         )
     fits, comparable = _comparable(cols, first, fits)
     fits, alike = _like_with_like(cols, first, fits, group, where)

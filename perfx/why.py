@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfx.explain.errors import ExplainError
+from perfx.explain.errors import ExplainError, NoReference
 from perfx.explain.options import ExplainOptions
 from perfx.isolation.errors import IsolationError
 
@@ -73,7 +73,10 @@ def why(
         task_id = skewed_task(tasks, stored)
     except NoStageToCompare as err:
         return _records_instead(result, str(err))
-    return _with_records(open_session([event_log]), task_id, options, tasks, stored, top)
+    try:
+        return _with_records(open_session([event_log]), task_id, options, tasks, stored, top)
+    except NoReference as err:
+        return _records_instead(result, _none_faster(task_id, err))
 
 
 def _with_records(session, task: str, options, tasks, stored, top: int):
@@ -218,6 +221,8 @@ def why_script(
         task = _log_task(app_tasks, stage, partition, attempt)
         try:
             answer = _explained(session, str(task["id"]), options)
+        except NoReference as err:
+            return _records_instead(script_result(tracer, top), _none_faster(task["id"], err))
         except ExplainError as err:
             return _records_instead(script_result(tracer, top), _unexplained(err, task, app_tasks))
         answer.culprits = udf_culprits_of(calls, tracer.run_id, task, top)
@@ -229,12 +234,18 @@ def why_script(
             task_id = skewed_task(traced, stored)
         except NoStageToCompare as err:
             return _records_instead(script_result(tracer, top), str(err))
-        return _with_records(session, task_id, options, traced, stored, top)
+        try:
+            return _with_records(session, task_id, options, traced, stored, top)
+        except NoReference as err:
+            return _records_instead(script_result(tracer, top), _none_faster(task_id, err))
     try:
         task_id = skewed_task(app_tasks)
     except NoStageToCompare as err:  # and no record to give instead
         raise IsolationError(f"{err}; {nothing_traced(ctx.meta)}") from None
-    answer = _explained(session, task_id, options)
+    try:
+        answer = _explained(session, task_id, options)
+    except NoReference as err:
+        raise IsolationError(f"{_none_faster(task_id, err)}; {nothing_traced(ctx.meta)}") from None
     untraced = UNTRACED_PYTHON if _runs_python(session, task_id) else NO_RECORD_TRACING
     answer.notes.append(untraced.format(task=task_id))
     return answer
@@ -250,6 +261,17 @@ def _runs_python(session, task: str) -> bool:
     cols = columns_for(session.raw, "task")
     rows = cols.rows_with_id(task)
     return bool(len(rows)) and runs_python(cols, int(rows[0]))
+
+
+def _none_faster(task, err: NoReference) -> str:
+    """Why the task perfx asked about has no task-level answer: no other task of its stage
+    was clearly faster (the figures follow). The engine's own words told the user to name
+    the reference with THAN, which ``perfx why`` has no place for (a probe of PySpark
+    programs: the slowest task of a stage of alike tasks)."""
+    return (
+        f"task {task} took no clearly longer than the other tasks of its stage{err.durations}, "
+        "so nothing stands out to explain it against them"
+    )
 
 
 def _unexplained(err, task, tasks) -> str:

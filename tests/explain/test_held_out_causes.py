@@ -136,7 +136,7 @@ def test_the_failed_tasks_neighbour_launched_later_is_not_a_cold_start():
 def test_asked_why_a_task_of_normal_length_was_slower_the_refusal_says_how_long_it_took():
     """A retried task that ran as fast as most of its stage: no task of the stage is clearly
     faster, and the refusal gives the figures that show it."""
-    from perfx.explain.errors import ExplainError
+    from perfx.explain.errors import ExplainError, NoReference
 
     session = open_session([str(fixture_log("held-out-causes/eventlog_v2_local-1795937347962"))])
     with pytest.raises(ExplainError) as refused:
@@ -145,6 +145,11 @@ def test_asked_why_a_task_of_normal_length_was_slower_the_refusal_says_how_long_
         "no task of the same stage as task local-1795937347962/29 for which OBSERVED "
         "(duration compare = GT) holds and EXPECTED does not (it took 287 ms; the 21 others "
         "280 ms-1.20 s, median 388 ms): name the reference yourself (THAN TASK ...)"
+    )
+    # the figures alone, for a front that asked the question itself (perfx why)
+    assert isinstance(refused.value, NoReference)
+    assert (
+        refused.value.durations == " (it took 287 ms; the 21 others 280 ms-1.20 s, median 388 ms)"
     )
 
 

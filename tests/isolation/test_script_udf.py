@@ -152,6 +152,41 @@ def test_python_on_a_dataframes_rdd_is_said_to_be_untraced_not_absent(
 
 
 @pytest.mark.spark
+def test_a_slowest_task_no_slower_than_its_stage_gets_the_runs_records(
+    spark, tmp_path, store, capsys, monkeypatch
+):
+    """The slowest task of a stage of alike tasks, of which none is clearly faster: the
+    engine's refusal told the user to name a reference with THAN, which ``perfx why`` has no
+    place for, and ended it with exit 1 after the script had run (a probe of PySpark
+    programs). It says what that means, with the figures, and gives the run's costliest
+    records instead. The engine's refusal is made here: whether a task is clearly slower
+    than the stage's others depends on this machine's timing."""
+    import perfx.why as why_module
+    from perfx.explain.errors import NoReference
+
+    def no_reference(session, task, options, **traced):
+        raise NoReference("no task ... (THAN TASK ...)", " (it took 9 ms; the 3 others 8 ms-9 ms)")
+
+    monkeypatch.setattr(why_module, "_explained", no_reference)
+    script = _script(
+        tmp_path,
+        "alike.py",
+        "from pyspark import SparkContext",
+        "sc = SparkContext.getOrCreate()",
+        "print(sc.parallelize(range(400), 4).map(lambda x: x * 2).sum())",
+    )
+    result = why_script(str(script), [], spark=spark, store=store)
+    assert capsys.readouterr().out == "159600\n"
+    assert re.match(
+        r"task \S+ took no clearly longer than the other tasks of its stage \(it took 9 ms; "
+        r"the 3 others 8 ms-9 ms\), so nothing stands out to explain it against them; the "
+        r"run's costliest records follow",
+        result.note,
+    ), result.note
+    assert "THAN" not in result.note and len(result.culprits)
+
+
+@pytest.mark.spark
 def test_a_task_of_a_stage_without_traced_records_gets_its_task_level_answer(spark, store, capsys):
     """A task of the first half of a repartition (records moved on to the shuffle; no stage
     end of the traced run times them there) is answered at task level with where the run's
