@@ -221,8 +221,6 @@ def why_script(
         task = _log_task(app_tasks, stage, partition, attempt)
         try:
             answer = _explained(session, str(task["id"]), options)
-        except NoReference as err:
-            return _records_instead(script_result(tracer, top), _none_faster(task["id"], err))
         except ExplainError as err:
             return _records_instead(script_result(tracer, top), _unexplained(err, task, app_tasks))
         answer.culprits = udf_culprits_of(calls, tracer.run_id, task, top)
@@ -276,13 +274,16 @@ def _none_faster(task, err: NoReference) -> str:
 
 def _unexplained(err, task, tasks) -> str:
     """Why the task whose UDF calls cost the most has no task-level answer: it ran alone in
-    its stage (no peer to compare it with), or what the engine said."""
+    its stage (no peer to compare it with), no other task of its stage was clearly faster
+    (``_none_faster``), or what the engine said."""
     peers = tasks[tasks["stage_id"] == task["stage_id"]]
     if len(peers) <= 1:
         return (
             f"task {task['id']} ran alone in its Spark stage {task['stage_id']}: no other task "
             "to compare it with, so no task-level cause"
         )
+    if isinstance(err, NoReference):
+        return _none_faster(task["id"], err)
     return str(err)
 
 
