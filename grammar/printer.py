@@ -28,8 +28,8 @@ from .vocabulary import PAIR_OPS, RESERVED
 
 _BARE_ID = re.compile(r"\w+(?:[.\-/:]\w+)*")
 _BARE_WORD = re.compile(r"(?!\d)\w+")
-_PAIR_SUFFIX = re.compile(r".+[._](?:issame|compare|diff)", re.IGNORECASE)
 _PAIR_OPS = frozenset(op.lower() for op in PAIR_OPS)
+_PAIR_SUFFIX = re.compile(rf".+[._](?:{'|'.join(sorted(_PAIR_OPS))})", re.IGNORECASE)
 
 
 def to_pxql(query: Query) -> str:

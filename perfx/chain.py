@@ -387,8 +387,10 @@ def _scanned(log, app_id: str) -> str | None:
 
 
 class NoStageToCompare(IsolationError):
-    """The traced run's stages are too small to explain a task against its peers (a small
-    program's one or two partitions): ``perfx why`` gives the run's records instead."""
+    """No task of the traced run can be explained against its peers: its stages are too
+    small (a small program's one or two partitions), or none of the task's stage was
+    clearly faster than it (``why._explained``). ``perfx why`` gives the run's records
+    instead."""
 
 
 CANDIDATES = 10

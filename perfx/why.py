@@ -71,12 +71,9 @@ def why(
     tasks = traced_tasks(stored)
     try:
         task_id = skewed_task(tasks, stored)
+        return _with_records(open_session([event_log]), task_id, options, tasks, stored, top)
     except NoStageToCompare as err:
         return _records_instead(result, str(err))
-    try:
-        return _with_records(open_session([event_log]), task_id, options, tasks, stored, top)
-    except NoReference as err:
-        return _records_instead(result, _none_faster(task_id, err))
 
 
 def _with_records(session, task: str, options, tasks, stored, top: int):
@@ -114,13 +111,18 @@ def _explained(session, task: str, options: ExplainOptions | None, **traced):
     """``WHY TASK 'task' SLOWER`` on the traced run's own log. perfx asked the question
     itself, so a log too short for PerfXplain to learn from (one run of a small program) is
     no reason to withhold the records found: the task is then explained against its stage's
-    peers (``--method peers``), and the answer says so."""
+    peers (``--method peers``), and the answer says so. Where no task of its stage was
+    clearly faster (the engine's ``NoReference``, picked before any method runs), there is
+    nothing to compare it against: ``NoStageToCompare``, whose callers give the run's
+    records instead."""
     from perfx.explain.errors import TooFewPairs
     from perfx.explain.options import ExplainOptions
 
     question = f"WHY TASK '{task}' SLOWER"
     try:
         return session.explain(question, options, **traced)
+    except NoReference as err:
+        raise NoStageToCompare(_none_faster(task, err)) from None
     except TooFewPairs as err:
         if (options or ExplainOptions()).method != "perfxplain":
             raise
@@ -221,7 +223,7 @@ def why_script(
         task = _log_task(app_tasks, stage, partition, attempt)
         try:
             answer = _explained(session, str(task["id"]), options)
-        except ExplainError as err:
+        except (ExplainError, NoStageToCompare) as err:
             return _records_instead(script_result(tracer, top), _unexplained(err, task, app_tasks))
         answer.culprits = udf_culprits_of(calls, tracer.run_id, task, top)
         return answer
@@ -230,20 +232,14 @@ def why_script(
         traced = traced_tasks(stored)
         try:
             task_id = skewed_task(traced, stored)
+            return _with_records(session, task_id, options, traced, stored, top)
         except NoStageToCompare as err:
             return _records_instead(script_result(tracer, top), str(err))
-        try:
-            return _with_records(session, task_id, options, traced, stored, top)
-        except NoReference as err:
-            return _records_instead(script_result(tracer, top), _none_faster(task_id, err))
     try:
         task_id = skewed_task(app_tasks)
+        answer = _explained(session, task_id, options)
     except NoStageToCompare as err:  # and no record to give instead
         raise IsolationError(f"{err}; {nothing_traced(ctx.meta)}") from None
-    try:
-        answer = _explained(session, task_id, options)
-    except NoReference as err:
-        raise IsolationError(f"{_none_faster(task_id, err)}; {nothing_traced(ctx.meta)}") from None
     untraced = UNTRACED_PYTHON if _runs_python(session, task_id) else NO_RECORD_TRACING
     answer.notes.append(untraced.format(task=task_id))
     return answer
@@ -274,16 +270,14 @@ def _none_faster(task, err: NoReference) -> str:
 
 def _unexplained(err, task, tasks) -> str:
     """Why the task whose UDF calls cost the most has no task-level answer: it ran alone in
-    its stage (no peer to compare it with), no other task of its stage was clearly faster
-    (``_none_faster``), or what the engine said."""
+    its stage (no peer to compare it with), or what ``_explained`` said (no other task of
+    its stage was clearly faster: ``_none_faster``; the engine's refusal)."""
     peers = tasks[tasks["stage_id"] == task["stage_id"]]
     if len(peers) <= 1:
         return (
             f"task {task['id']} ran alone in its Spark stage {task['stage_id']}: no other task "
             "to compare it with, so no task-level cause"
         )
-    if isinstance(err, NoReference):
-        return _none_faster(task["id"], err)
     return str(err)
 
 

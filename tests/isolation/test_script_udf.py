@@ -161,13 +161,13 @@ def test_a_slowest_task_no_slower_than_its_stage_gets_the_runs_records(
     programs). It says what that means, with the figures, and gives the run's costliest
     records instead. The engine's refusal is made here: whether a task is clearly slower
     than the stage's others depends on this machine's timing."""
-    import perfx.why as why_module
     from perfx.explain.errors import NoReference
+    from perfx.session import Session
 
-    def no_reference(session, task, options, **traced):
+    def no_reference(session, question, options=None, **traced):
         raise NoReference("no task ... (THAN TASK ...)", " (it took 9 ms; the 3 others 8 ms-9 ms)")
 
-    monkeypatch.setattr(why_module, "_explained", no_reference)
+    monkeypatch.setattr(Session, "explain", no_reference)
     script = _script(
         tmp_path,
         "alike.py",
