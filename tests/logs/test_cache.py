@@ -206,6 +206,46 @@ def test_a_table_written_in_parts_reads_back_whole(tmp_path, monkeypatch):
     _same_log(kept, fresh)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("entry", MANIFEST, ids=[e["path"] for e in MANIFEST])
+def test_a_schema_inferred_from_a_sample_is_the_one_of_the_whole_table(entry, monkeypatch):
+    session = open_session(str(CORPUS / entry["path"]), cache=False)
+    analysis = session.straggler_analysis
+    monkeypatch.setattr(cache, "SAMPLED_ROWS", 2)  # every table of more than two rows sampled
+    log = session.raw
+    for frame in (log.tasks, log.stages, log.jobs, log.apps, log.executors, analysis.tasks):
+        assert cache._schema(frame).equals(pa.Schema.from_pandas(frame), check_metadata=True)
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        [None, None, "a", "b"],  # missing in the sample
+        ["a", "b", None, "c"],
+        ["a", "b", b"c", "d"],  # another kind further on
+        ["a", "b", 3, "d"],
+        [1, 2, 3.5, None],
+        [True, False, None, True],
+    ],
+)
+def test_a_sample_that_does_not_speak_for_its_column_is_not_trusted(column, monkeypatch):
+    monkeypatch.setattr(cache, "SAMPLED_ROWS", 2)
+    values = pd.Series(column, dtype=object)
+    for frame in (
+        pd.DataFrame({"x": values, "y": range(4)}),
+        pd.DataFrame({"x": values}, index=[10, 11, 12, 13]),
+        pd.DataFrame({"y": range(4)}, index=pd.Index(column, dtype=object)),
+        pd.DataFrame({"y": range(4)}, index=pd.MultiIndex.from_arrays([range(4), values])),
+    ):
+        try:
+            whole = pa.Schema.from_pandas(frame)
+        except pa.ArrowException as err:  # nor can the table be written: no entry is kept
+            with pytest.raises(type(err)):
+                cache._schema(frame)
+            continue
+        assert cache._schema(frame).equals(whole, check_metadata=True)
+
+
 def test_a_damaged_entry_is_read_again_and_replaced(reads):
     open_session(str(SMALL), cache=True)
     (entry,) = _entries()
