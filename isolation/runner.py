@@ -98,8 +98,16 @@ QUIET_LOG4J = Path(__file__).with_name("log4j2-quiet.properties")
 
 
 DEFAULT_MASTER = "local[2]"
-"""The master perfx starts a session on when neither the user (``--master``) nor a script
-names one: two local cores, the machines it is built for."""
+"""The master perfx starts a pipeline program's session on when the user names none
+(``--master``): two local cores, the machines it is built for."""
+
+SPARK_DEFAULT_MASTER = "local[*]"
+"""The master Spark runs an application on that names none (spark-submit's default, which
+PySpark starts its JVM with): a script's traced run takes it where neither the script nor
+the user names one, as ``python SCRIPT.py`` does. On ``DEFAULT_MASTER`` instead, a script
+that printed its master printed ``local[2]`` for ``local[*]``, and one on a machine of more
+cores got fewer partitions than it gets plainly (a probe of PySpark scripts). A master
+named in ``spark-defaults.conf`` or ``PYSPARK_SUBMIT_ARGS`` is not looked for."""
 
 
 def with_worker_sockets(builder):

@@ -31,7 +31,7 @@ from .context import TracedContext
 from .dataset import TracedDataset, untraced
 from .errors import IsolationError, perfx_reading
 from .runner import (
-    DEFAULT_MASTER,
+    SPARK_DEFAULT_MASTER,
     _stderr_to,
     event_log_of,
     prepare_run,
@@ -42,7 +42,7 @@ from .runner import (
 
 PERFX_KEYS = ("spark.master", "spark.eventLog.enabled", "spark.eventLog.dir")
 """Builder options perfx sets itself: the master (the one it was told to use, else the
-script's own, else ``DEFAULT_MASTER``) and the event log the traced run reads back."""
+script's own, else ``SPARK_DEFAULT_MASTER``) and the event log the traced run reads back."""
 
 NOTHING_TRACED = (
     "the script ran no traced RDD action and no Python UDF{}: no record-level answer applies"
@@ -163,7 +163,7 @@ class ScriptTracer:
         return self.ctx
 
     def _start(self, options: dict[str, Any]):
-        master = self.master or options.get("spark.master") or DEFAULT_MASTER
+        master = self.master or options.get("spark.master") or SPARK_DEFAULT_MASTER
         builder = session_builder(master, f"perfx {self.script.name}", self.event_dir)
         for key, value in options.items():
             if key not in PERFX_KEYS:

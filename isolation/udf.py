@@ -234,7 +234,7 @@ def timed_row(function, name: str, folder: str, tally):
         listed = ", ".join(names)
         written = (listed, listed, f"({listed},)")
     call = _timer_of(written)(function, clock, noted, mine, note)
-    return functools.wraps(function)(call)
+    return standing_in(function, call)
 
 
 _TIMER = """
@@ -328,7 +328,6 @@ def timed_series(function, name: str, folder: str):
     Spark passes the columns by position or by name (``f(s=col)``); a batch is kept with
     its arguments by position, as the driver passes them again (``_one_row``)."""
 
-    @functools.wraps(function)
     def call(*args, **kwargs):
         started = time.perf_counter_ns()
         result = function(*args, **kwargs)
@@ -340,7 +339,7 @@ def timed_series(function, name: str, folder: str):
             _record_batch(folder, name, spent, positional)
         return result
 
-    return call
+    return standing_in(function, call)
 
 
 def _by_position(function, args: tuple, kwargs: dict) -> tuple | None:
@@ -360,27 +359,25 @@ def timed_batches(function, name: str, folder: str):
     (``mapInPandas``'s, an iterator pandas UDF's) timed per input batch: the time from
     taking a batch to asking for the next one."""
 
-    @functools.wraps(function)
     def call(batches):
         fed, done = _batch_clock(batches, name, folder)
         yield from function(fed)
         done()
 
-    return call
+    return standing_in(function, call)
 
 
 def timed_batch_aggregate(function, name: str, folder: str):
     """A pandas UDF that folds a group's iterator of batches into one value
     (``Iterator[pd.Series] -> float``), timed per input batch as ``timed_batches``."""
 
-    @functools.wraps(function)
     def call(batches):
         fed, done = _batch_clock(batches, name, folder)
         value = function(fed)
         done()
         return value
 
-    return call
+    return standing_in(function, call)
 
 
 def _batch_clock(batches, name: str, folder: str):
@@ -415,8 +412,8 @@ def timed_groups(function, name: str, folder: str):
 
     # PySpark's worker passes the key only to a function of two parameters: keep the arity
     if len(inspect.getfullargspec(function).args) == 1:
-        return functools.wraps(function)(lambda frame: call(frame))
-    return functools.wraps(function)(lambda key, frame: call(key, frame))
+        return standing_in(function, lambda frame: call(frame))
+    return standing_in(function, lambda key, frame: call(key, frame))
 
 
 # -- on the driver -------------------------------------------------------------------------
@@ -862,7 +859,21 @@ def stage_prediction(calls: pd.DataFrame, removed: pd.DataFrame) -> tuple[float,
 
 
 def _name_of(function) -> str:
+    """The name PySpark gives a UDF of ``function`` (its column's, ``name(x)``): a callable
+    without one (a ``functools.partial``, an object with ``__call__``) is named by its
+    class."""
     return getattr(function, "__name__", None) or type(function).__name__
+
+
+def standing_in(function, timer):
+    """``timer``, made to look like the user's ``function`` it calls (``functools.wraps``)
+    and named as PySpark names that function: a UDF's column is named after its function,
+    and a timer named ``call`` in place of a partial or a callable object made a traced
+    script's columns ``call(x)`` where they were ``partial(x)`` (a probe of PySpark
+    scripts)."""
+    timer = functools.wraps(function)(timer)
+    timer.__name__ = _name_of(function)
+    return timer
 
 
 @contextmanager

@@ -149,9 +149,9 @@ def answer_to(out: str | None):
 def on_master(master: str | None) -> str:
     """The master a script's traced run is said to run on before it starts: the one given,
     else the script's own (isolation.script.ScriptTracer)."""
-    from perfx.isolation.runner import DEFAULT_MASTER
+    from perfx.isolation.runner import SPARK_DEFAULT_MASTER
 
-    return master or f"the master it sets ({DEFAULT_MASTER} if none)"
+    return master or f"the master it sets (Spark's default, {SPARK_DEFAULT_MASTER}, if none)"
 
 
 def _isolate_script(script, args, master, store, lineage, top, fmt, out) -> None:

@@ -1,7 +1,8 @@
 """Which master a traced script runs on: the one the user gave perfx (``--master``), else the
-script's own (``.master(...)`` in its builder, ``SparkContext(master=...)``), else
-``DEFAULT_MASTER``. A script that set ``local[5]`` and printed its partition count printed 2
-under perfx, exit 0 (a probe of public PySpark programs): its own master had been dropped.
+script's own (``.master(...)`` in its builder, ``SparkContext(master=...)``), else Spark's
+own default, as the script runs plainly. A script that set ``local[5]`` and printed its
+partition count printed 2 under perfx, exit 0 (a probe of public PySpark programs): its own
+master had been dropped; one that set none and printed its master printed ``local[2]``.
 
 No JVM starts here: the builder perfx would start the session from is caught."""
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from perfx.isolation import script
-from perfx.isolation.runner import DEFAULT_MASTER
+from perfx.isolation.runner import SPARK_DEFAULT_MASTER
 
 
 class _Started(Exception):
@@ -38,7 +39,7 @@ def started_on(monkeypatch):
 def test_the_scripts_own_master_unless_one_is_given(started_on):
     assert started_on(None, {"spark.master": "local[5]", "spark.app.name": "x"}) == "local[5]"
     assert started_on("local[3]", {"spark.master": "local[5]"}) == "local[3]"
-    assert started_on(None, {"spark.app.name": "x"}) == DEFAULT_MASTER == "local[2]"
+    assert started_on(None, {"spark.app.name": "x"}) == SPARK_DEFAULT_MASTER == "local[*]"
 
 
 def test_a_spark_context_passes_on_its_master():

@@ -466,6 +466,7 @@ def test_a_run_whose_rows_are_all_cheap_is_stored_without_a_pass_over_its_input(
         ("context_idioms", set()),
         ("caught_failure", set()),
         ("accumulators", set()),
+        ("callable_udfs", {"partial", "Tagger", "partial#2"}),
     ],
 )
 @pytest.mark.filterwarnings("ignore:Deprecated in 3.0.0:FutureWarning")  # SQLContext
@@ -473,7 +474,9 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
     """Forms of UDF a script may use beyond the regex scripts': columns passed by name
     (``f(s=col)``, which PySpark passes as keyword arguments), and the pandas UDF kinds
     PySpark tells apart by type hints (an iterator of batches to an iterator of results;
-    Series to a scalar) and an Arrow-optimised row UDF. Each prints what it prints plainly,
+    Series to a scalar), an Arrow-optimised row UDF, and UDFs of callables without a name
+    (a partial, an object with ``__call__``: their columns are named after their classes,
+    where a traced run named them ``call(x)``). Each prints what it prints plainly,
     and each UDF's calls are stored. A traced RDD may become a DataFrame (``toDF``,
     ``createDataFrame``, the older ``SQLContext.createDataFrame``), its lineage ending
     there."""
@@ -490,6 +493,7 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         "context_idioms": 2,
         "caught_failure": 2,
         "accumulators": 3,
+        "callable_udfs": 2,
     }
     assert plain.count("\n") == lines.get(script, 4)
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
@@ -514,6 +518,8 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         assert plain == (
             "20 380 20\n[32, 34, 36, 38] 20 380\n[(0, 135), (1, 145), (2, 155)] 3 30\n"
         )
+    elif script == "callable_udfs":  # the columns named after the callables' classes
+        assert plain.startswith("['x', 'partial(x)', 'Tagger(x)', 'partial(x)']\n")
     elif script == "context_idioms":
         assert plain == "True ['1', '2', '3']\n[b'alpha', b'beta']\n"
         assert tracer.ctx is not None and len(tracer.ctx.meta["outputs"]) == 2
