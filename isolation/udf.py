@@ -31,6 +31,7 @@ import json
 import os
 import pickle
 import time
+import warnings
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -876,6 +877,40 @@ def standing_in(function, timer):
     return timer
 
 
+class MadeBeforeSession:
+    """The function of a UDF a script made before its Spark session (``@udf`` on a module's
+    function, the session made in ``main()``): it stands in for the function's timer until
+    PySpark pickles it, the first time a query uses the UDF, by when the script has made its
+    session; the timer is made then (``make``), in that session, and pickled in its place.
+
+    Made at once, the timer would start a session for it: the one perfx can start, without
+    the settings the script gives its own later (``spark.default.parallelism``), and the run
+    was refused (a probe of PySpark scripts). Called on the driver, it is the script's
+    function, untimed, as a query would not have called it."""
+
+    def __init__(self, function, make):
+        functools.update_wrapper(self, function)  # its name, doc, signature (``__wrapped__``)
+        self.__name__ = _name_of(function)
+        self._function, self._make, self._timer = function, make, None
+
+    def __call__(self, *args, **kwargs):
+        return self._function(*args, **kwargs)
+
+    def timer(self):
+        """The timer of the function, made on the first call, in the script's session."""
+        if self._timer is None:
+            self._timer = self._make(self._function)
+        return self._timer
+
+    def __reduce__(self):
+        return _itself, (self.timer(),)
+
+
+def _itself(value):
+    """What a ``MadeBeforeSession`` unpickles as: its timer."""
+    return value
+
+
 @contextmanager
 def patched_udfs(tracer):
     """While a traced script runs, the UDF factories and DataFrame methods it calls wrap the
@@ -891,6 +926,15 @@ def patched_udfs(tracer):
         tracer.session()
         return tracer.udfs.name(function, kind)
 
+    def row_timer(function):
+        tracer.session()
+        return tracer.udfs.row_timer(function)
+
+    def asks_for_arrow(args: tuple, kwargs: dict) -> bool:
+        """Does ``udf(f, type, *args, **kwargs)`` ask for an Arrow-optimised UDF? PySpark
+        then reads its function's parameters, which a ``MadeBeforeSession`` does not give."""
+        return bool(args[0] if args else kwargs.get("useArrow"))
+
     original_udf, original_pandas = functions.udf, functions.pandas_udf
 
     def udf(f=None, returnType=None, *args, **kwargs):
@@ -903,9 +947,10 @@ def patched_udfs(tracer):
                 return udf(g, return_type, *args, **kwargs)
 
             return decorate
-        tracer.session()
-        wrapped = tracer.udfs.row_timer(f)
-        return original_udf(wrapped, returnType or "string", *args, **kwargs)
+        if tracer.ctx is None and not asks_for_arrow(args, kwargs):
+            made = MadeBeforeSession(f, row_timer)
+            return original_udf(made, returnType or "string", *args, **kwargs)
+        return original_udf(row_timer(f), returnType or "string", *args, **kwargs)
 
     def pandas_udf(f=None, returnType=None, functionType=None):
         if from_pyspark():  # mapInPandas and applyInPandas make theirs with it
@@ -932,12 +977,23 @@ def patched_udfs(tracer):
             # wrapped here too, its arity (a group, or its key and the group) would be lost
             return made
         if kind == PythonEvalType.SQL_SCALAR_PANDAS_ITER_UDF:
-            wrapped = timed_batches(f, recorded_name(f, "iter"), folder())
+            timer, timed_as = timed_batches, "iter"
         elif kind == getattr(PythonEvalType, "SQL_GROUPED_AGG_PANDAS_ITER_UDF", None):
-            wrapped = timed_batch_aggregate(f, recorded_name(f, "iter"), folder())
+            timer, timed_as = timed_batch_aggregate, "iter"
         else:
-            wrapped = timed_series(f, recorded_name(f, "series"), folder())
-        return original_pandas(wrapped, returnType, functionType)
+            timer, timed_as = timed_series, "series"
+
+        def timed(function):
+            return timer(function, recorded_name(function, timed_as), folder())
+
+        if tracer.ctx is not None:
+            return original_pandas(timed(f), returnType, functionType)
+        # PySpark reads the kind from the function's type hints, which a MadeBeforeSession
+        # does not give: the kind read from them above is given, without the warning PySpark
+        # prints for a kind given (SPARK-28264)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return original_pandas(MadeBeforeSession(f, timed), made.returnType, kind)
 
     def map_in(original):
         def map_in_pandas(self, func, schema, *args, **kwargs):

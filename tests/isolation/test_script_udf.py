@@ -12,7 +12,10 @@ by ``./dev bench isolation`` (no test asserts on time).
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -467,6 +470,7 @@ def test_a_run_whose_rows_are_all_cheap_is_stored_without_a_pass_over_its_input(
         ("caught_failure", set()),
         ("accumulators", set()),
         ("callable_udfs", {"partial", "Tagger", "partial#2"}),
+        ("udfs_before_session", {"shouted", "lengths"}),
     ],
 )
 @pytest.mark.filterwarnings("ignore:Deprecated in 3.0.0:FutureWarning")  # SQLContext
@@ -494,6 +498,7 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         "caught_failure": 2,
         "accumulators": 3,
         "callable_udfs": 2,
+        "udfs_before_session": 2,
     }
     assert plain.count("\n") == lines.get(script, 4)
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
@@ -518,6 +523,9 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         assert plain == (
             "20 380 20\n[32, 34, 36, 38] 20 380\n[(0, 135), (1, 145), (2, 155)] 3 30\n"
         )
+    elif script == "udfs_before_session":  # made before the session, timed in it
+        assert plain.endswith("['AB', 'CDE', 'F']\n")
+        assert len(calls[calls["udf"] == "shouted"]) == 6  # 3 rows in each query
     elif script == "callable_udfs":  # the columns named after the callables' classes
         assert plain.startswith("['x', 'partial(x)', 'Tagger(x)', 'partial(x)']\n")
     elif script == "context_idioms":
@@ -762,8 +770,8 @@ def test_after_a_traced_script_a_session_is_made_as_plainly(spark, tmp_path, sto
 
 @pytest.mark.spark
 def test_settings_given_after_a_session_started_for_a_udf_are_refused(spark, store):
-    """A UDF made before the script's session (a module's ``@udf`` functions) starts perfx's
-    session then; the script's own builder comes later. Its settings that session cannot
+    """A UDF made before the script's session that cannot wait for it (an Arrow-optimised
+    ``@udf`` of a module) starts perfx's session then; the script's own builder comes later. Its settings that session cannot
     take are refused, naming them (a probe's script ran on ``local[2]`` with 2 partitions,
     exit 0, where it asked for ``local[1]`` and 3); a master that runs as many threads, and
     the app's name, go on."""
@@ -781,6 +789,29 @@ def test_settings_given_after_a_session_started_for_a_udf_are_refused(spark, sto
         "settings the script gives it later (spark.master=local[1], spark.default.parallelism=3): "
         "make the session before the UDF, or give perfx the master (--master)"
     )
+
+
+@pytest.mark.spark
+def test_udfs_made_before_the_session_leave_it_the_scripts_settings(tmp_path):
+    """A module's ``@udf`` and ``@pandas_udf`` functions, made before the session ``main()``
+    makes with a partition count: perfx makes their timers once the session is the
+    script's, and the script runs plainly and traced in a process of its own alike. perfx
+    started a session for the first UDF, without the script's settings, and refused the run
+    (a probe of PySpark scripts)."""
+    script = SCRIPTS / "udfs_before_session.py"
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    runs = [
+        [sys.executable, str(script)],
+        [sys.executable, "-m", "perfx.cli", "isolate", str(script), "--store", str(tmp_path)]
+        + ["--out", str(tmp_path / "answer.txt")],
+    ]
+    plain, traced = (
+        subprocess.run(run, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+        for run in runs
+    )
+    assert plain.returncode == 0 and plain.stdout.startswith("3 [('ab', 'AB', 2)"), plain.stderr
+    assert (traced.returncode, traced.stdout) == (0, plain.stdout), traced.stderr[-2000:]
+    assert "shouted" in (tmp_path / "answer.txt").read_text()
 
 
 @pytest.mark.spark
