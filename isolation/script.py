@@ -102,6 +102,9 @@ class ScriptTracer:
     lineage: str = "impact"
     spark: Any = None
     warm_up: bool = False
+    split_batches: bool = False
+    """Tell the rows of a pandas UDF's outlier batches apart, calling its function again on
+    each after the script (``udf.UdfRecorder``): asked for (``--split-batches``)."""
     created: bool = False
     ctx: TracedContext | None = None
     event_log: str | None = None
@@ -159,7 +162,9 @@ class ScriptTracer:
         )
         from .udf import UdfRecorder
 
-        self.udfs = UdfRecorder.for_run(self.store, self.run_id, self.spark.sparkContext)
+        self.udfs = UdfRecorder.for_run(
+            self.store, self.run_id, self.spark.sparkContext, self.split_batches
+        )
         return self.ctx
 
     def _start(self, options: dict[str, Any]):
@@ -790,6 +795,7 @@ def trace_script(
     lineage: str = "impact",
     run_id: str | None = None,
     warm_up: bool = False,
+    split_batches: bool = False,
 ) -> ScriptTracer:
     """Runs ``script`` with ``args`` traced and finishes its run (lineage and UDF calls
     stored, run marked complete); returns the tracer (run id, store, event log). A session
@@ -798,7 +804,16 @@ def trace_script(
     path = check_script(script)
     lineage_store, run_id, event_dir = prepare_run(store, run_id)
     tracer = ScriptTracer(
-        path, list(args), lineage_store, run_id, event_dir, master, lineage, spark, warm_up
+        path,
+        list(args),
+        lineage_store,
+        run_id,
+        event_dir,
+        master,
+        lineage,
+        spark,
+        warm_up,
+        split_batches,
     )
     try:
         with installed(tracer):
@@ -809,6 +824,8 @@ def trace_script(
             )
         tracer.ctx.meta["inputs"] = list(tracer.reads)
         udf_calls = tracer.udfs.finish(tracer.reads) if tracer.udfs is not None else 0
+        if tracer.udfs is not None and tracer.udfs.unsplit:
+            tracer.ctx.meta["unsplit"] = tracer.udfs.unsplit
         if not tracer.ctx._outputs and not udf_calls:
             tracer.ctx.meta["untraced"] = True
         if tracer.untimed:
@@ -832,7 +849,7 @@ def script_result(tracer: ScriptTracer, top: int = 10):
 
     from .queries import StoredRun, outputs, top_culprits
     from .runner import IsolationResult, empty_output_note
-    from .udf import stored_calls, udf_culprits
+    from .udf import stored_calls, udf_culprits, unsplit_note
 
     stored = StoredRun.open(tracer.store, tracer.run_id)
     meta = stored.meta
@@ -847,6 +864,9 @@ def script_result(tracer: ScriptTracer, top: int = 10):
             f"{nothing_traced(meta)} (perfx why SCRIPT.py gives the task-level one where a "
             "stage ran three tasks or more)"
         )
+    unsplit = unsplit_note(meta)
+    if unsplit is not None:
+        note = f"{note}; {unsplit}" if note else unsplit
     return IsolationResult(
         tracer.run_id,
         meta,

@@ -9,10 +9,16 @@ arguments.
 
 A batch's time says which batch was slow, not which of its rows. So each worker also keeps
 the arguments of its few batches that cost the most per row (``KEPT``, pickled beside the
-calls); when the run finishes, a kept batch that cost far more per row than the UDF's
-cheapest batch (``OUTLIER``), or a UDF's only batch, has its rows timed one by one on the
-driver, with the script's own function, and its time shared among them in proportion. The
-re-timing happens after the Spark job, so the tasks' times are the traced run's own.
+calls); when the run finishes, where the user asked for it (``split_batches``: ``perfx why
+--split-batches``), a kept batch that cost far more per row than the UDF's cheapest batch
+(``OUTLIER``), or a UDF's only batch, has its rows timed one by one on the driver, with the
+script's own function, and its time shared among them in proportion. The re-timing happens
+after the Spark job, so the tasks' times are the traced run's own. It calls the script's
+function again, on rows alone, after the script: whatever else the function does (a row
+appended to a file, a database written) it does again, and a script's audit file had 1,133
+lines more than its plain run's (a probe of PySpark scripts). So it is asked for, never
+done unasked: otherwise the batches stay whole, and the UDFs they are of are noted
+(``UdfRecorder.unsplit``) for the answer to say how to split them.
 
 The calls are stored as ``udf_calls.feather`` beside the lineage, each row digest located
 where the script read it from text (``path@offset`` and line number), so that ``perfx
@@ -303,10 +309,12 @@ def _rows_of(batch) -> int:
     return len(frame)
 
 
-def _record_batch(folder: str, name: str, spent: int, batch, keep: bool = True) -> None:
+def _record_batch(
+    folder: str, name: str, spent: int, batch, keep: bool = True, *, named: str = ""
+) -> None:
     """A batch's call; its arguments kept (pickled) while among the worker's ``KEPT``
     costliest per row for this UDF (unless ``keep`` is false: they could not be passed
-    again by position)."""
+    again by position); ``named`` says which batch it is (a group's key)."""
     rows = _rows_of(batch)
     kept_id = ""
     per_row = spent / max(rows, 1)
@@ -321,7 +329,8 @@ def _record_batch(folder: str, name: str, spent: int, batch, keep: bool = True) 
             with_path = os.path.join(folder, f"batch-{evicted}.pkl")
             if os.path.exists(with_path):
                 os.remove(with_path)
-    _write(folder, [name, *_task(), spent, rows, kept_id, None, f"({rows} rows)"])
+    counted = f"({rows} rows)"
+    _write(folder, [name, *_task(), spent, rows, kept_id, None, f"{named} {counted}".lstrip()])
 
 
 def timed_series(function, name: str, folder: str):
@@ -403,18 +412,32 @@ def _batch_clock(batches, name: str, folder: str):
 
 def timed_groups(function, name: str, folder: str):
     """An ``applyInPandas`` function (a group's DataFrame, with or without its key) timed
-    per group."""
+    per group, the group named by its key in the call's excerpt: all of a grouped map's
+    groups may have as many rows, and "(750 rows)" did not say which was slow (a probe of
+    PySpark scripts). PySpark's worker passes the key to a function of two parameters: the
+    timer takes it, and passes it on to a function that takes it.
 
-    def call(*args):
+    A function of another number of parameters is returned as it is, for PySpark to refuse
+    it as it does plainly (a timer of two parameters in its place ran a script that fails
+    plainly: an object whose ``__call__`` takes the key and the group)."""
+    parameters = len(inspect.getfullargspec(function).args)
+    if parameters not in (1, 2):
+        return function
+
+    def call(key, frame):
+        args = (frame,) if parameters == 1 else (key, frame)
         started = time.perf_counter_ns()
         result = function(*args)
-        _record_batch(folder, name, time.perf_counter_ns() - started, tuple(args))
+        spent = time.perf_counter_ns() - started
+        _record_batch(folder, name, spent, args, named=f"group {_excerpt(_plain(key))}")
         return result
 
-    # PySpark's worker passes the key only to a function of two parameters: keep the arity
-    if len(inspect.getfullargspec(function).args) == 1:
-        return standing_in(function, lambda frame: call(frame))
     return standing_in(function, lambda key, frame: call(key, frame))
+
+
+def _plain(values: tuple) -> tuple:
+    """A group's key with numpy's scalars as Python's (``3``, not ``np.int64(3)``)."""
+    return tuple(value.item() if hasattr(value, "item") else value for value in values)
 
 
 # -- on the driver -------------------------------------------------------------------------
@@ -467,22 +490,26 @@ class UdfRecorder:
     calls are recorded under, each row UDF's tally of cheap calls (an accumulator of the
     run's SparkContext), and the calls' table when the run finishes."""
 
-    def __init__(self, run_dir: Path, context):
+    def __init__(self, run_dir: Path, context, split_batches: bool = False):
         self.run_dir = run_dir
         self.folder = run_dir / "udf"
         self.folder.mkdir(parents=True, exist_ok=True)
         self.context = context
+        self.split_batches = split_batches
+        """Time the rows of the outlier batches alone, calling the script's function again."""
         self.functions: dict[str, tuple[str, Any]] = {}
         self.tallies: dict[str, Any] = {}
+        self.unsplit: list[str] = []
+        """The UDFs whose outlier batches stayed whole (``split_batches`` not asked for)."""
 
     @classmethod
-    def for_run(cls, store, run_id: str, context) -> UdfRecorder:
+    def for_run(cls, store, run_id: str, context, split_batches: bool = False) -> UdfRecorder:
         where = store.local_dir(run_id)
         if where is None:
             raise IsolationError(
                 "tracing a script's UDFs needs a lineage store on a local folder (not ignite://)"
             )
-        return cls(Path(where), context)
+        return cls(Path(where), context, split_batches)
 
     def row_timer(self, function):
         """``function`` as a row UDF timed into this run (``timed_row``)."""
@@ -542,34 +569,43 @@ class UdfRecorder:
         calls.drop(columns=["occurrence", "position"]).to_feather(self.run_dir / CALLS)
         return len(calls)
 
-    def _rows_of_outliers(self, calls: pd.DataFrame) -> pd.DataFrame:
-        """Each kept batch that cost ``OUTLIER`` times its UDF's cheapest per-row cost (or
-        is its UDF's only batch) replaced by its rows, each timed alone here and given its
-        share of the batch's measured time."""
+    def _outliers(self, calls: pd.DataFrame) -> list[tuple[Any, pd.Series, float | None]]:
+        """(index, call, the UDF's cheapest per-row cost or None for its only batch) of each
+        kept batch that cost ``OUTLIER`` times its UDF's cheapest per-row cost, or is its
+        UDF's only batch: the batches whose rows are worth telling apart."""
         batches = calls[(calls["batch"] != "") & (calls["rows"] > 0)]
-        if batches.empty:  # row UDFs only
-            return calls
         per_row = calls["ns"] / calls["rows"].clip(lower=1)
-        split, replaced = [], []
+        found = []
         for index, call in batches.iterrows():
-            known = self.functions.get(call["udf"])
-            if known is None or call["ns"] < OUTLIER_MIN_NS:
+            if call["udf"] not in self.functions or call["ns"] < OUTLIER_MIN_NS:
                 continue
-            kind, function = known
             of_udf = (calls["udf"] == call["udf"]) & (calls["rows"] > 0)
             cheapest = per_row[of_udf].min()
             alone = of_udf.sum() == 1
             if not alone and per_row[index] <= OUTLIER * cheapest:
                 continue
+            if (self.folder / f"batch-{call['batch']}.pkl").is_file():
+                found.append((index, call, None if alone else float(cheapest)))
+        return found
+
+    def _rows_of_outliers(self, calls: pd.DataFrame) -> pd.DataFrame:
+        """Each outlier batch (``_outliers``) replaced by its rows, each timed alone here and
+        given its share of the batch's measured time, where the user asked for it
+        (``split_batches``); otherwise the batches stay whole, their UDFs noted in
+        ``unsplit``."""
+        outliers = self._outliers(calls)
+        if not self.split_batches:
+            self.unsplit = list(dict.fromkeys(call["udf"] for _, call, _ in outliers))
+            return calls
+        split, replaced = [], []
+        for index, call, ordinary in outliers:
+            kind, function = self.functions[call["udf"]]
             kept = self.folder / f"batch-{call['batch']}.pkl"
-            if not kept.is_file():
-                continue
             with kept.open("rb") as handle:
                 batch = pickle.load(handle)
             times = _times_alone(kind, function, batch, int(call["ns"]))
             if times is None:
                 continue  # its rows do not run alone: the batch stays whole
-            ordinary = None if alone else float(cheapest)
             for (row_digest, text), ns in zip(
                 _row_values(kind, batch), _shares(times, int(call["ns"]), ordinary)
             ):
@@ -588,6 +624,19 @@ class UdfRecorder:
         return pd.concat(
             [calls.drop(index=replaced), pd.DataFrame(split, columns=COLUMNS)], ignore_index=True
         )
+
+
+def unsplit_note(meta: dict) -> str | None:
+    """What the answer says of a run whose pandas UDFs' costliest batches stayed whole
+    (``UdfRecorder.unsplit``): how to tell their rows apart, and at what price."""
+    names = meta.get("unsplit")
+    if not names:
+        return None
+    return (
+        f"the costliest calls of {', '.join(names)} are whole batches of rows; --split-batches "
+        "tells their rows apart by calling the function again on each row alone after the "
+        "script, which repeats whatever else it does (a file or table it writes)"
+    )
 
 
 @contextmanager

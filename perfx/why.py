@@ -189,17 +189,26 @@ def why_script(
     top: int = 5,
     spark=None,
     options: ExplainOptions | None = None,
+    split_batches: bool = False,
 ):
     """``perfx why SCRIPT.py -- ARGS``: run the script as it is, traced, then explain its
     slowest task against its stage: with the rows whose Python UDF calls cost the most in it,
     or the records of its partition (RDD code), or, for a stage without Python code, the
     plain statement that no record-level answer applies and the Spark remedy."""
     from perfx.isolation.script import nothing_traced, script_result, trace_script
-    from perfx.isolation.udf import stored_calls
+    from perfx.isolation.udf import stored_calls, unsplit_note
 
     from .session import open as open_session
 
-    tracer = trace_script(script, args, master=master, store=store, spark=spark, warm_up=True)
+    tracer = trace_script(
+        script,
+        args,
+        master=master,
+        store=store,
+        spark=spark,
+        warm_up=True,
+        split_batches=split_batches,
+    )
     ctx = tracer.ctx
     if ctx is None:  # trace_script refuses a script that created no session
         raise IsolationError(f"{script} ran nothing on Spark to trace")
@@ -226,6 +235,8 @@ def why_script(
         except (ExplainError, NoStageToCompare) as err:
             return _records_instead(script_result(tracer, top), _unexplained(err, task, app_tasks))
         answer.culprits = udf_culprits_of(calls, tracer.run_id, task, top)
+        if (unsplit := unsplit_note(ctx.meta)) is not None:
+            answer.notes.append(unsplit)
         return answer
     if ctx.meta.get("outputs"):
         stored = open_run(tracer.run_id, tracer.store)

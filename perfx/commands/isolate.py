@@ -75,7 +75,9 @@ def spark_progress(sc, console):
 )
 @number_option("--top", 5, "How many culprits to show.")
 @format_option
-def isolate(program, script_args, input_path, out, master, store, lineage, top, fmt) -> None:
+def isolate(
+    program, script_args, input_path, out, split_batches, master, store, lineage, top, fmt
+) -> None:
     """Run PROGRAM.py traced and show its slowest outputs and culprit input records.
 
     PROGRAM.py runs as a script (`perfx isolate SCRIPT.py -- ARGS`: as `python SCRIPT.py
@@ -98,12 +100,9 @@ def isolate(program, script_args, input_path, out, master, store, lineage, top, 
 
     store = open_store(store)  # a store that cannot be reached fails before a JVM starts
     if input_path is None:
-        _isolate_script(program, script_args, master, store, lineage, top, fmt, out)
+        _isolate_script(program, script_args, master, store, lineage, top, fmt, out, split_batches)
         return
-    if script_args:
-        raise click.UsageError(
-            "arguments after PROGRAM.py are a script's; a pipeline program takes --input only"
-        )
+    check_pipeline_options(script_args, split_batches)
     module = load_program(program)  # a broken program or a missing input fails before a JVM starts
     check_input(input_path)
     master = master or DEFAULT_MASTER
@@ -154,7 +153,20 @@ def on_master(master: str | None) -> str:
     return master or f"the master it sets (Spark's default, {SPARK_DEFAULT_MASTER}, if none)"
 
 
-def _isolate_script(script, args, master, store, lineage, top, fmt, out) -> None:
+def check_pipeline_options(script_args: tuple[str, ...], split_batches: bool) -> None:
+    """A pipeline program (``--input``) takes neither a script's arguments nor its UDF
+    options."""
+    if script_args:
+        raise click.UsageError(
+            "arguments after PROGRAM.py are a script's; a pipeline program takes --input only"
+        )
+    if split_batches:
+        raise click.UsageError(
+            "--split-batches splits a script's pandas UDF batches; a pipeline program has none"
+        )
+
+
+def _isolate_script(script, args, master, store, lineage, top, fmt, out, split_batches) -> None:
     """``perfx isolate SCRIPT.py -- ARGS``: the script runs first, its output its own; then
     perfx's answer."""
     from perfx import terminal
@@ -164,7 +176,9 @@ def _isolate_script(script, args, master, store, lineage, top, fmt, out) -> None
         terminal.console(stderr=True).print(
             f"Running {script} traced on {on_master(master)} ...", markup=False, highlight=False
         )
-    tracer = trace_script(script, args, master=master, store=store, lineage=lineage)
+    tracer = trace_script(
+        script, args, master=master, store=store, lineage=lineage, split_batches=split_batches
+    )
     with answer_to(out):
         print_result(script_result(tracer, top), lineage, fmt)
 

@@ -231,15 +231,23 @@ program_options = _compose(
         default=None,
         help="Write perfx's answer to this file (the script's own output stays its own).",
     ),
+    click.option(
+        "--split-batches",
+        is_flag=True,
+        help="Tell apart the rows of a script's costliest pandas UDF batches: after the "
+        "script, perfx calls the function again on each of their rows alone (which repeats "
+        "whatever else it does, a file or table it writes).",
+    ),
 )
 """A PySpark program and its input: a script run as ``python SCRIPT.py ARGS`` would
-(arguments after ``--``), or a ``pipeline(ctx, input_path)`` program with ``--input``."""
+(arguments after ``--``), or a ``pipeline(ctx, input_path)`` program with ``--input``; for a
+script, whether its pandas UDF batches are split into rows (``udf.UdfRecorder``)."""
 
 master_option = click.option(
     "--master",
     default=None,
-    help="Spark master URL [default: a script's own master, else local[2]; for perfx "
-    "verify, the traced run's].",
+    help="Spark master URL [default: a script's own master, else Spark's default "
+    "(local[*]); a pipeline program's local[2]; for perfx verify, the traced run's].",
 )
 
 STORE_HELP = (

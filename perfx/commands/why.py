@@ -22,7 +22,7 @@ from .options import (
 @store_option
 @number_option("--top", 5, "How many culprit records to show.")
 @format_option
-def why(program, script_args, input_path, out, master, store, top, fmt) -> None:
+def why(program, script_args, input_path, out, split_batches, master, store, top, fmt) -> None:
     """Why was PROGRAM.py's slowest task slow, and which input records made it so?
 
     Runs PROGRAM.py traced with Spark's event log beside the run's lineage: as a script
@@ -39,13 +39,10 @@ def why(program, script_args, input_path, out, master, store, top, fmt) -> None:
     from perfx.why import why as chain_why
     from perfx.why import why_script
 
-    from .isolate import answer_to, on_master, print_result
+    from .isolate import answer_to, check_pipeline_options, on_master, print_result
 
     if input_path is not None:
-        if script_args:
-            raise click.UsageError(
-                "arguments after PROGRAM.py are a script's; a pipeline program takes --input only"
-            )
+        check_pipeline_options(script_args, split_batches)
         check_input(input_path)  # before the status line and the JVM
     store = open_store(store)  # and so is a store that cannot be reached
     if fmt == "text":
@@ -55,7 +52,14 @@ def why(program, script_args, input_path, out, master, store, top, fmt) -> None:
             highlight=False,
         )
     if input_path is None:
-        answer = why_script(program, script_args, master=master, store=store, top=top)
+        answer = why_script(
+            program,
+            script_args,
+            master=master,
+            store=store,
+            top=top,
+            split_batches=split_batches,
+        )
     else:
         answer = chain_why(program, input_path, master=master, store=store, top=top)
     with answer_to(out):

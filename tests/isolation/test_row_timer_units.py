@@ -113,7 +113,7 @@ def test_a_kept_batch_of_an_iterator_udf_is_split_into_its_rows(tmp_path: Path):
         for texts, shifts in batches:
             yield texts.str.len() + shifts
 
-    recorder = udf.UdfRecorder(tmp_path, context=None)
+    recorder = udf.UdfRecorder(tmp_path, context=None, split_batches=True)
     recorder.functions["shifted"] = ("iter", shifted)
     batch = (pd.Series(["a", "bb", "ccc"]), pd.Series([0, 1, 2]))
     (recorder.folder / "batch-k.pkl").write_bytes(pickle.dumps(batch))
@@ -123,3 +123,38 @@ def test_a_kept_batch_of_an_iterator_udf_is_split_into_its_rows(tmp_path: Path):
     assert calls["digest"].tolist() == [udf.digest(t) for t in ("a", "bb", "ccc")]
     assert calls["excerpt"].tolist() == ["'a', 0", "'bb', 1", "'ccc', 2"]
     assert 0 < calls["ns"].sum() <= 9_000_000
+
+
+def test_a_batch_is_split_only_when_asked_for_and_its_function_is_not_called_again(
+    tmp_path: Path,
+):
+    """Splitting a batch calls the script's function again on each row: unasked, the batch
+    stays whole, its function is not called (a side output is not written again: a probe's
+    script's audit file got 1,133 lines more), and its UDF is noted for the answer to say
+    how to split it, and at what price."""
+    import pandas as pd
+
+    written: list[int] = []
+
+    def audited(batches):
+        for frame in batches:
+            written.append(len(frame))  # a side output: a file, a table
+            yield frame
+
+    batch = pd.DataFrame({"id": [1, 2, 3]})
+    (tmp_path / "udf").mkdir()
+    (tmp_path / "udf" / "batch-k.pkl").write_bytes(pickle.dumps(batch))
+    row = ["audited", 2, 0, 0, 9_000_000, 3, "k", None, "(3 rows)"]
+    for asked in (False, True):
+        recorder = udf.UdfRecorder(tmp_path, context=None, split_batches=asked)
+        recorder.functions["audited"] = ("map", audited)
+        calls = recorder._rows_of_outliers(pd.DataFrame([row], columns=udf.COLUMNS))
+        assert calls["rows"].tolist() == ([1, 1, 1] if asked else [3])
+        assert recorder.unsplit == ([] if asked else ["audited"])
+        assert bool(written) == asked
+    assert udf.unsplit_note({"unsplit": ["audited"]}) == (
+        "the costliest calls of audited are whole batches of rows; --split-batches tells their "
+        "rows apart by calling the function again on each row alone after the script, which "
+        "repeats whatever else it does (a file or table it writes)"
+    )
+    assert udf.unsplit_note({}) is None

@@ -45,12 +45,12 @@ def _script(folder: Path, name: str, *lines: str) -> Path:
     return script
 
 
-def _traced_as_plainly(script: Path, spark, store, capsys):
+def _traced_as_plainly(script: Path, spark, store, capsys, split_batches: bool = False):
     """(what ``script`` printed, its tracer): run plainly, then traced, printing the same
     (plain PySpark is the oracle)."""
     run_plain(script, [], spark)
     plain = capsys.readouterr().out
-    tracer = trace_script(script, [], spark=spark, store=store)
+    tracer = trace_script(script, [], spark=spark, store=store, split_batches=split_batches)
     assert capsys.readouterr().out == plain
     return plain, tracer
 
@@ -63,14 +63,37 @@ def _named(answer, top: int = 3) -> set[tuple[str, int]]:
 @pytest.mark.spark
 @pytest.mark.parametrize("script", ["regex_udf", "regex_pandas_udf", "regex_map_in_pandas"])
 def test_why_names_the_slow_lines_first(spark, lines_input, store, script, capsys):
+    """A pandas UDF's costliest batches split into their rows, as asked (``--split-batches``;
+    a row UDF's calls are rows already)."""
     folder, slow = lines_input
-    answer = why_script(str(SCRIPTS / f"{script}.py"), [str(folder)], spark=spark, store=store)
+    answer = why_script(
+        str(SCRIPTS / f"{script}.py"), [str(folder)], spark=spark, store=store, split_batches=True
+    )
     assert "matching lines: 0" in capsys.readouterr().out  # the script's own output
     assert answer.culprits is not None, answer.notes
     assert _named(answer) == slow
     first = answer.culprits["records"][0]
     assert first["share"] is not None and 0 < first["share"] <= 1
     assert "line " in first["excerpt"] and PATHOLOGICAL in first["excerpt"]
+    assert not any("--split-batches" in note for note in answer.notes)
+
+
+@pytest.mark.spark
+def test_unasked_a_pandas_udfs_costliest_batch_stays_whole_and_the_answer_says_so(
+    spark, lines_input, store
+):
+    """Splitting a batch calls the script's function again after it: unasked, the answer
+    names the batch whole and says how to split it, and at what price."""
+    folder, _ = lines_input
+    answer = why_script(
+        str(SCRIPTS / "regex_map_in_pandas.py"), [str(folder)], spark=spark, store=store
+    )
+    assert answer.culprits is not None, answer.notes
+    assert re.fullmatch(r"keep_only_a\(\(\d+ rows\)\)", answer.culprits["records"][0]["excerpt"])
+    assert any(
+        note.startswith("the costliest calls of ") and "--split-batches" in note
+        for note in answer.notes
+    ), answer.notes
 
 
 @pytest.mark.spark
@@ -486,11 +509,13 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
     there."""
     from perfx.isolation.udf import stored_calls
 
-    plain, tracer = _traced_as_plainly(SCRIPTS / f"{script}.py", spark, store, capsys)
+    # printing_udf's only batch is split, its prints then kept from the script's output
+    split = script == "printing_udf"
+    plain, tracer = _traced_as_plainly(SCRIPTS / f"{script}.py", spark, store, capsys, split)
     lines = {
         "named_arguments": 1,
         "old_sql_context": 3,
-        "grouped_map_apply": 2,
+        "grouped_map_apply": 3,
         "what_spark_says": 7,
         "printing_udf": 1,
         "rdd_idioms": 5,
@@ -510,6 +535,9 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         )
     elif script == "grouped_map_apply":  # a group's rows: each timed call is one group
         assert plain.startswith("[Row(id=1, v=-0.5), Row(id=1, v=0.5), Row(id=2, v=-3.0)")
+        assert plain.endswith("PySparkValueError True\n")  # three parameters: refused
+        # each call named by its group's key
+        assert sorted(calls["excerpt"]) == 2 * ["group 1 (2 rows)"] + 2 * ["group 2 (3 rows)"]
     elif script == "printing_udf":  # its only batch, timed again row by row on the driver
         assert plain.startswith("[Row(doubled(id)=0), Row(doubled(id)=2)")
         assert int(calls["rows"].sum()) == 5 and len(calls) == 5

@@ -1,7 +1,9 @@
 """The grouped-map pandas UDF of PySpark 2.3's API: ``@pandas_udf(schema, GROUPED_MAP)``
 handed to ``GroupedData.apply``, which PySpark passes on to ``applyInPandas``; one function
 of a group, one of its key and the group (a traced run failed it: "must take either one
-argument (data) or two arguments (key, data)")."""
+argument (data) or two arguments (key, data)"). A callable whose ``__call__`` takes the key
+and the group has three parameters, ``self`` counted: PySpark refuses it, and so must a traced
+run (it ran it, its timer taking two)."""
 
 import warnings
 
@@ -23,6 +25,15 @@ def sized(key, group):
     return group.assign(v=float(len(group)) + key[0])
 
 
+class Scaled:
+    def __call__(self, key, group):
+        return group
+
+
 print(sorted(frame.groupby("id").apply(centred).collect()))
 print(sorted(frame.groupby("id").apply(sized).collect()))
+try:
+    frame.groupby("id").applyInPandas(Scaled(), "id long, v double").collect()
+except Exception as refused:  # PySparkValueError: INVALID_PANDAS_UDF
+    print(type(refused).__name__, "INVALID_PANDAS_UDF" in str(refused))
 spark.stop()
