@@ -87,6 +87,18 @@ class ScriptFailed(IsolationError):
         self.exit_code = exit_code
 
 
+class ScriptExited(ScriptFailed):
+    """The script ended by ``sys.exit(N)``, N not 0, once it had run something on Spark: its
+    traced run is finished and stored as any other (``tracer``), and perfx gives what it
+    answers of it (``answer``, once made) before it ends with the script's status, as
+    ``python SCRIPT.py`` ends (a probe's scripts that signal "done, with warnings" by their
+    status got no answer)."""
+
+    def __init__(self, message: str, exit_code: int, tracer=None, answer=None):
+        super().__init__(message, exit_code)
+        self.tracer, self.answer = tracer, answer
+
+
 @dataclass
 class ScriptTracer:
     """One script's traced run: the session it gets (started on first request unless given)
@@ -715,7 +727,8 @@ def as_main(script: Path, args: list[str]):
 
 def run_as_main(script: Path, args: list[str]) -> None:
     """Runs the script as ``__main__``. A script that raises has its own traceback printed
-    (from its own frames) and ends in ScriptFailed; ``sys.exit(0)`` is a normal end."""
+    (from its own frames) and ends in ScriptFailed, one that exits with another status than
+    0 in ScriptExited; ``sys.exit(0)`` is a normal end."""
     with as_main(script, args):
         try:
             # by its absolute path, as Python 3.9 and later run a script: its __file__ and
@@ -727,7 +740,7 @@ def run_as_main(script: Path, args: list[str]) -> None:
                 return
             if not isinstance(code, int):
                 print(code, file=sys.stderr)
-            raise ScriptFailed(
+            raise ScriptExited(
                 f"{script} exited with status {code}", code if isinstance(code, int) else 1
             ) from None
         except IsolationError:
@@ -815,9 +828,15 @@ def trace_script(
         warm_up,
         split_batches,
     )
+    exited = None
     try:
         with installed(tracer):
-            run_as_main(path, list(args))
+            try:
+                run_as_main(path, list(args))
+            except ScriptExited as ended:
+                if tracer.ctx is None:  # it ran nothing on Spark: its status is all there is
+                    raise
+                exited = ended
         if tracer.ctx is None:
             raise IsolationError(
                 f"{path} created no SparkSession or SparkContext: nothing ran on Spark to trace"
@@ -839,6 +858,8 @@ def trace_script(
         raise ScriptFailed(f"{err}{where}", err.exit_code) from None
     finally:
         tracer.stop()
+    if exited is not None:
+        raise ScriptExited(str(exited), exited.exit_code, tracer)
     return tracer
 
 

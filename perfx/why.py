@@ -195,20 +195,34 @@ def why_script(
     slowest task against its stage: with the rows whose Python UDF calls cost the most in it,
     or the records of its partition (RDD code), or, for a stage without Python code, the
     plain statement that no record-level answer applies and the Spark remedy."""
-    from perfx.isolation.script import nothing_traced, script_result, trace_script
+    from perfx.isolation.script import ScriptExited, trace_script
+
+    try:
+        tracer = trace_script(
+            script,
+            args,
+            master=master,
+            store=store,
+            spark=spark,
+            warm_up=True,
+            split_batches=split_batches,
+        )
+    except ScriptExited as exited:  # by sys.exit(N) after its Spark work: answered all the same
+        try:
+            answer = _script_answer(exited.tracer, script, top, options)
+        except IsolationError:  # nothing to answer: the script's status is the error
+            raise exited from None
+        raise ScriptExited(str(exited), exited.exit_code, exited.tracer, answer) from None
+    return _script_answer(tracer, script, top, options)
+
+
+def _script_answer(tracer, script: str, top: int, options: ExplainOptions | None):
+    """``why_script``'s answer of the script's finished traced run (``tracer``)."""
+    from perfx.isolation.script import nothing_traced, script_result
     from perfx.isolation.udf import stored_calls, unsplit_note
 
     from .session import open as open_session
 
-    tracer = trace_script(
-        script,
-        args,
-        master=master,
-        store=store,
-        spark=spark,
-        warm_up=True,
-        split_batches=split_batches,
-    )
     ctx = tracer.ctx
     if ctx is None:  # trace_script refuses a script that created no session
         raise IsolationError(f"{script} ran nothing on Spark to trace")

@@ -170,17 +170,23 @@ def _isolate_script(script, args, master, store, lineage, top, fmt, out, split_b
     """``perfx isolate SCRIPT.py -- ARGS``: the script runs first, its output its own; then
     perfx's answer."""
     from perfx import terminal
-    from perfx.isolation.script import script_result, trace_script
+    from perfx.isolation.script import ScriptExited, script_result, trace_script
 
     if fmt == "text":
         terminal.console(stderr=True).print(
             f"Running {script} traced on {on_master(master)} ...", markup=False, highlight=False
         )
-    tracer = trace_script(
-        script, args, master=master, store=store, lineage=lineage, split_batches=split_batches
-    )
+    exited = None
+    try:
+        tracer = trace_script(
+            script, args, master=master, store=store, lineage=lineage, split_batches=split_batches
+        )
+    except ScriptExited as ended:  # sys.exit(N) after its Spark work: answered, then N
+        tracer, exited = ended.tracer, ended
     with answer_to(out):
         print_result(script_result(tracer, top), lineage, fmt)
+    if exited is not None:
+        raise exited
 
 
 def print_result(result, lineage: str, fmt: str) -> None:

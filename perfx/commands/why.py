@@ -35,6 +35,7 @@ def why(program, script_args, input_path, out, split_batches, master, store, top
     """
     from perfx import terminal
     from perfx.isolation.runner import IsolationResult, check_input
+    from perfx.isolation.script import ScriptExited
     from perfx.isolation.stores import open_store
     from perfx.why import why as chain_why
     from perfx.why import why_script
@@ -51,15 +52,21 @@ def why(program, script_args, input_path, out, split_batches, master, store, top
             markup=False,
             highlight=False,
         )
+    exited = None
     if input_path is None:
-        answer = why_script(
-            program,
-            script_args,
-            master=master,
-            store=store,
-            top=top,
-            split_batches=split_batches,
-        )
+        try:
+            answer = why_script(
+                program,
+                script_args,
+                master=master,
+                store=store,
+                top=top,
+                split_batches=split_batches,
+            )
+        except ScriptExited as ended:  # sys.exit(N) after its Spark work: answered, then N
+            if ended.answer is None:
+                raise
+            answer, exited = ended.answer, ended
     else:
         answer = chain_why(program, input_path, master=master, store=store, top=top)
     with answer_to(out):
@@ -67,3 +74,5 @@ def why(program, script_args, input_path, out, split_batches, master, store, top
             print_result(answer, answer.meta.get("lineage", "impact"), fmt)
         else:
             emit(answer, fmt)
+    if exited is not None:
+        raise exited

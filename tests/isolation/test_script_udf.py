@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from perfx.cli import main
 from perfx.isolation.script import ScriptFailed, run_plain, script_result, trace_script
 from perfx.why import why_script
 from tests.isolation.scripts.lines import PATHOLOGICAL, write_lines
@@ -393,6 +394,35 @@ def test_a_script_named_by_a_relative_path_fails_as_python_shows_it(
     with pytest.raises(ScriptFailed):
         trace_script("broken.py", [], store=store)
     assert capsys.readouterr().err == plain.stderr
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("command", ["isolate", "why"])
+def test_a_script_that_exits_with_a_status_after_its_work_is_answered_then_ends_with_it(
+    spark, lines_input, store, tmp_path, capsys, command
+):
+    """``sys.exit(3)`` once the script's Spark work is done (a script's "done, with
+    warnings"): perfx answers its run, then ends with the script's status and says so, where
+    it gave no answer (a probe of PySpark scripts)."""
+    folder, slow = lines_input
+    script = _script(
+        tmp_path,
+        "warns.py",
+        "import runpy, sys",
+        f"runpy.run_path({str(SCRIPTS / 'regex_udf.py')!r}, run_name='__main__')",
+        "sys.exit(3)",
+    )
+    out = tmp_path / "answer.json"
+    args = [command, str(script), "--store", store, "--format", "json", "--out", str(out)]
+    with pytest.raises(SystemExit) as ended:
+        main([*args, "--", str(folder)])
+    assert ended.value.code == 3
+    printed = capsys.readouterr()
+    assert "matching lines: 0" in printed.out  # the script's own output
+    assert printed.err.rstrip().endswith(f"perfx: {script} exited with status 3")
+    answer = json.loads(out.read_text(encoding="utf-8"))
+    rows = answer["udf_culprits"] if command == "isolate" else answer["culprits"]["records"]
+    assert {row["line"] for row in rows[:3]} == {line for _, line in slow}
 
 
 @pytest.mark.spark
