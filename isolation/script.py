@@ -440,13 +440,16 @@ _TEXT_FRAMES: dict[type, type] = {}
 
 
 def _text_frame_class(base: type) -> type:
-    """A subclass of Spark's DataFrame class whose ``.rdd`` is its own rows, traced."""
+    """A subclass of Spark's DataFrame class whose ``.rdd`` is its own rows, traced; named
+    as its base is, so that what a script prints of its frame's class is Spark's (a probe's
+    script printed ``TracedTextFrame`` for ``DataFrame``)."""
     if base not in _TEXT_FRAMES:
 
         def rdd(frame):
             return frame._perfx_rdd(base.rdd.__get__(frame))  # type: ignore[attr-defined]
 
-        _TEXT_FRAMES[base] = type("TracedTextFrame", (base,), {"rdd": property(rdd)})
+        named = {"__qualname__": base.__qualname__, "__module__": base.__module__}
+        _TEXT_FRAMES[base] = type(base.__name__, (base,), {"rdd": property(rdd), **named})
     return _TEXT_FRAMES[base]
 
 

@@ -524,6 +524,7 @@ def test_a_run_whose_rows_are_all_cheap_is_stored_without_a_pass_over_its_input(
         ("accumulators", set()),
         ("callable_udfs", {"partial", "Tagger", "partial#2"}),
         ("udfs_before_session", {"shouted", "lengths"}),
+        ("text_frame_type", set()),
     ],
 )
 @pytest.mark.filterwarnings("ignore:Deprecated in 3.0.0:FutureWarning")  # SQLContext
@@ -554,6 +555,7 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         "accumulators": 3,
         "callable_udfs": 2,
         "udfs_before_session": 2,
+        "text_frame_type": 1,
     }
     assert plain.count("\n") == lines.get(script, 4)
     calls = stored_calls(tracer.store.local_dir(tracer.run_id))
@@ -581,6 +583,8 @@ def test_udf_forms_run_traced_as_they_run_plainly(spark, store, capsys, script, 
         assert plain == (
             "20 380 20\n[32, 34, 36, 38] 20 380\n[(0, 135), (1, 145), (2, 155)] 3 30\n"
         )
+    elif script == "text_frame_type":  # Spark's class name, whose .rdd perfx traces
+        assert plain.startswith("DataFrame DataFrame pyspark.sql.") and plain.endswith(" 3\n")
     elif script == "udfs_before_session":  # made before the session, timed in it
         assert plain.endswith("['AB', 'CDE', 'F']\n")
         assert len(calls[calls["udf"] == "shouted"]) == 6  # 3 rows in each query
