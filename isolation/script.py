@@ -846,8 +846,10 @@ def trace_script(
             )
         tracer.ctx.meta["inputs"] = list(tracer.reads)
         udf_calls = tracer.udfs.finish(tracer.reads) if tracer.udfs is not None else 0
-        if tracer.udfs is not None and tracer.udfs.unsplit:
-            tracer.ctx.meta["unsplit"] = tracer.udfs.unsplit
+        if tracer.udfs is not None:
+            for said in ("unsplit", "gone"):
+                if getattr(tracer.udfs, said):
+                    tracer.ctx.meta[said] = getattr(tracer.udfs, said)
         if not tracer.ctx._outputs and not udf_calls:
             tracer.ctx.meta["untraced"] = True
         if tracer.untimed:
@@ -873,7 +875,7 @@ def script_result(tracer: ScriptTracer, top: int = 10):
 
     from .queries import StoredRun, outputs, top_culprits
     from .runner import IsolationResult, empty_output_note
-    from .udf import stored_calls, udf_culprits, unsplit_note
+    from .udf import calls_notes, stored_calls, udf_culprits
 
     stored = StoredRun.open(tracer.store, tracer.run_id)
     meta = stored.meta
@@ -888,9 +890,7 @@ def script_result(tracer: ScriptTracer, top: int = 10):
             f"{nothing_traced(meta)} (perfx why SCRIPT.py gives the task-level one where a "
             "stage ran three tasks or more)"
         )
-    unsplit = unsplit_note(meta)
-    if unsplit is not None:
-        note = f"{note}; {unsplit}" if note else unsplit
+    note = "; ".join(([note] if note else []) + calls_notes(meta)) or None
     return IsolationResult(
         tracer.run_id,
         meta,

@@ -501,6 +501,8 @@ class UdfRecorder:
         self.tallies: dict[str, Any] = {}
         self.unsplit: list[str] = []
         """The UDFs whose outlier batches stayed whole (``split_batches`` not asked for)."""
+        self.gone: list[str] = []
+        """The script's local inputs that were gone when their rows were looked for."""
 
     @classmethod
     def for_run(cls, store, run_id: str, context, split_batches: bool = False) -> UdfRecorder:
@@ -560,6 +562,7 @@ class UdfRecorder:
             # the witnesses place a repeated line (_placed); one pass over the input finds both
             chosen = calls[candidate | (calls["position"] < WITNESSES)]
             located = locate_lines(inputs or [], set(chosen["digest"].dropna()))
+            self.gone = [path for path in inputs or [] if _gone(path)]
             if not any(len(located.get(d, ())) > 1 for d in costliest["digest"].dropna()):
                 chosen = costliest  # no repeated line to place: the witnesses are not needed
         calls["location"], calls["line"] = None, float("nan")
@@ -626,17 +629,32 @@ class UdfRecorder:
         )
 
 
-def unsplit_note(meta: dict) -> str | None:
-    """What the answer says of a run whose pandas UDFs' costliest batches stayed whole
-    (``UdfRecorder.unsplit``): how to tell their rows apart, and at what price."""
-    names = meta.get("unsplit")
-    if not names:
-        return None
-    return (
-        f"the costliest calls of {', '.join(names)} are whole batches of rows; --split-batches "
-        "tells their rows apart by calling the function again on each row alone after the "
-        "script, which repeats whatever else it does (a file or table it writes)"
-    )
+def _gone(path: str) -> bool:
+    """Is ``path``, a local input the script read, gone: no file of it left to search?"""
+    local = "://" not in path or path.startswith("file:")
+    return local and not input_files(path)
+
+
+def calls_notes(meta: dict) -> list[str]:
+    """What the answer says of how a run's UDF calls were read: the pandas UDFs whose
+    costliest batches stayed whole (``UdfRecorder.unsplit``: how to tell their rows apart,
+    and at what price), the inputs that were gone when their rows were looked for
+    (``UdfRecorder.gone``: a script that removes its temporary input left its rows "(not
+    located)", unexplained: a probe of PySpark scripts)."""
+    notes = []
+    if names := meta.get("unsplit"):
+        notes.append(
+            f"the costliest calls of {', '.join(names)} are whole batches of rows; "
+            "--split-batches tells their rows apart by calling the function again on each row "
+            "alone after the script, which repeats whatever else it does (a file or table it "
+            "writes)"
+        )
+    if gone := meta.get("gone"):
+        notes.append(
+            f"the script's input {', '.join(gone)} was gone when perfx looked for its rows in it "
+            "(the script removed it?): the rows read from it are not located"
+        )
+    return notes
 
 
 @contextmanager

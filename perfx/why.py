@@ -219,7 +219,7 @@ def why_script(
 def _script_answer(tracer, script: str, top: int, options: ExplainOptions | None):
     """``why_script``'s answer of the script's finished traced run (``tracer``)."""
     from perfx.isolation.script import nothing_traced, script_result
-    from perfx.isolation.udf import stored_calls, unsplit_note
+    from perfx.isolation.udf import calls_notes, stored_calls
 
     from .session import open as open_session
 
@@ -249,8 +249,7 @@ def _script_answer(tracer, script: str, top: int, options: ExplainOptions | None
         except (ExplainError, NoStageToCompare) as err:
             return _records_instead(script_result(tracer, top), _unexplained(err, task, app_tasks))
         answer.culprits = udf_culprits_of(calls, tracer.run_id, task, top)
-        if (unsplit := unsplit_note(ctx.meta)) is not None:
-            answer.notes.append(unsplit)
+        answer.notes.extend(calls_notes(ctx.meta))
         return answer
     if ctx.meta.get("outputs"):
         stored = open_run(tracer.run_id, tracer.store)

@@ -152,9 +152,9 @@ def test_a_batch_is_split_only_when_asked_for_and_its_function_is_not_called_aga
         assert calls["rows"].tolist() == ([1, 1, 1] if asked else [3])
         assert recorder.unsplit == ([] if asked else ["audited"])
         assert bool(written) == asked
-    assert udf.unsplit_note({"unsplit": ["audited"]}) == (
+    assert udf.calls_notes({"unsplit": ["audited"]}) == [
         "the costliest calls of audited are whole batches of rows; --split-batches tells their "
         "rows apart by calling the function again on each row alone after the script, which "
         "repeats whatever else it does (a file or table it writes)"
-    )
-    assert udf.unsplit_note({}) is None
+    ]
+    assert udf.calls_notes({}) == []

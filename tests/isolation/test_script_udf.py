@@ -397,6 +397,22 @@ def test_a_script_named_by_a_relative_path_fails_as_python_shows_it(
 
 
 @pytest.mark.spark
+def test_rows_of_an_input_the_script_removed_are_said_to_be_unlocatable(spark, store, capsys):
+    """A script that removes its temporary input once done: its rows cannot be located in
+    it when its run finishes, and the answer says why, where it only said "(not located)"
+    (a probe of PySpark scripts)."""
+    plain, tracer = _traced_as_plainly(SCRIPTS / "removed_input.py", spark, store, capsys)
+    assert plain == "1490\n"
+    result = script_result(tracer)
+    gone = tracer.ctx.meta["gone"]
+    assert len(gone) == 1 and gone[0].endswith("lines.txt")
+    assert f"the script's input {gone[0]} was gone when perfx looked for its rows" in (
+        result.note or ""
+    )
+    assert result.udf_culprits["location"].isna().all()
+
+
+@pytest.mark.spark
 @pytest.mark.parametrize("command", ["isolate", "why"])
 def test_a_script_that_exits_with_a_status_after_its_work_is_answered_then_ends_with_it(
     spark, lines_input, store, tmp_path, capsys, command
