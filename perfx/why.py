@@ -263,10 +263,29 @@ def _script_answer(tracer, script: str, top: int, options: ExplainOptions | None
         task_id = skewed_task(app_tasks)
         answer = _explained(session, task_id, options)
     except NoStageToCompare as err:  # and no record to give instead
-        raise IsolationError(f"{err}; {nothing_traced(ctx.meta)}") from None
+        said = f"{err}; {nothing_traced(ctx.meta)}"
+        if stages := _untraced_python_stages(session, app_tasks):
+            said += (
+                "; its Python ran on an RDD perfx does not trace (a DataFrame's .rdd, or a "
+                f"DataFrame's foreach) in Spark stage {', '.join(map(str, stages))}"
+            )
+        raise IsolationError(said) from None
     untraced = UNTRACED_PYTHON if _runs_python(session, task_id) else NO_RECORD_TRACING
     answer.notes.append(untraced.format(task=task_id))
     return answer
+
+
+def _untraced_python_stages(session, tasks) -> list[int]:
+    """The Spark stages of ``tasks`` (the script's, in its log) whose tasks run the script's
+    Python on an RDD perfx does not trace (``_runs_python`` of one task each): a refusal that
+    named only the untimed UDTF a script also ran left its slow ``df.rdd.map`` unsaid (a
+    probe of PySpark scripts)."""
+    first = tasks.drop_duplicates("stage_id")
+    return sorted(
+        int(stage)
+        for stage, task in zip(first["stage_id"], first["id"])
+        if _runs_python(session, str(task))
+    )
 
 
 def _runs_python(session, task: str) -> bool:

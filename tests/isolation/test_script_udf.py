@@ -397,6 +397,23 @@ def test_a_script_named_by_a_relative_path_fails_as_python_shows_it(
 
 
 @pytest.mark.spark
+def test_a_refusal_says_where_the_scripts_untraced_python_ran(spark, store, capsys):
+    """No stage of three tasks and no traced record: the refusal says the script's Python
+    ran on a DataFrame's ``.rdd``, naming its stage, where it said only that no record-level
+    answer applies (a probe of PySpark scripts)."""
+    from perfx.isolation.errors import IsolationError
+
+    with pytest.raises(IsolationError) as refused:
+        why_script(str(SCRIPTS / "frame_rdd_only.py"), [], spark=spark, store=store)
+    assert capsys.readouterr().out == "1560\n"
+    assert re.search(
+        r"; its Python ran on an RDD perfx does not trace \(a DataFrame's \.rdd, or a "
+        r"DataFrame's foreach\) in Spark stage \d+$",
+        str(refused.value),
+    ), str(refused.value)
+
+
+@pytest.mark.spark
 def test_rows_of_an_input_the_script_removed_are_said_to_be_unlocatable(spark, store, capsys):
     """A script that removes its temporary input once done: its rows cannot be located in
     it when its run finishes, and the answer says why, where it only said "(not located)"
