@@ -225,9 +225,9 @@ class ScriptTracer:
         """The script's first session, asked for after perfx started one for a UDF the script
         made before it (``udf.patched_udfs``: an Arrow-optimised ``@udf`` of a module, whose
         parameters PySpark reads as it is made; others wait for the script's session,
-        ``udf.MadeBeforeSession``): the settings that session could not take. Plainly the script's session has them; traced, the run
-        went on without them, and a probe's script printed ``local[2] 2`` partitions where it
-        asked for ``local[1]`` and 3."""
+        ``udf.MadeBeforeSession``): the settings that session could not take. Plainly the
+        script's session has them; traced, the run went on without them, and a probe's
+        script printed ``local[2] 2`` partitions where it asked for ``local[1]`` and 3."""
         conf = self.spark.sparkContext.getConf()
         changed = self._unappliable(options, conf)
         master = options.get("spark.master")

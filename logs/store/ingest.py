@@ -132,13 +132,21 @@ def _record(
                 source=source.key, parts=parts, status="duplicate", reason=reason
             )
             return
-        owner.status, owner.partition = "duplicate", ""
-        owner.reason = f"duplicate of {partition} read from {source.key}"
+        # the copy read first, now a duplicate, is recorded as one found so on arrival is
+        # (no partition, tables or counts of its own): which of the two the workers finish
+        # first varies from run to run, and the store must not (a CI run's manifest
+        # kept the demoted copy's registry and schemas)
+        demoted = manifest.entries[owner.source] = Entry(
+            source=owner.source,
+            parts=owner.parts,
+            status="duplicate",
+            reason=f"duplicate of {partition} read from {source.key}",
+        )
         if owner.source in read_now:  # counted as read a moment ago: a duplicate instead
             read_now.discard(owner.source)
             report.read -= 1
             report.tasks -= owner.tasks
-            report.duplicates.append((owner.source, owner.reason))
+            report.duplicates.append((owner.source, demoted.reason))
     elif owner is not None and owner.source != source.key:
         del manifest.entries[owner.source]  # renamed (an .inprogress log completed)
     previous = manifest.entries.get(source.key)
