@@ -329,8 +329,7 @@ def _record_batch(
             with_path = os.path.join(folder, f"batch-{evicted}.pkl")
             if os.path.exists(with_path):
                 os.remove(with_path)
-    counted = f"({rows} rows)"
-    _write(folder, [name, *_task(), spent, rows, kept_id, None, f"{named} {counted}".lstrip()])
+    _write(folder, [name, *_task(), spent, rows, kept_id, None, f"{named} ({rows} rows)".lstrip()])
 
 
 def timed_series(function, name: str, folder: str):
@@ -956,8 +955,7 @@ class MadeBeforeSession:
     function, untimed, as a query would not have called it."""
 
     def __init__(self, function, make):
-        functools.update_wrapper(self, function)  # its name, doc, signature (``__wrapped__``)
-        self.__name__ = _name_of(function)
+        standing_in(function, self)  # its name, doc, signature (``__wrapped__``)
         self._function, self._make, self._timer = function, make, None
 
     def __call__(self, *args, **kwargs):
@@ -997,11 +995,6 @@ def patched_udfs(tracer):
         tracer.session()
         return tracer.udfs.row_timer(function)
 
-    def asks_for_arrow(args: tuple, kwargs: dict) -> bool:
-        """Does ``udf(f, type, *args, **kwargs)`` ask for an Arrow-optimised UDF? PySpark
-        then reads its function's parameters, which a ``MadeBeforeSession`` does not give."""
-        return bool(args[0] if args else kwargs.get("useArrow"))
-
     original_udf, original_pandas = functions.udf, functions.pandas_udf
 
     def udf(f=None, returnType=None, *args, **kwargs):
@@ -1014,7 +1007,9 @@ def patched_udfs(tracer):
                 return udf(g, return_type, *args, **kwargs)
 
             return decorate
-        if tracer.ctx is None and not asks_for_arrow(args, kwargs):
+        # an Arrow-optimised UDF (useArrow, keyword-only) has its function's parameters read
+        # as it is made, which a MadeBeforeSession does not give: timed at once
+        if tracer.ctx is None and not kwargs.get("useArrow"):
             made = MadeBeforeSession(f, row_timer)
             return original_udf(made, returnType or "string", *args, **kwargs)
         return original_udf(row_timer(f), returnType or "string", *args, **kwargs)
