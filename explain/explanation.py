@@ -18,7 +18,7 @@ from perfx.grammar.ast import Atom, Predicate, Query
 from perfx.grammar.printer import atom_to_pxql, predicate_to_pxql
 
 from . import wording
-from .gap import Gap
+from .gap import NOTHING_STANDS_OUT, Gap
 
 ClauseKind = Literal["despite", "because"]
 
@@ -180,10 +180,20 @@ class Explanation:
         subject = f"{self.entity} {first} was {verb} {self.entity} {second}"
         if not self.because:
             return f"{head}{subject}; no predicate separates the pairs that behaved as observed from the others."
-        reasons = [
-            wording.because_phrase(a, self.values.get(a.feature)) for a in self.because_atoms
-        ]
-        return f"{head}{subject}, most likely because {wording.join(reasons)}."
+        reasons = wording.join(
+            [wording.because_phrase(a, self.values.get(a.feature)) for a in self.because_atoms]
+        )
+        diagnosis = self.gap.diagnosis if self.gap is not None else None
+        if diagnosis is not None and diagnosis.name == NOTHING_STANDS_OUT:
+            # The gap's own figures say it is noise: the history's pattern is no cause, and
+            # said as one it contradicted the diagnosis under it (a probe of PySpark scripts:
+            # "most likely because its shuffle read bytes were higher", then "no cause
+            # stands out").
+            return (
+                f"{head}{subject}, but no cause stands out: the gap lies within what the same "
+                f"work varies by. The closest pattern in the log's history: {reasons}."
+            )
+        return f"{head}{subject}, most likely because {reasons}."
 
     def gap_lines(self) -> list[str]:
         """``gap: 2.43 s slower: compute +2.21 s (...)`` and ``diagnosis: ...`` lines."""

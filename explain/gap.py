@@ -418,8 +418,8 @@ def diagnose(cols: Columns, first: int, second: int, gap: Gap) -> Diagnosis | No
             + (
                 f"its stage's normal range of {_range(standing)}"
                 if standing.peers > 1
-                else f"{NORMAL_FOLD:g}x the {format_ms(standing.median)} of its stage's one "
-                "other task, as tasks doing the same work vary (one peer shows no spread)"
+                else f"{NORMAL_FOLD:g}x the {format_ms(standing.median)} of its stage's only "
+                "other task, as much as tasks doing the same work vary"
             ),
         )
     found = mechanism(cols, first, second, gap)

@@ -107,7 +107,7 @@ def _durations_beside(cols: Columns, first: int, same: np.ndarray) -> str:
     if not np.isfinite(own) or not len(others):
         return ""
     if len(others) == 1:
-        return f" (it took {format_ms(float(own))}; the other {format_ms(float(others[0]))})"
+        return f" (it took {format_ms(float(own))}; the other {cols.entity} took {format_ms(float(others[0]))})"
     return (
         f" (it took {format_ms(float(own))}; the {len(others):,} others "
         f"{format_ms(float(others.min()))}-{format_ms(float(others.max()))}, median "

@@ -306,7 +306,7 @@ def _none_faster(task, err: NoReference) -> str:
     the reference with THAN, which ``perfx why`` has no place for (a probe of PySpark
     programs: the slowest task of a stage of alike tasks)."""
     return (
-        f"task {task} took no clearly longer than the other tasks of its stage{err.durations}, "
+        f"task {task} was not clearly slower than the other tasks of its stage{err.durations}, "
         "so nothing stands out to explain it against them"
     )
 

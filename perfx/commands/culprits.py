@@ -161,9 +161,9 @@ def culprits(run, store, stage, partition, trace_key, top, fmt) -> None:
         print_udf_culprits(console, udf_culprits(calls, top=top))
     if stored.meta.get("outputs"):  # a script's run may hold UDF calls only
         ranked = top_culprits(stored, top, stage=stage, partition=partition)
-        if stage is None:
-            print_outputs(console, outputs(stored))
-        print_culprits(
+        print_culprits(  # the answer first, then the outputs it leads (``print_result``)
             console, ranked, f"Top culprit input records of {scope_of(stage, partition)}"
         )
+        if stage is None:
+            print_outputs(console, outputs(stored))
     console.print(f"run {run}")

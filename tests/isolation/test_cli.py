@@ -61,6 +61,8 @@ def test_isolate_runs_and_culprits(spark, tmp_path, hot_movies):
         hot_movies + "@"
     )
     assert all(o["slowest_input"] == top["id"] for o in report["outputs"])
+    said = _invoke(["isolate", PROGRAM, "--input", hot_movies, "--store", store + "-text"])
+    assert said.index("Top culprit input records") < said.index("Output records")
 
     runs = json.loads(_invoke(["runs", "--store", store, "--format", "json"]))["runs"]
     assert [r["run"] for r in runs] == [report["run"]] and runs[0]["complete"]
@@ -69,6 +71,8 @@ def test_isolate_runs_and_culprits(spark, tmp_path, hot_movies):
 
     text = _invoke(["culprits", report["run"], "--store", store, "--top", "2"])
     assert "Top culprit input records" in text and report["run"] in text
+    # the answer first: the culprits before the outputs they lead
+    assert text.index("Top culprit input records") < text.index("Output records")
     again = json.loads(_invoke(["culprits", report["run"], "--store", store, "--format", "json"]))
     assert again["culprits"][0]["id"] == top["id"]
 

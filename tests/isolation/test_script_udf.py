@@ -205,7 +205,7 @@ def test_a_slowest_task_no_slower_than_its_stage_gets_the_runs_records(
     result = why_script(str(script), [], spark=spark, store=store)
     assert capsys.readouterr().out == "159600\n"
     assert re.match(
-        r"task \S+ took no clearly longer than the other tasks of its stage \(it took 9 ms; "
+        r"task \S+ was not clearly slower than the other tasks of its stage \(it took 9 ms; "
         r"the 3 others 8 ms-9 ms\), so nothing stands out to explain it against them; the "
         r"run's costliest records follow",
         result.note,

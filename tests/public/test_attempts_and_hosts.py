@@ -55,7 +55,7 @@ NEPTUNE = PUBLIC / "lsds__Neptune" / "application_1538416563558_0014"
             NEPTUNE,
             "application_1538416563558_0014/18",
             "no cause stands out",
-            "took 3.32 s, within 1.5x the 3.55 s of its stage's one other task",
+            "took 3.32 s, within 1.5x the 3.55 s of its stage's only other task",
         ),
         (
             PUBLIC
