@@ -36,6 +36,7 @@ import io
 import json
 import os
 import pickle
+import sys
 import time
 import warnings
 from collections import deque
@@ -50,7 +51,7 @@ import pandas as pd
 from pyspark.accumulators import AccumulatorParam
 
 from . import linehash
-from .callers import from_pyspark
+from .callers import from_pandas_on_spark, from_pyspark, script_function_within
 from .errors import IsolationError
 
 CALLS = "udf_calls.feather"
@@ -519,9 +520,10 @@ class UdfRecorder:
             self.tallies[name] = self.context.accumulator({}, TaskTallies())
         return timed_row(function, name, str(self.folder), self.tallies[name])
 
-    def name(self, function, kind: str) -> str:
-        """The name ``function``'s calls are recorded under (its own, numbered if taken)."""
-        base = _name_of(function)
+    def name(self, function, kind: str, shown=None) -> str:
+        """The name ``function``'s calls are recorded under (its own, or that of the script's
+        function ``shown`` it calls; numbered if taken)."""
+        base = _name_of(function if shown is None else shown)
         name, number = base, 1
         while name in self.functions and self.functions[name][1] is not function:
             number += 1
@@ -987,9 +989,14 @@ def patched_udfs(tracer):
         tracer.session()
         return str(tracer.udfs.folder)
 
-    def recorded_name(function, kind: str) -> str:
+    def recorded_name(function, kind: str, shown=None) -> str:
         tracer.session()
-        return tracer.udfs.name(function, kind)
+        return tracer.udfs.name(function, kind, shown)
+
+    def shown_as(function):
+        """What ``function``'s calls are named after: the script's function within it where
+        the pandas API on Spark made it (``script_function_within``), else itself."""
+        return script_function_within(function) if from_pandas_on_spark(3) else None
 
     def row_timer(function):
         tracer.session()
@@ -1015,8 +1022,16 @@ def patched_udfs(tracer):
         return original_udf(row_timer(f), returnType or "string", *args, **kwargs)
 
     def pandas_udf(f=None, returnType=None, functionType=None):
+        if from_pandas_on_spark():  # around a script's function, or one of its own
+            return made_pandas_udf(f, returnType, functionType, on_spark=True)
         if from_pyspark():  # mapInPandas and applyInPandas make theirs with it
             return original_pandas(f, returnType, functionType)
+        return made_pandas_udf(f, returnType, functionType)
+
+    def made_pandas_udf(f, returnType, functionType, on_spark: bool = False):
+        """The script's pandas UDF, timed; or one the pandas API on Spark makes (``on_spark``)
+        around a script's function (``Series.apply``'s), timed and named after that
+        function, where one of its own (an index's, a filter's) is made as it asks."""
         if f is None or not callable(f) or hasattr(f, "typeName"):
             # as PySpark reads a decorator's arguments: @pandas_udf(type), (type, kind),
             # (type, functionType=kind), (returnType=type, functionType=kind)
@@ -1026,9 +1041,12 @@ def patched_udfs(tracer):
                 kind = returnType
 
             def decorate(g):
-                return pandas_udf(g, return_type, kind)
+                return made_pandas_udf(g, return_type, kind, on_spark)
 
             return decorate
+        shown = script_function_within(f) if on_spark else f
+        if shown is None:
+            return original_pandas(f, returnType, functionType)
         # a UDF of an iterator of batches (Iterator[pd.Series], or of tuples of Series)
         # yields a result per batch, as mapInPandas does, or folds a group's batches into a
         # value (PySpark 4.1 and later): timed per batch, as mapInPandas is
@@ -1046,9 +1064,9 @@ def patched_udfs(tracer):
             timer, timed_as = timed_series, "series"
 
         def timed(function):
-            return timer(function, recorded_name(function, timed_as), folder())
+            return timer(function, recorded_name(function, timed_as, shown), folder())
 
-        if tracer.ctx is not None:
+        if tracer.ctx is not None or on_spark:
             return original_pandas(timed(f), returnType, functionType)
         # PySpark reads the kind from the function's type hints, which a MadeBeforeSession
         # does not give: the kind read from them above is given, without the warning PySpark
@@ -1059,14 +1077,14 @@ def patched_udfs(tracer):
 
     def map_in(original):
         def map_in_pandas(self, func, schema, *args, **kwargs):
-            timed = timed_batches(func, recorded_name(func, "map"), folder())
+            timed = timed_batches(func, recorded_name(func, "map", shown_as(func)), folder())
             return original(self, timed, schema, *args, **kwargs)
 
         return map_in_pandas
 
     def apply_in(original):
         def apply_in_pandas(self, func, schema, *args, **kwargs):
-            timed = timed_groups(func, recorded_name(func, "group"), folder())
+            timed = timed_groups(func, recorded_name(func, "group", shown_as(func)), folder())
             return original(self, timed, schema, *args, **kwargs)
 
         return apply_in_pandas
@@ -1097,6 +1115,9 @@ def patched_udfs(tracer):
         for name, made in (("udf", udf), ("pandas_udf", pandas_udf))
         if name in vars(module)
     ]
+    patches += [
+        (module, "pandas_udf", lambda _: pandas_udf) for module in _pandas_on_spark_modules()
+    ]
     for name, kind in UNTIMED_FACTORIES.items():
         if hasattr(functions, name):
             patches.append((functions, name, untimed(kind)))
@@ -1115,6 +1136,9 @@ def patched_udfs(tracer):
     finally:
         for owner, name, original in saved:
             setattr(owner, name, original)
+        for module in _pandas_on_spark_modules():  # imported by the script: bound ours
+            if vars(module)["pandas_udf"] is pandas_udf:
+                module.pandas_udf = original_pandas
 
 
 def _factory_modules(functions: Any) -> list[Any]:
@@ -1130,6 +1154,17 @@ def _factory_modules(functions: Any) -> list[Any]:
         except ImportError:  # an older PySpark: its factories are in functions alone
             continue
     return found
+
+
+def _pandas_on_spark_modules() -> list[Any]:
+    """The pandas API on Spark's modules imported so far that hold ``pandas_udf``: each
+    imported it by name (``from pyspark.sql.functions import pandas_udf``), so that the
+    factory a traced script gives them is the one they hold from then on."""
+    return [
+        module
+        for name, module in list(sys.modules.items())
+        if name.startswith("pyspark.pandas") and module is not None and "pandas_udf" in vars(module)
+    ]
 
 
 UNTIMED_FACTORIES = {

@@ -691,6 +691,34 @@ def test_a_script_of_the_pandas_api_on_spark_runs_in_the_traced_session(
 
 
 @pytest.mark.spark
+def test_the_pandas_api_on_sparks_calls_are_named_after_the_scripts_functions(
+    spark, tmp_path, store, capsys
+):
+    """``Series.apply`` and ``groupby().apply`` hand PySpark functions of the pandas API on
+    Spark's own around the script's: their calls are timed and named after the script's
+    functions, where ``Series.apply`` went untimed and ``groupby().apply``'s calls were
+    named ``rename_output`` (a probe of PySpark scripts)."""
+    script = _script(
+        tmp_path,
+        "pandas_on_spark_apply.py",
+        "import pandas as pd",
+        "import pyspark.pandas as ps",
+        "psdf = ps.DataFrame({'k': list(range(1500)), 'g': [i % 3 for i in range(1500)]})",
+        "def squared(x) -> int:",
+        "    return x * x",
+        "psdf['sq'] = psdf['k'].apply(squared)",
+        "def summarize(pdf):",
+        "    return pd.DataFrame({'gg': [pdf['g'].iloc[0]], 's': [int(pdf['sq'].sum())]})",
+        "out = psdf.groupby('g').apply(summarize).to_pandas()",
+        "print(out.sort_values('gg').to_string(index=False))",
+    )
+    # over the 1,000 rows the pandas API on Spark applies with pandas alone on the driver
+    plain, tracer = _traced_as_plainly(script, spark, store, capsys)
+    assert plain.split() == ["gg", "s", "0", "373875750", "1", "374624750", "2", "375374750"]
+    assert set(tracer.udfs.calls()["udf"]) == {"squared", "summarize"}
+
+
+@pytest.mark.spark
 def test_pyspark_functions_taking_an_rdd_take_a_traced_one(spark, tmp_path, store, capsys):
     """``spark.read.json``/``csv`` of an RDD of lines and MLlib's functions (their RDDs go to
     the JVM through ``_py2java``) take a traced dataset as its output values, as plainly: they
