@@ -27,11 +27,25 @@ TABLES = ("tasks", "stages", "jobs", "apps")
 
 
 def is_store(path: str | os.PathLike) -> bool:
-    """Is ``path`` a store: a folder holding a manifest, or a URI (checked when read)?"""
+    """Is ``path`` a store: a folder holding a store's manifest, or a URI (checked when
+    read)? A folder of logs may hold a ``manifest.json`` of its own (the public corpus's list
+    of where each log came from), and was refused as a store that could not be read: a
+    manifest is a store's when the folder has the store's partitions (``data``; then a
+    damaged manifest is said to be one) or the manifest reads as a store's."""
     text = str(path)
     if is_uri(text):
         return True
-    return (Path(text) / MANIFEST).is_file()
+    folder = Path(text)
+    manifest = folder / MANIFEST
+    if not manifest.is_file():
+        return False
+    if (folder / DATA).is_dir():
+        return True
+    try:
+        raw = orjson.loads(manifest.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return False
+    return isinstance(raw, dict) and isinstance(raw.get("entries"), list)
 
 
 @dataclass(kw_only=True)
@@ -101,8 +115,13 @@ class Manifest:
         try:
             raw = orjson.loads(where.read_bytes())
             entries = {e["source"]: Entry(**e) for e in raw["entries"]}
-        except (orjson.JSONDecodeError, KeyError, TypeError) as err:
+        except orjson.JSONDecodeError as err:
             raise NotALog(f"{store.text}: unreadable {MANIFEST} ({err})") from None
+        except (KeyError, TypeError):  # JSON, not a store's: no entries, or not of sources
+            raise NotALog(
+                f"{store.text}: its {MANIFEST} is not a perfx store's (no entries, or entries of "
+                "another version)"
+            ) from None
         return cls(store, entries)
 
     def save(self) -> None:

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from perfx.cli import cli
 from perfx.explain.engine import explain
+from perfx.logs.errors import NotALog
 from perfx.logs.loader import load_log
 from perfx.logs.store.fs import locate
 from perfx.logs.store.ingest import ingest
@@ -275,3 +276,19 @@ def test_questions_focus_a_store_read_on_their_executions():
     assert _focus_of([*tasks, ("WHY JOB ? SLOWER", ["a/1"])]) == (None, ())
     assert _focus_of([("WHY TASK", [])]) == (None, ())
     assert _focus_of([]) == (None, ())
+
+
+def test_a_folder_of_logs_with_a_manifest_of_its_own_is_read_as_logs(tmp_path):
+    """A folder of logs may hold a ``manifest.json`` that is no store's (the public corpus
+    lists where each log came from in one): its logs are read, where the folder was refused
+    as an unreadable store. A store's own manifest, damaged, is still said to be one."""
+    log = fixture_log("spark-events/local-1430917381534")
+    shutil.copy(log, tmp_path / log.name)
+    for foreign in ("[]", '{"sources": []}', "not JSON"):
+        (tmp_path / "manifest.json").write_text(foreign)
+        assert len(load_log(tmp_path, cache=False).tasks) == len(load_log(log, cache=False).tasks)
+    damaged = tmp_path / "store"
+    (damaged / STORE_DATA).mkdir(parents=True)  # a store's partitions beside its manifest
+    (damaged / "manifest.json").write_text('{"sources": []}')
+    with pytest.raises(NotALog, match=r"its manifest\.json is not a perfx store's"):
+        load_log(damaged)
