@@ -18,6 +18,7 @@ from perfx.grammar.ast import (
 from perfx.grammar.errors import PxqlError
 from perfx.grammar.names import resolve_name
 from perfx.grammar.parser import parse
+from perfx.grammar.printer import to_pxql
 
 TAIL = " OBSERVED duration compare = GT EXPECTED duration compare = SIM"
 
@@ -170,6 +171,28 @@ def test_sugar_expands_as_design_says() -> None:
         Ordering("SIM"),
         Ordering("GT"),
     )
+
+
+@pytest.mark.parametrize(
+    "text, first, second",
+    [
+        ("WHY TASK 33 SLOWER THAN app-1/22", "33", "app-1/22"),
+        (
+            "WHY APP app-20161115172038-0000 SLOWER THAN app-20161116163331-0000",
+            "app-20161115172038-0000",
+            "app-20161116163331-0000",
+        ),
+        ("why job job-3 faster than job-2", "job-3", "job-2"),
+        ("WHY STAGE 4 SAME AS stage.3", "4", "stage.3"),
+        ("WHY TASK task:7 SLOWER THAN TASK task/8", "task:7", "task/8"),
+    ],
+)
+def test_an_id_beginning_with_an_entitys_name_is_an_id(text, first, second) -> None:
+    """After THAN (or AS) an entity may be named or left out: an id beginning with one's
+    name (a standalone app's ``app-2016...``) was lexed as the entity and refused."""
+    query = parse(text)
+    assert (query.first, query.second) == (EntityId(first), EntityId(second))
+    assert parse(to_pxql(query)) == query
 
 
 def test_for_clause_bindings() -> None:
