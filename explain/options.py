@@ -19,6 +19,12 @@ if TYPE_CHECKING:
 
 DEFAULT_SAMPLE = 2000
 """Balanced training pairs sampled (section 4.3): the one definition of the default."""
+MIN_PER_LABEL = 3
+"""Pairs of each label (behaving as OBSERVED, as EXPECTED) a query needs to learn from."""
+LEAST_SAMPLE = 2 * MIN_PER_LABEL
+"""The smallest sample that can hold ``MIN_PER_LABEL`` pairs of each label: below it every
+query was refused for "too few related pairs" of a log of thousands, and told to relax a
+clause the user had not got wrong (a probe of the CLI)."""
 DEFAULT_WIDTH = 3
 """BECAUSE width when neither the options nor the query's WITH WIDTH set one."""
 GAP_WEIGHT = 0.7
@@ -103,8 +109,11 @@ def option_problem(name: str, value: Any) -> str | None:
         return f"unknown method {value!r}; choose from {', '.join(sorted(METHOD_NAMES))}"
     if name == "level" and value not in LEVELS:
         return "must be 1, 2 or 3"
-    if name == "sample" and value < 2:
-        return "must be at least 2"
+    if name == "sample" and value < LEAST_SAMPLE:
+        return (
+            f"must be at least {LEAST_SAMPLE} ({MIN_PER_LABEL} pairs behaving as OBSERVED and "
+            f"{MIN_PER_LABEL} as EXPECTED)"
+        )
     if name == "width" and value is not None and value < 1:
         return "must be at least 1"
     if name == "despite_width" and value is not None and value < 0:

@@ -21,6 +21,7 @@ from .errors import ExplainError, TooFewPairs
 from .explanation import Explanation, Step, format_conjunction
 from .lead import may_lead
 from .metrics import metrics_on, ordered_steps, share
+from .options import MIN_PER_LABEL
 from .pairs import ORDER, PairColumn, pair_features, says_alike, states_difference, varies
 from .request import Request
 from .sampling import TrainingSet, training_set
@@ -38,9 +39,6 @@ WEAK_GAIN = 0.25
 """A BECAUSE clause that closes less than this share of the gap between chance (the share of
 related pairs that performed as observed anyway) and certainty explains little: the answer
 says so instead of passing it off."""
-
-MIN_PER_LABEL = 3
-"""Fewer related pairs of either label than this and there is nothing to learn from."""
 
 
 def perfxplain(request: Request) -> Explanation:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from perfx.explain.options import DEFAULT_SAMPLE
+from perfx.explain.options import DEFAULT_SAMPLE, LEAST_SAMPLE
 
 from .options import format_option, number_option, out_option
 
@@ -22,7 +22,9 @@ from .options import format_option, number_option, out_option
 @out_option("Directory for results.json, results.md and the plots.", folder=True)
 @number_option("--runs", 10, "Random 50 % job splits (the paper: 10).", least=1)
 @number_option("--seed", 0, "Seed of the splits, pairs of interest and sampling.")
-@number_option("--sample", DEFAULT_SAMPLE, "Balanced training pairs per explanation.", least=2)
+@number_option(
+    "--sample", DEFAULT_SAMPLE, "Balanced training pairs per explanation.", least=LEAST_SAMPLE
+)
 @format_option
 def evaluate(log_path: str, out: str, runs: int, seed: int, sample: int, fmt: str) -> None:
     """Reproduce section 6: precision vs width (Fig. 3a-d), precision vs generality (4b),

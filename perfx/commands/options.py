@@ -10,7 +10,7 @@ from typing import Any, TypeVar, cast
 
 import click
 
-from perfx.explain.options import METHOD_NAMES, ExplainOptions
+from perfx.explain.options import LEAST_SAMPLE, METHOD_NAMES, ExplainOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -324,7 +324,7 @@ def page_options(out_help: str) -> Callable[[F], F]:
 EXPLAIN_FLAGS: dict[str, Any] = {
     "width": click.IntRange(min=1),
     "despite_width": click.IntRange(min=0),
-    "sample": click.IntRange(min=2),
+    "sample": click.IntRange(min=LEAST_SAMPLE),
     "seed": int,
     "method": click.Choice(METHOD_NAMES),
     "level": click.IntRange(1, 3),

@@ -247,7 +247,10 @@ def test_ctrl_c_cancels_the_running_query_and_the_repl_goes_on(repl, monkeypatch
         ),
         ("\\set width 0", "option width: must be at least 1"),
         ("\\set despite_width -1", "option despite_width: must be at least 0"),
-        ("\\set sample 1", "option sample: must be at least 2"),
+        (
+            "\\set sample 5",
+            "option sample: must be at least 6 (3 pairs behaving as OBSERVED and 3 as EXPECTED)",
+        ),
         ("\\set format xml", "option format: is text or json"),
         ("\\set run no-such-run", "no-such-run"),
         ("\\set colour red", "unknown option 'colour'"),
