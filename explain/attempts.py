@@ -23,6 +23,16 @@ FAILURE_SHOWN = 120
 """Characters of a failure's message the diagnosis quotes (its first line)."""
 
 
+SPECULATIVE_COPY, FAILED_ATTEMPT, EXECUTOR_LOST = (
+    "speculative copy",
+    "failed attempt",
+    "executor lost",
+)
+NOT_A_RUN = (SPECULATIVE_COPY, FAILED_ATTEMPT, EXECUTOR_LOST)
+"""The diagnoses of an attempt whose time is no completed run of its records: an answer says
+so before any pattern of the history (explain.explanation)."""
+
+
 def attempt_diagnosis(cols: Columns, row: int) -> Diagnosis | None:
     """A speculative copy, or an attempt killed for one; a failed attempt (executor lost, or
     its own failure); None for an attempt that ran to success on its own."""
@@ -40,7 +50,7 @@ def attempt_diagnosis(cols: Columns, row: int) -> Diagnosis | None:
         )
         ended = f" ({_first_line(reason)})" if status == "KILLED" and reason else ""
         return Diagnosis(
-            "speculative copy",
+            SPECULATIVE_COPY,
             f"{what}{ended}; its time is not a completed run of its records: ask about the "
             "attempt that succeeded",
         )
@@ -49,7 +59,7 @@ def attempt_diagnosis(cols: Columns, row: int) -> Diagnosis | None:
         # while logging the end's own reason, Success: no failure to quote, nor does its time
         # end at one
         return Diagnosis(
-            "failed attempt",
+            FAILED_ATTEMPT,
             f"this attempt of {_partition(cols, row)} is marked failed though its end reports "
             "Success: Spark gave it up before its result came (its executor lost, as Spark 1.x "
             "logs it); its time is not a completed run its stage accepted",
@@ -58,7 +68,7 @@ def attempt_diagnosis(cols: Columns, row: int) -> Diagnosis | None:
         partition = _partition(cols, row)
         lost = "ExecutorLost" in _text(cols, "end_reason", row) or "ExecutorLost" in reason
         return Diagnosis(
-            "executor lost" if lost else "failed attempt",
+            EXECUTOR_LOST if lost else FAILED_ATTEMPT,
             f"this attempt of {partition} failed ({_first_line(reason) or 'no reason logged'}): "
             "its time ends at the failure"
             + (

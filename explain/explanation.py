@@ -18,6 +18,7 @@ from perfx.grammar.ast import Atom, Predicate, Query
 from perfx.grammar.printer import atom_to_pxql, predicate_to_pxql
 
 from . import wording
+from .attempts import NOT_A_RUN
 from .gap import NOTHING_STANDS_OUT, Gap
 
 ClauseKind = Literal["despite", "because"]
@@ -184,6 +185,14 @@ class Explanation:
             [wording.because_phrase(a, self.values.get(a.feature)) for a in self.because_atoms]
         )
         diagnosis = self.gap.diagnosis if self.gap is not None else None
+        if diagnosis is not None and diagnosis.name in NOT_A_RUN:
+            # a failed or speculative attempt's time is no run of its records: that is the
+            # answer, which the history's pattern put after a cold start or an executor's id
+            # (a probe of the CLI on public logs)
+            return (
+                f"{head}{subject}, but {diagnosis.detail}. The closest pattern in the log's "
+                f"history: {reasons}."
+            )
         if diagnosis is not None and diagnosis.name == NOTHING_STANDS_OUT:
             # The gap's own figures say it is noise: the history's pattern is no cause, and
             # said as one it contradicted the diagnosis under it (a probe of PySpark scripts:

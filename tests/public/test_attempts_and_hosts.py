@@ -73,6 +73,30 @@ def test_failed_attempts_and_retries_are_named_from_the_log(path, task, name, sa
     assert said in found.detail, found.detail
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("path", "task"),
+    [
+        (NEPTUNE, "application_1538416563558_0014/32"),
+        (
+            PUBLIC / "kubeflow__mcp-apache-spark-history-server" / "local-1776286786993.zstd",
+            "local-1776286786993/13",
+        ),
+    ],
+)
+def test_an_answer_about_a_failed_attempt_says_so_before_any_pattern(path, task):
+    """The attempt's failure is the answer: its sentence says so, and gives the history's
+    pattern (an executor's id, a cold start) as no more than that, where it said the task
+    was slower "most likely because its executor id was 8 against 9" (a probe of the CLI)."""
+    answer = open_session([str(path)]).explain(f"WHY TASK '{task}' SLOWER")
+    sentence = answer.sentence()
+    assert answer.gap.diagnosis.name in ("failed attempt", "executor lost")
+    assert f", but {answer.gap.diagnosis.detail}. The closest pattern in the log's history: " in (
+        sentence
+    ), sentence
+    assert "most likely" not in sentence
+
+
 def test_a_late_success_spark_marked_failed_is_said_so(tmp_path):
     """Spark 1.x logs the late end of an attempt it gave up (its executor lost) with reason
     Success and Failed true: the diagnosis said 'failed (Success): its time ends at the
