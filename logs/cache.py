@@ -95,11 +95,16 @@ def source_digest(root: Path, salt: bytes = b"") -> str:
 
 
 def key_of(parts: list[Path]) -> str:
-    """The entry of these files as they are now (path, size, mtime) under this reader."""
+    """The entry of these files as they are now under this reader: path, size, modification
+    time, and the inode and its change time, which a file written over or moved into place
+    changes even where its size and modification time are set back (``touch -r``: the
+    entry of the log it replaced was read back, a probe of the CLI)."""
     stamps = []
     for part in parts:
         stat = part.stat()
-        stamps.append([str(part.resolve()), stat.st_size, stat.st_mtime_ns])
+        stamps.append(
+            [str(part.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns]
+        )
     return hashlib.sha256(orjson.dumps([schema_version(), stamps])).hexdigest()[:32]
 
 

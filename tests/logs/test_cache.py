@@ -158,6 +158,34 @@ def test_a_changed_or_grown_log_is_read_again(tmp_path, reads):
     assert len(_entries()) == 2  # another log's entry replaces none
 
 
+def test_a_log_replaced_by_one_of_the_same_size_and_time_is_read_again(tmp_path, reads):
+    """A log written over, or another moved into its place, with its size and modification
+    time set back (``touch -r``) is read again: its entry was the log it replaced."""
+    log = tmp_path / "app"
+    shutil.copy(SMALL, log)
+    stat = log.stat()
+    before = open_session(str(log), cache=True).raw
+    lines = log.read_bytes().splitlines(keepends=True)
+    end = next(k for k, line in enumerate(lines) if b"SparkListenerTaskEnd" in line)
+
+    def with_host(host: bytes) -> bytes:  # the first task's host: the log's size kept
+        edited = lines[end].replace(b'"Host":"localhost"', b'"Host":"' + host + b'"')
+        return b"".join(lines[:end] + [edited] + lines[end + 1 :])
+
+    for replace in ("over", "moved"):
+        if replace == "over":
+            log.write_bytes(with_host(b"localhosT"))
+        else:
+            (tmp_path / "new").write_bytes(with_host(b"localhoST"))
+            os.replace(tmp_path / "new", log)
+        os.utime(log, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        assert (log.stat().st_size, log.stat().st_mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+        after = open_session(str(log), cache=True).raw
+        assert set(after.tasks["host"]) != set(before.tasks["host"]), replace
+        before = after
+    assert len(reads) == 3
+
+
 def test_an_entry_replaces_the_one_kept_for_the_same_files_once_it_is_in_place(tmp_path):
     parts = [tmp_path / "app"]
     parts[0].write_text("a log")
