@@ -638,6 +638,10 @@ def passed_over(line: bytes) -> bool:
     return handler is None and _is_spark_event(name.decode("utf-8", "replace"))
 
 
+BOM = b"\xef\xbb\xbf"
+"""UTF-8's byte order mark, which some editors write at the start of a file."""
+
+
 class OtherLines:
     """Every line but a TaskStart with its id or a TaskEnd of the fast path: each event
     perfx uses is parsed and handed to its handler; bad lines and foreign events are reported
@@ -649,6 +653,10 @@ class OtherLines:
 
     def read(self, path: str, number: int, line: bytes) -> None:
         state, skip = self.state, self.skip
+        if number == 1 and line.startswith(BOM):
+            # a file saved by an editor that marks UTF-8: its first event (the log's Spark
+            # version) was skipped as not JSON
+            line = line[len(BOM) :]
         if line.startswith(EVENT_KEYS):
             name, handler = _named(line)
             if handler is None:

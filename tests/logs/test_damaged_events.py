@@ -209,3 +209,15 @@ def test_answers_from_a_log_with_skipped_lines_say_so_in_one_line(tmp_path):
     assert note in (tmp_path / "r.html").read_text()  # the page says it too
     clean = run_cli(["stragglers", "--log", str(SOURCE), "--format", "json"])
     assert "log_note" not in orjson.loads(clean.stdout)
+
+
+def test_a_log_saved_with_a_byte_order_mark_reads_as_the_log(tmp_path):
+    """An editor's UTF-8 byte order mark before the first event: the event (the log's Spark
+    version) was skipped as not JSON, and the version read as unknown."""
+    marked = tmp_path / "marked"
+    marked.write_bytes(b"\xef\xbb\xbf" + b"".join(LINES))
+    log, plain = load_log(marked, cache=False), load_log(SOURCE, cache=False)
+    assert log.skipped == [] and list(log.apps["spark_version"]) == list(
+        plain.apps["spark_version"]
+    )
+    pd.testing.assert_frame_equal(log.tasks, plain.tasks)
