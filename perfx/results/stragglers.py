@@ -33,7 +33,7 @@ from rich.table import Table
 from perfx.terminal import html_of, safe_text
 
 from .headline import ROWS, Headline, count, duration, id_order, limited, listing, more
-from .values import plain, records
+from .values import job_label, plain, records
 
 TITLE = "Stragglers per stage (inverse progress rate > 1.5x the stage median)"
 COLUMNS = (
@@ -241,7 +241,7 @@ class StragglerReport:
         worst = max(stakes, key=lambda key: stakes[key])
         row = report.stages[report.stages["stage_key"].astype(str) == worst].iloc[0]
         named = (
-            f"stage {_cell(row['stage_id'])} (job {_cell(row.get('job_id'))})"
+            f"stage {_cell(row['stage_id'])} (job {job_label(row.get('job_id')) or 'unknown'})"
             if apps_of(report.stages) <= 1 and plain(row.get("stage_id")) is not None
             else f"stage {worst}"
         )

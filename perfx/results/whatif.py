@@ -26,6 +26,7 @@ from rich.text import Text
 from perfx.terminal import html_of, safe_text
 
 from .headline import ROWS, Headline, count, duration, id_order, limited, more
+from .values import job_label
 
 DEFAULT_SCENARIOS = ("gc", "network", "disk", "scheduler", "serialization", "stragglers")
 
@@ -192,8 +193,10 @@ class WhatIfReport:
             job = max(self.jobs, key=lambda r: _stake(r, self.scenarios))
             values["most_at_stake_job"] = {"app_id": job["app_id"], "job_id": job["job_id"]}
             values["most_at_stake_ms"] = round(_stake(job, self.scenarios), 1)
+            label = job_label(job["job_id"])
             text += (
-                f". Job {job['job_id']} has the most at stake "
+                f". {f'Job {label}' if label else 'A job whose start the log lacks'} has the "
+                "most at stake "
                 f"({duration(_stake(job, self.scenarios))} in its best scenario)."
             )
         else:

@@ -14,7 +14,7 @@ import pytest
 from perfx.logs.eventlog.tables import unique_ids
 from perfx.logs.loader import load_log
 from perfx.logs.model import SkippedLine, log_notes, reason_kind, skipped_note
-from tests.data_files import public_log
+from tests.data_files import fixture_log, public_log
 from tests.logs.fuzzing import question, run_cli
 
 SOURCE = public_log("qubole__sparklens/local-1532512550423")
@@ -221,3 +221,15 @@ def test_a_log_saved_with_a_byte_order_mark_reads_as_the_log(tmp_path):
         plain.apps["spark_version"]
     )
     pd.testing.assert_frame_equal(log.tasks, plain.tasks)
+
+
+def test_headlines_say_a_job_whose_start_the_log_lacks_is_unknown(tmp_path):
+    """A log without its jobs' starts has no job for its stages: the headlines read "stage 0
+    (job )" and "Job  has the most at stake" (a probe of damaged logs)."""
+    lines = fixture_log("spark-events/local-1430917381534").read_bytes().splitlines(True)
+    path = str(_write(tmp_path, [line for line in lines if b"SparkListenerJobStart" not in line]))
+    stragglers = run_cli(["stragglers", "--log", path, "--no-cache"]).stdout
+    assert re.search(r"stage \d+ \(job unknown\) has the most at stake", stragglers), stragglers
+    whatif = run_cli(["whatif", "--log", path, "--no-cache"]).stdout
+    assert "A job whose start the log lacks has the most at stake" in whatif, whatif
+    assert "(job )" not in stragglers and "Job  " not in whatif
