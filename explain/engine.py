@@ -14,7 +14,7 @@ from typing import Any
 from perfx.grammar.ast import Query
 from perfx.logs.model import Log
 
-from .errors import ExplainError
+from .errors import ExplainError, QueryFault
 from .explanation import Explanation
 from .methods import METHODS
 from .options import ExplainOptions
@@ -43,14 +43,29 @@ def explain(
     parsed = _parse(query, log)
     if bind or parsed.placeholders:
         parsed = parsed.bind(*bind)
-    request = resolve_request(log, parsed, chosen.for_query(parsed))
-    answer = METHODS[chosen.method](request)
+    try:
+        request = resolve_request(log, parsed, chosen.for_query(parsed))
+        answer = METHODS[chosen.method](request)
+    except QueryFault as err:
+        raise _pointed_at(err, parsed) from None
     answer.method = chosen.method
     answer.gap = request.gap
     answer.values = _pair_values(
         request, [*parsed.despite.atoms, *answer.despite_atoms, *answer.because_atoms]
     )
     return answer
+
+
+def _pointed_at(err: QueryFault, query: Query) -> Exception:
+    """A fault of the query's text as a query error with a caret under it (exit 2, as the
+    parser's): ``host compare = GT`` was an error of one line and exit 1, where ``host >
+    'a'`` had its caret (a probe of the CLI). A fault in no text the user wrote (a
+    generated atom, a built query) keeps the error as it is."""
+    from perfx.grammar.errors import PxqlError
+
+    if err.span is None or query.source is None:
+        return err
+    return PxqlError(str(err), span=(err.span.start, err.span.end)).with_source(query.source)
 
 
 def _pair_values(request: Request, atoms) -> dict:

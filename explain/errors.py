@@ -13,6 +13,18 @@ class ExplainError(Exception):
     exit_code = 1
 
 
+class QueryFault(ExplainError):
+    """A fault of the query's own text that only the log shows: an atom that does not apply
+    to its feature's kind (``host compare = GT``, a nominal feature compared as a number),
+    the same execution named twice. ``span`` is the text at fault (None: a generated atom,
+    a built query's): the engine points at it as the parser points at a syntax error
+    (``explain.engine``)."""
+
+    def __init__(self, message: str, span):
+        super().__init__(message)
+        self.span = span
+
+
 class TooFewPairs(ExplainError):
     """The log holds too few related pairs for PerfXplain to learn from: the question is
     sound, the history is short (a front that asked the question itself may answer it from

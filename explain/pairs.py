@@ -24,7 +24,7 @@ from perfx.grammar.ast import Atom, Bool, Number, Ordering, OrderingValue, Strin
 from perfx.logs.registry import FeatureSpec
 
 from .columns import Columns, value_matches
-from .errors import ExplainError
+from .errors import QueryFault
 
 SIMILARITY = 0.1
 """Two numbers are SIM when they differ by at most this fraction of the larger magnitude."""
@@ -225,13 +225,15 @@ def atom_mask(cols: Columns, atom: Atom, i: np.ndarray | int, j: np.ndarray) -> 
                 return present & op(compare_codes(a, b), target)
         if atom.pair_op == "base":
             if not isinstance(atom.value, Number):
-                raise ExplainError(
-                    f"{spec.name} is numeric: compare it with a number, not {_show(atom.value)}"
+                raise QueryFault(
+                    f"{spec.name} is numeric: compare it with a number, not {_show(atom.value)}",
+                    atom.span,
                 )
             with np.errstate(invalid="ignore"):
                 return present & (a == b) & op(a, atom.value.value)
-        raise ExplainError(
-            f"{spec.name} is numeric: use '{spec.name} compare' (diff is for nominal features)"
+        raise QueryFault(
+            f"{spec.name} is numeric: use '{spec.name} compare' (diff is for nominal features)",
+            atom.span,
         )
     codes, categories = cols.codes(spec.name)
     ca, cb = codes[i], codes[j]
@@ -239,17 +241,20 @@ def atom_mask(cols: Columns, atom: Atom, i: np.ndarray | int, j: np.ndarray) -> 
     if atom.pair_op == "isSame":
         return present & op(ca == cb, _bool(atom))
     if atom.op not in ("=", "!="):
-        raise ExplainError(
-            f"{spec.name} is nominal: only = and != apply to '{atom.feature} {atom.pair_op}'"
+        raise QueryFault(
+            f"{spec.name} is nominal: only = and != apply to '{atom.feature} {atom.pair_op}'",
+            atom.span,
         )
     if atom.pair_op == "compare":
-        raise ExplainError(
-            f"{spec.name} is nominal: use '{spec.name} isSame' or '{spec.name} diff' (compare is for numbers)"
+        raise QueryFault(
+            f"{spec.name} is nominal: use '{spec.name} isSame' or '{spec.name} diff' (compare is for numbers)",
+            atom.span,
         )
     if atom.pair_op == "diff":
         if not isinstance(atom.value, ValuePair):
-            raise ExplainError(
-                f'\'{spec.name} diff\' takes a pair of values like ("a", "b"), not {_show(atom.value)}'
+            raise QueryFault(
+                f'\'{spec.name} diff\' takes a pair of values like ("a", "b"), not {_show(atom.value)}',
+                atom.span,
             )
         hit = (
             (
@@ -277,13 +282,17 @@ def conjunction_mask(cols: Columns, atoms, i: np.ndarray | int, j: np.ndarray) -
 
 def _bool(atom: Atom) -> bool:
     if not isinstance(atom.value, Bool):
-        raise ExplainError(f"'{atom.feature} isSame' takes T or F, not {_show(atom.value)}")
+        raise QueryFault(
+            f"'{atom.feature} isSame' takes T or F, not {_show(atom.value)}", atom.span
+        )
     return atom.value.value
 
 
 def _ordering(atom: Atom) -> float:
     if not isinstance(atom.value, Ordering):
-        raise ExplainError(f"'{atom.feature} compare' takes LT, SIM or GT, not {_show(atom.value)}")
+        raise QueryFault(
+            f"'{atom.feature} compare' takes LT, SIM or GT, not {_show(atom.value)}", atom.span
+        )
     return ORDER[atom.value.value]
 
 

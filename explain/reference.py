@@ -23,7 +23,7 @@ from perfx.logs.model import Log
 
 from .columns import Columns, columns_for
 from .costmodel import VOLUMES
-from .errors import ExplainError, NoReference
+from .errors import ExplainError, NoReference, QueryFault
 from .explanation import format_conjunction
 from .options import ExplainOptions
 from .pairs import SIMILARITY, conjunction_mask
@@ -517,7 +517,10 @@ def resolve_request(log: Log, query: Query, options: ExplainOptions) -> Request:
                 f"{cols.table['id'].iloc[second]} {say_structure(structure(cols, second))}"
             )
     if first == second:
-        raise ExplainError(f"the pair of interest names the same {query.entity} twice")
+        raise QueryFault(
+            f"the pair of interest names the same {query.entity} twice",
+            query.second.span if query.second is not None else None,
+        )
     check_pair(query, LogPairOracle(cols, first, second, options.seed))
     ids = cols.table["id"]
     query = replace(

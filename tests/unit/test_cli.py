@@ -47,3 +47,44 @@ def test_a_bad_query_exits_2_with_a_caret():
     result = _perfx("parse", "WHY TASK 5 SLOWR")
     assert result.returncode == 2
     assert "Traceback" not in result.stderr and "^" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("clause", "at", "said"),
+    [
+        ("DESPITE host compare = GT", "host compare = GT", "host is nominal: use 'host isSame'"),
+        (
+            "DESPITE input_bytes diff = (1, 2)",
+            "input_bytes diff = (1, 2)",
+            "input_bytes is numeric: use 'input_bytes compare'",
+        ),
+        ("DESPITE host isSame = GT", "GT", "'host isSame' takes T or F, not GT"),
+    ],
+)
+def test_an_atom_its_feature_does_not_take_is_a_query_error_with_a_caret(clause, at, said):
+    """Whether ``compare`` applies to ``host`` only the log says: it was an error of one line
+    and exit 1, where ``host > 'a'`` had its caret and exit 2 (a probe of the CLI)."""
+    from tests.data_files import fixture_log
+
+    query = f"WHY TASK 0 SLOWER THAN TASK 90 {clause}"
+    log = str(fixture_log("spark-events/local-1430917381534"))
+    result = _perfx("explain", "--log", log, "--no-cache", query)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    message, shown, caret = result.stderr.splitlines()
+    assert message.startswith("perfx: line 1, column ") and said in message
+    assert shown.strip() == query
+    start = query.index(at)
+    assert caret == " " * (2 + start) + "^" * len(at)
+
+
+def test_a_pair_naming_one_task_twice_is_a_query_error_with_a_caret():
+    from tests.data_files import fixture_log
+
+    log = str(fixture_log("spark-events/local-1430917381534"))
+    result = _perfx("explain", "--log", log, "--no-cache", "WHY TASK 33 SLOWER THAN TASK 33")
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "perfx: line 1, column 30: the pair of interest names the same task twice",
+        "  WHY TASK 33 SLOWER THAN TASK 33",
+        "                               ^^",
+    ]
