@@ -145,3 +145,19 @@ def test_no_duration_no_gap():
 @pytest.mark.parametrize("ms, text", [(730, "730 ms"), (2430, "2.43 s"), (192_000, "3.2 min")])
 def test_durations_read_as_a_person_writes_them(ms, text):
     assert format_ms(ms) == text
+
+
+def test_the_jsons_compute_share_is_its_volumes_and_costs_where_they_split_it():
+    """Split by the stage's cost model, compute's own share is held by its volumes and cost:
+    the JSON gave compute a share of 0 where the text said it carried 78 % (a probe of the
+    CLI). The shares of the parts that grew add up to one."""
+    from perfx.session import open as open_session
+    from tests.data_files import fixture_log
+
+    session = open_session([str(fixture_log("spark-events/local-1430917381534"))])
+    gap = session.explain("WHY TASK 0 SLOWER THAN TASK 90").to_dict()["gap"]
+    assert gap["cost_model"] is not None or gap["compute_split"] is not None
+    parts = {p["part"]: p for p in gap["parts"]}
+    assert parts["compute"]["delta_ms"] > 0 and parts["compute"]["share"] > 0.5
+    grew = [p["share"] for p in gap["parts"] if p["delta_ms"] > 0]
+    assert sum(grew) == pytest.approx(1.0, abs=1e-3)

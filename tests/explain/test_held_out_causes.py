@@ -40,7 +40,7 @@ CASES = {
     "an opener whose reference took its freed slot, stamped late": (
         "local-1795937604246/0",
         "cold start",
-        "it was the first task of its stage on its executor (86 % of the gap)",
+        "it was the first task of its stage on its executor (86 % of the extra time)",
     ),
     "a partition's data inside its task": (
         "local-1795937443506/11",
@@ -50,13 +50,13 @@ CASES = {
     "a bystander of another task's garbage": (
         "local-1795938722772/34",
         "GC from a concurrent task",
-        "(95 % of the gap), garbage that task 31 made: it ran on the same executor meanwhile, "
+        "(95 % of the extra time), garbage that task 31 made: it ran on the same executor meanwhile, "
         "read 16.1x its input and collected for 1.96 s",
     ),
     "the task that made the garbage": (
         "local-1795938722772/31",
         "GC pressure",
-        "its JVM spent more time collecting garbage (54 % of the gap), on 16.4x the input "
+        "its JVM spent more time collecting garbage (54 % of the extra time), on 16.4x the input "
         "bytes of its reference (read and shuffled in)",
     ),
     "a control's noise on a busy machine": (
@@ -88,7 +88,7 @@ CASES = {
     "a cold first task, its reference launched while it ran": (
         "local-1795972151561/84",
         "cold start",
-        "it was the first task of its stage on its executor (100 % of the gap)",
+        "it was the first task of its stage on its executor (100 % of the extra time)",
     ),
 }
 

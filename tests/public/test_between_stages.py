@@ -18,7 +18,7 @@ def test_a_stage_that_read_more_than_another_read_more_input():
     )
     assert answer.gap.diagnosis.to_dict() == {
         "name": "more input",
-        "detail": "it read 96.0x the records (input; 82 % of the gap)",
+        "detail": "it read 96.0x the records (input; 82 % of the extra time)",
         "next_step": None,
     }
     asked_alone = session.explain("WHY STAGE 'local-1619631016646/0/0' SLOWER")
