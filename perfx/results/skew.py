@@ -118,6 +118,22 @@ def partition(value: Any) -> int | None:
     return int(value) if value >= 0 else None
 
 
+def _stage_and_app(judged: Any, flagged: Any) -> tuple[Any, Any]:
+    """Per flagged task, its stage (a Spark stage's attempt in its application's attempt:
+    ``stage_key``; a MapReduce job's phase) and the application it is said to be of (its
+    attempt where the log has several: ``app_key``). By app id and stage id alone, the four
+    attempts of an application read as one stage of four times the tasks, the same task
+    listed thrice and no attempt said (a probe of the CLI)."""
+    phase = flagged["stage_id"].isin(MAPREDUCE_PHASES)
+    by_phase = flagged["app_id"].astype(str) + "/" + flagged["stage_id"].astype(str)
+    if "stage_key" not in flagged.columns or "app_key" not in judged.columns:
+        return by_phase, flagged["app_id"]
+    stage = flagged["stage_key"].astype(str).where(~phase, by_phase)
+    app_of_stage = judged.drop_duplicates("stage_key").set_index("stage_key")["app_key"]
+    app = flagged["stage_key"].map(app_of_stage).fillna(flagged["app_id"])
+    return stage, app.where(~phase, flagged["app_id"])
+
+
 def _task_ids(tasks: Any, flagged: Any) -> list[str]:
     """The log's id (``tasks["id"]``) of each flagged task, by its stage and Spark task id;
     "" where the log has none (a log cut before its task events)."""
@@ -183,6 +199,7 @@ class SkewReport:
             **_names(log.apps, "app_id"),
         }
         per_stage = log.tasks["stage_key"].value_counts()
+        stage_of, app_of = _stage_and_app(judged, flagged)
         stages = [
             {
                 "app_id": app,
@@ -205,7 +222,8 @@ class SkewReport:
                     for r in rows.itertuples()
                 ],
             }
-            for (app, stage), rows in flagged.groupby(["app_id", "stage_id"], sort=False)
+            for (app, _), rows in flagged.groupby([app_of, stage_of], sort=False)
+            for stage in [rows["stage_id"].iloc[0]]
         ]
         spark = flagged[~flagged["stage_id"].isin(MAPREDUCE_PHASES)]
         rerun = isolate_command(log, str(spark["app_id"].iloc[0])) if len(spark) else None

@@ -129,3 +129,17 @@ def test_only_attempts_that_succeeded_are_judged() -> None:
     assert report["summary"]["text"] == (
         "No computation skew found in 9 Spark tasks (12 unsuccessful attempts left out)."
     )
+
+
+def test_each_attempt_of_an_application_has_its_own_stages() -> None:
+    """A log of four attempts of one application, each with its own stage 2 of 30 tasks: its
+    skewed tasks were said to be in 1 stage, the same task listed thrice with no attempt
+    (a probe of the CLI)."""
+    log = str(fixture_log("spark-rapids-tools-events/multiple_attempts"))
+    report = json.loads(skew("--log", log, "--format", "json", "--no-cache"))
+    apps = [s["app_id"] for s in report["stages"]]
+    assert len(apps) == len(set(apps)) > 1  # one stage 2 per attempt
+    assert all(a.startswith("application_1724877841851_0016/") for a in apps)
+    assert all(s["tasks"] == 30 for s in report["stages"])
+    text = skew("--log", log, "--no-cache")
+    assert text.startswith(f"12 tasks in {len(apps)} stages")
