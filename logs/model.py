@@ -12,8 +12,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+import numpy as np
 import pandas as pd
 
+from . import spark_metrics
 from .errors import LogError
 from .registry import ENTITIES, FeatureRegistry, FeatureSpec, Kind
 
@@ -72,9 +74,15 @@ def executions(kinds: Iterable[str], plural: bool = True) -> str:
 
 def log_notes(log: Log) -> str:
     """What an answer built on ``log`` must say of it, in one line: its skipped lines
-    (``skipped_note``), its cut-off files (``cut_off_note``) and its tasks that never ended
-    (``unended_note``); '' when none of them."""
-    notes = (skipped_note(log.skipped), cut_off_note(log.cut_off), unended_note(log))
+    (``skipped_note``), its cut-off files (``cut_off_note``), its tasks that never ended
+    (``unended_note``) and those of impossible values (``implausible_note``); '' when none
+    of them."""
+    notes = (
+        skipped_note(log.skipped),
+        cut_off_note(log.cut_off),
+        unended_note(log),
+        implausible_note(log),
+    )
     return "; ".join(n for n in notes if n)
 
 
@@ -107,6 +115,91 @@ def unended_note(log: Log) -> str:
     return (
         f"{_plural(len(unended), 'task')} {have} no usable end event though {its} {apps} "
         f"ended: {its} times and metrics are unknown"
+    )
+
+
+TIME_PARTS = (
+    "executor_run_time",
+    "gc_time",
+    "deserialize_time",
+    "result_serialization_time",
+    "getting_result_time",
+    "shuffle_fetch_wait_time",
+    "shuffle_write_time",
+)
+"""Times (ms) spent within a task's span, which none can exceed by much: the JVM's GC time
+while the task ran is at most its wall time, its run time is measured inside its launch and
+finish (the executor's clock and the driver's can differ by a little)."""
+PART_SLACK = (2.0, 1000.0)
+"""A part longer than ``2 x duration + 1,000 ms`` is no measurement: no public log comes
+near (none has a part 5 ms past its task's duration), a damaged one does (99,999 ms of GC in a
+421 ms task)."""
+LONGEST = 2.0**63
+"""Spark writes every metric as a long: a value at least this is none it wrote."""
+EARLY_MS = 60_000
+"""A task that ran into its application's time yet launched more than this before the
+application started launched at no time the log knows (a launch time of 0: its duration is
+the age of the epoch). A task whose whole span precedes the application (a public log's
+task of 2018 in an application of 2023) is odd, not a measurement to distrust."""
+
+
+def implausible_tasks(log: Log) -> pd.Series:
+    """Which tasks (a mask of ``log.tasks``) hold values no Spark run gives: a negative time,
+    size or count, or one beyond a long; a finish before the launch; a part of the task
+    longer than the task (``PART_SLACK``); a span reaching long before its application
+    started (``EARLY_MS``).
+    Such a log is damaged or hand-edited, and every answer said nothing of it: the gap of
+    one such task read "GC +1.7 min, compute -1.7 min" in a 383 ms gap (a probe of damaged
+    logs). They are kept as read, and said (``implausible_note``)."""
+    tasks = log.tasks
+    metrics = [c for c in spark_metrics.COLUMNS if c in tasks.columns]
+    if not len(tasks) or not metrics:
+        return pd.Series(False, index=tasks.index)
+    bad = np.zeros(len(tasks), dtype=bool)
+    for column in metrics:  # column by column: a frame of them all is a copy (~0.05 s)
+        values = _numbers(tasks[column])
+        bad |= (values < 0) | (values >= LONGEST)
+    if "duration" in tasks.columns:
+        duration = _numbers(tasks["duration"])
+        bad |= duration < 0
+        fold, slack = PART_SLACK
+        longest = fold * np.maximum(duration, 0) + slack
+        for part in (p for p in TIME_PARTS if p in tasks.columns):
+            bad |= _numbers(tasks[part]) > longest
+    apps = log.apps
+    if {"app_key", "launch_time", "finish_time"} <= set(tasks.columns) and {
+        "app_key",
+        "start_time",
+    } <= set(apps.columns):
+        started = apps.drop_duplicates("app_key").set_index("app_key")["start_time"]
+        start = _numbers(tasks["app_key"].map(started))
+        # its span holds time long before the application began: a launch time of 0
+        bad |= (_numbers(tasks["launch_time"]) < start - EARLY_MS) & (
+            _numbers(tasks["finish_time"]) > start
+        )
+    return pd.Series(bad, index=tasks.index)
+
+
+def _numbers(column: pd.Series) -> np.ndarray:
+    """A column's values as numbers (NaN where there is none: comparisons with it are
+    False)."""
+    values = column.to_numpy()
+    if values.dtype.kind in "iuf":
+        return values
+    return pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+
+
+def implausible_note(log: Log) -> str:
+    """The one line an answer built on a log with impossible values carries ('' when none)."""
+    count = int(implausible_tasks(log).sum())
+    if not count:
+        return ""
+    have = "has" if count == 1 else "have"
+    its = "its" if count == 1 else "their"
+    return (
+        f"{_plural(count, 'task')} {have} values no Spark run gives (a negative time or size, "
+        f"a part longer than the task, a launch before the application): {its} figures are "
+        "not to be trusted (perfx logs lists them)"
     )
 
 

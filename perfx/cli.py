@@ -12,6 +12,7 @@ import gc
 import os
 import pkgutil
 import sys
+import warnings
 
 import click
 
@@ -78,6 +79,11 @@ def usage_line(err: click.UsageError) -> str:
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the console script: runs the group and turns errors into exit codes."""
     return_large_blocks()
+    if not os.environ.get("PERFX_DEBUG"):
+        # numpy's overflow and invalid-value warnings over a log's impossible values (a GC
+        # time of 1e300) printed perfx's source lines to the user; the answer says what is
+        # wrong with the log (logs.model.implausible_note)
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"perfx\.")
     try:
         cli.main(args=argv, prog_name="perfx", standalone_mode=False)
     except click.UsageError as err:

@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.table import Table
 
-from perfx.logs.model import executions, unended_tasks
+from perfx.logs.model import executions, implausible_tasks, unended_tasks
 from perfx.terminal import safe_text
 
 from .headline import Headline, count, listing
@@ -89,6 +89,14 @@ def _unended_ids(log: Any) -> list[str]:
     return [str(i) for i in log.tasks.loc[unended_tasks(log), "id"]]
 
 
+def _implausible_ids(log: Any) -> list[str]:
+    """The ids of the tasks holding values no Spark run gives
+    (``logs.model.implausible_tasks``)."""
+    if "id" not in log.tasks.columns:
+        return []
+    return [str(i) for i in log.tasks.loc[implausible_tasks(log), "id"]]
+
+
 @dataclass(frozen=True)
 class LogSummary:
     """The stable JSON summary of a log, and its rendering as two tables."""
@@ -110,6 +118,7 @@ class LogSummary:
                 "stages_skipped": skipped_stage_count(log),
                 "tasks": len(log.tasks),
                 "tasks_unended": _unended_ids(log),
+                "tasks_implausible": _implausible_ids(log),
                 "spark_versions": [v if v else "unknown (< 1.3)" for v in versions],
                 "skipped": {
                     "count": len(log.skipped),
@@ -139,6 +148,11 @@ class LogSummary:
             + (
                 f" ({len(data['tasks_unended']):,} without a usable end event in a finished application)"
                 if data["tasks_unended"]
+                else ""
+            )
+            + (
+                f" ({len(data['tasks_implausible']):,} with values no Spark run gives)"
+                if data["tasks_implausible"]
                 else ""
             )
             + "; "
@@ -175,6 +189,8 @@ class LogSummary:
         counts.add_row("Spark versions", safe_text(", ".join(data["spark_versions"]) or "-"))
         if data["tasks_unended"]:
             counts.add_row("tasks without an end", str(len(data["tasks_unended"])))
+        if data["tasks_implausible"]:
+            counts.add_row("tasks of impossible values", str(len(data["tasks_implausible"])))
         files = data["skipped"]["files"]
         counts.add_row("skipped lines", str(data["skipped"]["count"] - files))
         if files:
@@ -202,6 +218,17 @@ class LogSummary:
                 + (
                     f" and {len(unended) - SKIPPED_SHOWN:,} more"
                     if len(unended) > SKIPPED_SHOWN
+                    else ""
+                )
+            )
+        if implausible := data["tasks_implausible"]:
+            yield safe_text(
+                "Tasks with values no Spark run gives (a negative time or size, a part longer "
+                "than the task, a launch before the application): "
+                + ", ".join(implausible[:SKIPPED_SHOWN])
+                + (
+                    f" and {len(implausible) - SKIPPED_SHOWN:,} more"
+                    if len(implausible) > SKIPPED_SHOWN
                     else ""
                 )
             )

@@ -59,6 +59,7 @@ def test_summary_json_is_exact() -> None:
         "stages_skipped": 0,
         "tasks": 8,
         "tasks_unended": [],
+        "tasks_implausible": [],
         "spark_versions": ["unknown (< 1.3)"],
         "skipped": {"count": 0, "files": 0, "by_reason": {}, "lines": []},
         "cut_off": [],

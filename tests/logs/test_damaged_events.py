@@ -6,6 +6,8 @@ attempt are reported and resolved by the stated rule whatever their order."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import orjson
 import pandas as pd
@@ -13,7 +15,7 @@ import pytest
 
 from perfx.logs.eventlog.tables import unique_ids
 from perfx.logs.loader import load_log
-from perfx.logs.model import SkippedLine, log_notes, reason_kind, skipped_note
+from perfx.logs.model import SkippedLine, implausible_tasks, log_notes, reason_kind, skipped_note
 from tests.data_files import fixture_log, public_log
 from tests.logs.fuzzing import question, run_cli
 
@@ -233,3 +235,56 @@ def test_headlines_say_a_job_whose_start_the_log_lacks_is_unknown(tmp_path):
     whatif = run_cli(["whatif", "--log", path, "--no-cache"]).stdout
     assert "A job whose start the log lacks has the most at stake" in whatif, whatif
     assert "(job )" not in stragglers and "Job  " not in whatif
+
+
+def _edited_ends(edits: dict[int, dict]) -> list[bytes]:
+    """The lines of a real log with the TaskEnds of some tasks edited: ``{task id: {field
+    path: value}}`` (a path of keys separated by "/")."""
+    lines = []
+    for line in fixture_log("spark-events/local-1430917381534").read_bytes().splitlines(True):
+        event = orjson.loads(line)
+        task = event.get("Task Info", {}).get("Task ID")
+        if event["Event"] == "SparkListenerTaskEnd" and task in edits:
+            for path, value in edits[task].items():
+                *parents, last = path.split("/")
+                holder = event
+                for key in parents:
+                    holder = holder[key]
+                holder[last] = value
+            line = orjson.dumps(event) + b"\n"
+        lines.append(line)
+    return lines
+
+
+def test_tasks_of_values_no_spark_run_gives_are_listed_and_said(tmp_path):
+    """A negative run time, GC longer than its task, a finish before the launch, a launch at
+    0, a metric beyond a long: the log read as if they were measurements, and answers built
+    on them said nothing (a probe of damaged logs). They are kept as read, listed by perfx
+    logs and said by every answer; numpy's warnings over them print no source line."""
+    path = _write(
+        tmp_path,
+        _edited_ends(
+            {
+                5: {"Task Metrics/Executor Run Time": -500},
+                1: {"Task Metrics/JVM GC Time": 99_999},
+                2: {"Task Info/Finish Time": 1430917386494 - 100_000},
+                3: {"Task Info/Launch Time": 0},
+                0: {"Task Metrics/JVM GC Time": 1e300},
+            }
+        ),
+    )
+    log = load_log(path, cache=False)
+    flagged = log.tasks.loc[implausible_tasks(log), "id"].tolist()
+    assert flagged == [f"local-1430917381534/{t}" for t in (0, 1, 2, 3, 5)]
+    listed = run_cli(["logs", str(path), "--no-cache"])
+    assert "110 tasks (5 with values no Spark run gives)" in listed.stdout
+    answer = subprocess.run(  # a process of its own: the warnings as a user sees them
+        [sys.executable, "-m", "perfx.cli", "explain", "--log", str(path), "--no-cache"]
+        + ["WHY TASK 0 SLOWER"],
+        capture_output=True,
+        text=True,
+    )
+    assert answer.returncode == 0 and answer.stderr == ""
+    said = " ".join(answer.stdout.split())
+    assert said.endswith("their figures are not to be trusted (perfx logs lists them)")
+    assert not implausible_tasks(load_log(SOURCE, cache=False)).any()
