@@ -495,6 +495,27 @@ class LogPairOracle:
         )
 
 
+def _has_its_duration(cols: Columns, row: int, query: Query) -> None:
+    """Refuse a question on the duration of an execution the log gives none: a task whose
+    end is not in the log (killed with its executor, the log cut or damaged) was refused
+    for having no faster task in its stage, which blamed the question (a probe of the CLI)."""
+    asked = (*query.observed.atoms, *query.expected.atoms)
+    if "duration" not in cols.present or not any(a.feature == "duration" for a in asked):
+        return
+    if math.isfinite(float(cols.numeric("duration")[row])):
+        return
+    status = str(cols.values("status")[row]) if "status" in cols.present else ""
+    why = {
+        "UNKNOWN": "its end is not in the log",
+        "KILLED": "it was killed",
+        "RUNNING": "it was still running where the log ends",
+    }.get(status, "the log gives none")
+    raise ExplainError(
+        f"{cols.entity} {cols.values('id')[row]} has no duration to explain ({why}): ask "
+        f"about another {cols.entity}"
+    )
+
+
 def resolve_request(log: Log, query: Query, options: ExplainOptions) -> Request:
     """Resolve ids, pick the reference if needed, validate the pair: a ``Request`` with
     ``options`` (their width resolved from the query: ``ExplainOptions.for_query``)."""
@@ -504,12 +525,14 @@ def resolve_request(log: Log, query: Query, options: ExplainOptions) -> Request:
     for atom in (*query.despite.atoms, *query.observed.atoms, *query.expected.atoms):
         cols.spec(atom.feature)
     first = find_row(cols, query.first)
+    _has_its_duration(cols, first, query)
     notes: list[str] = []
     if query.second is None:
         second, note = pick_reference(cols, first, query)
         notes.append(note)
     else:
         second = find_row(cols, query.second)
+        _has_its_duration(cols, second, query)
         if structure(cols, first) != structure(cols, second):
             notes.append(
                 f"not like with like: {query.entity} {cols.table['id'].iloc[first]} has "

@@ -288,3 +288,18 @@ def test_tasks_of_values_no_spark_run_gives_are_listed_and_said(tmp_path):
     said = " ".join(answer.stdout.split())
     assert said.endswith("their figures are not to be trusted (perfx logs lists them)")
     assert not implausible_tasks(load_log(SOURCE, cache=False)).any()
+
+
+def test_a_question_on_a_task_whose_end_is_lost_says_it_has_no_duration(tmp_path):
+    """A task whose end the log lost has no duration: asked why it was slower, perfx said no
+    task of its stage was faster and to name one with THAN (a probe of damaged logs)."""
+    lines = fixture_log("spark-events/local-1430917381534").read_bytes().splitlines(True)
+    end = b'"Event":"SparkListenerTaskEnd"'
+    path = str(_write(tmp_path, [x for x in lines if not (end in x and b'"Task ID":0,' in x)]))
+    for question in ("WHY TASK 0 SLOWER", "WHY TASK 1 SLOWER THAN TASK 0"):
+        run = run_cli(["explain", "--log", path, "--no-cache", question])
+        assert (run.exit_code, run.stderr) == (
+            1,
+            "perfx: task local-1430917381534/0 has no duration to explain (its end is not in "
+            "the log): ask about another task\n",
+        )
