@@ -108,9 +108,11 @@ def _durations_beside(cols: Columns, first: int, same: np.ndarray) -> str:
         return ""
     if len(others) == 1:
         return f" (it took {format_ms(float(own))}; the other {cols.entity} took {format_ms(float(others[0]))})"
+    low, high = format_ms(float(others.min())), format_ms(float(others.max()))
+    if low == high and others.min() != others.max():  # not "1.0 min-1.0 min"
+        low, high = (f"{float(x) / 1000:,.1f} s" for x in (others.min(), others.max()))
     return (
-        f" (it took {format_ms(float(own))}; the {len(others):,} others "
-        f"{format_ms(float(others.min()))}-{format_ms(float(others.max()))}, median "
+        f" (it took {format_ms(float(own))}; the {len(others):,} others {low}-{high}, median "
         f"{format_ms(float(np.median(others)))})"
     )
 

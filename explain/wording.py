@@ -136,7 +136,27 @@ def _bytes(x: float) -> str:
 def _pair(values: PairValues | None, joiner: str = "against") -> str:
     if values is None:
         return ""
-    return f" ({value_text(values.first, values.unit)} {joiner} {value_text(values.second, values.unit)})"
+    first, second = value_text(values.first, values.unit), value_text(values.second, values.unit)
+    if first == second and _differ(values.first, values.second):
+        # rounded alike, they read as equal where the sentence says one was higher
+        # ("2.0 KB against 2.0 KB" for 2,010 and 2,065 bytes: a probe of the CLI)
+        first, second = _exact(values.first, values.unit), _exact(values.second, values.unit)
+    return f" ({first} {joiner} {second})"
+
+
+def _differ(a: object, b: object) -> bool:
+    try:
+        x, y = float(a), float(b)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return not (math.isnan(x) or math.isnan(y)) and x != y
+
+
+def _exact(value: object, unit: str) -> str:
+    """A number in full, in its unit: ``2,010 B``, ``1,204.5 ms``, ``0.123457``."""
+    x = float(value)  # type: ignore[arg-type]
+    suffix = {"bytes": " B", "ms": " ms"}.get(unit, "")
+    return f"{x:,.0f}{suffix}" if x == int(x) else f"{x:,.6g}{suffix}"
 
 
 def despite_phrase(atom: Atom, values: PairValues | None = None) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from perfx.explain.errors import ExplainError
 from perfx.explain.wording import PairValues, because_phrase, despite_phrase, join, label
 from perfx.grammar.parser import parse
 
@@ -110,3 +111,24 @@ def test_phrases_carry_the_pairs_values_as_text(atom, values, despite, because):
 def test_labels_and_joins():
     assert label("executor_cpu_time") == "executor CPU time"
     assert join([]) == "" and join(["a"]) == "a" and join(["a", "b", "c"]) == "a, b and c"
+
+
+def test_two_values_that_differ_are_never_said_alike():
+    """Rounded to their unit, 2,010 and 2,065 bytes both read 2.0 KB: "its result size was
+    different (2.0 KB against 2.0 KB)" (a probe of the CLI). Values rounded alike are said
+    in full; equal values and values that read apart stay as they were."""
+    atom = parse("WHY TASK 1 SLOWER DESPITE result_size compare = GT").despite.atoms[0]
+    said = because_phrase(atom, PairValues(2010, 2065, "bytes"))
+    assert said.endswith("(2,010 B against 2,065 B)"), said
+    assert because_phrase(atom, PairValues(2048, 2048, "bytes")).endswith("(2.0 KB against 2.0 KB)")
+    assert because_phrase(atom, PairValues(2048, 4096, "bytes")).endswith("(2.0 KB against 4.0 KB)")
+
+
+def test_a_range_of_durations_rounded_alike_is_said_apart():
+    from perfx.session import open as open_session
+    from tests.data_files import public_log
+
+    log = public_log("aws-samples__aws-emr-advisor/job_spark_shell")
+    with pytest.raises(ExplainError) as refused:
+        open_session([str(log)]).explain("WHY TASK 0 SLOWER")
+    assert "the 7 others 60.0 s-61.1 s, median 1.0 min" in str(refused.value)
