@@ -171,8 +171,16 @@ class Query:
         from .errors import PxqlError
 
         if len(values) != self.placeholders:
+            if not values:  # nothing bound: the query named no execution, or left them to ?
+                first, second = self.variables
+                raise PxqlError(
+                    f"the query does not say which {self.entity}s {first} and {second} are: "
+                    f"name them (WHERE {first}.{ID_FIELD_NAMES[self.entity]} = 33 AND "
+                    f"{second}.{ID_FIELD_NAMES[self.entity]} = 22), or give a value for each ? (--bind)"
+                )
             raise PxqlError(
-                f"the query has {self.placeholders} placeholder(s) but {len(values)} value(s) were given"
+                f"the query has {self.placeholders} '?' placeholder(s) but {len(values)} "
+                "value(s) were given"
             )
         remaining = [str(v) for v in values]
         if any(v is None or not str(v) for v in values):

@@ -213,8 +213,21 @@ def test_bind_fills_placeholders_in_order() -> None:
     query = parse("FOR T1, T2 WHERE T1.TaskID = ? AND T2.TaskID = ?" + TAIL)
     bound = query.bind(33, "22")
     assert (bound.first, bound.second, bound.placeholders) == (EntityId("33"), EntityId("22"), 0)
-    with pytest.raises(PxqlError, match="2 placeholder"):
+    with pytest.raises(PxqlError, match="2 '\\?' placeholder"):
         query.bind(1)
+
+
+def test_a_query_naming_no_execution_says_how_to_name_them() -> None:
+    """A full query without WHERE binds its variables to nothing: asked to answer, it said
+    it had "2 placeholder(s) but 0 value(s) were given" of ? the user never wrote (a probe
+    of the CLI)."""
+    query = parse("FOR J1, J2" + TAIL)
+    with pytest.raises(PxqlError) as refused:
+        query.bind()
+    assert str(refused.value) == (
+        "the query does not say which jobs J1 and J2 are: name them (WHERE J1.JobID = 33 AND "
+        "J2.JobID = 22), or give a value for each ? (--bind)"
+    )
 
 
 def test_width_options() -> None:

@@ -296,8 +296,8 @@ def test_a_question_on_a_task_whose_end_is_lost_says_it_has_no_duration(tmp_path
     lines = fixture_log("spark-events/local-1430917381534").read_bytes().splitlines(True)
     end = b'"Event":"SparkListenerTaskEnd"'
     path = str(_write(tmp_path, [x for x in lines if not (end in x and b'"Task ID":0,' in x)]))
-    for question in ("WHY TASK 0 SLOWER", "WHY TASK 1 SLOWER THAN TASK 0"):
-        run = run_cli(["explain", "--log", path, "--no-cache", question])
+    for asked in ("WHY TASK 0 SLOWER", "WHY TASK 1 SLOWER THAN TASK 0"):
+        run = run_cli(["explain", "--log", path, "--no-cache", asked])
         assert (run.exit_code, run.stderr) == (
             1,
             "perfx: task local-1430917381534/0 has no duration to explain (its end is not in "
