@@ -172,11 +172,12 @@ class Query:
 
         if len(values) != self.placeholders:
             if not values:  # nothing bound: the query named no execution, or left them to ?
-                first, second = self.variables
+                one, other = self.variables
+                field = ID_FIELD_NAMES[self.entity]
                 raise PxqlError(
-                    f"the query does not say which {self.entity}s {first} and {second} are: "
-                    f"name them (WHERE {first}.{ID_FIELD_NAMES[self.entity]} = 33 AND "
-                    f"{second}.{ID_FIELD_NAMES[self.entity]} = 22), or give a value for each ? (--bind)"
+                    f"the query does not say which {self.entity}s {one} and {other} are: "
+                    f"name them (WHERE {one}.{field} = 33 AND {other}.{field} = 22), or give "
+                    "a value for each ? (--bind)"
                 )
             raise PxqlError(
                 f"the query has {self.placeholders} '?' placeholder(s) but {len(values)} "
