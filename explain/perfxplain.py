@@ -313,12 +313,18 @@ def _training(
     return ts
 
 
+def _pairs(count: float) -> str:
+    return "pair" if round(count) == 1 else "pairs"
+
+
 def _too_few(ts: TrainingSet, n: int, entity: str, despite, observed, expected) -> str:
     """Which clause starves the query: the label with fewer pairs, and DESPITE when it
     excludes pairs of the log (a DESPITE that holds for every pair cannot be relaxed)."""
     approx = "" if ts.exact else "about "
     counts = (
-        f"{approx}{ts.observed_total:,.0f} related pairs behave as OBSERVED and {approx}{ts.expected_total:,.0f} as EXPECTED "
+        f"{approx}{ts.observed_total:,.0f} related {_pairs(ts.observed_total)} "
+        f"{'behaves' if round(ts.observed_total) == 1 else 'behave'} as OBSERVED and "
+        f"{approx}{ts.expected_total:,.0f} as EXPECTED "
         f"(of {n * (n - 1):,} {entity} pairs, {approx}{ts.despite_total:,.0f} satisfy DESPITE)"
     )
     if ts.expected_total <= ts.observed_total:

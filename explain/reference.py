@@ -436,8 +436,9 @@ def _like_with_like(
     if same.any():
         return fits[same], f" of its structure ({say_structure(shape)})"
     entity = cols.entity
-    shapes = sorted({say_structure(structure(cols, int(r))) for r in fits})
-    seen = "; ".join(shapes[:3]) + ("; ..." if len(shapes) > 3 else "")
+    found = {tuple(structure(cols, int(r)).items()) for r in fits}  # smallest first
+    shapes = [say_structure(dict(s)) for s in sorted(found, key=lambda s: [v for _, v in s])]
+    seen = "; ".join(shapes[:3]) + (f" and {len(shapes) - 3:,} more" if len(shapes) > 3 else "")
     raise ExplainError(
         f"no comparable reference: no other {entity} {where} as {entity} "
         f"{cols.table['id'].iloc[first]} has its structure ({say_structure(shape)}); those "

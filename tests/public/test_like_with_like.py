@@ -93,3 +93,16 @@ def test_a_pair_the_user_names_of_two_structures_is_answered_with_a_note():
         f"not like with like: job {app}/23 has 1 stage, 2,185 tasks, job {app}/1 1 stage, 1 task"
         in answer.notes
     ), answer.notes
+
+
+def test_the_structures_a_refusal_lists_are_the_smallest_first_and_say_how_many_more():
+    """They read "1 task; 100 tasks; 12 tasks; ...." (sorted as text, the dots doubled): a
+    probe of the CLI."""
+    from tests.data_files import fixture_log
+
+    log = fixture_log("spark-rapids-tools-events/tasks_executors_fail_compressed_eventlog.zstd")
+    with pytest.raises(ExplainError) as refused:
+        open_session([str(log)]).explain("WHY STAGE 238 SLOWER")
+    assert "holds have 1 task; 4 tasks; 12 tasks and 4 more. A different shape" in str(
+        refused.value
+    )
