@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
@@ -181,7 +182,16 @@ def number_option(
         default=default,
         show_default=True,
         help=help,
+        callback=_finite if kind is float else None,
     )
+
+
+def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """A float option's value, which must be a number: nan and inf passed every bound (a
+    comparison with nan is false) and ``skew --factor nan`` answered (a probe of the CLI)."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a finite number", ctx=ctx, param=param)
+    return value
 
 
 def choice_option(

@@ -25,12 +25,14 @@ from .options import (
     "--factor",
     1.5,
     "Flag tasks whose time per record exceeds this multiple of their stage's median.",
+    least=1.0,
     kind=float,
 )
 @number_option(
     "--min-excess",
     100.0,
     "Flag only tasks that cost at least this many ms beyond their stage's typical task.",
+    least=0.0,
     kind=float,
 )
 @number_option(

@@ -143,3 +143,16 @@ def test_each_attempt_of_an_application_has_its_own_stages() -> None:
     assert all(s["tasks"] == 30 for s in report["stages"])
     text = skew("--log", log, "--no-cache")
     assert text.startswith(f"12 tasks in {len(apps)} stages")
+
+
+def test_a_factor_or_minimum_that_is_no_number_above_its_bound_is_refused() -> None:
+    """``--factor nan``, ``inf``, ``0`` and ``-1`` answered (a comparison with nan is false,
+    and no bound was set): a probe of the CLI."""
+    log = str(fixture_log("spark-events/local-1430917381534"))
+    for flag, value in (("--factor", "nan"), ("--factor", "inf"), ("--factor", "0")) + (
+        ("--min-excess", "-1"),
+        ("--min-excess", "nan"),
+    ):
+        result = CliRunner().invoke(cli, ["skew", "--log", log, flag, value])
+        assert result.exit_code == 2, (flag, value, result.output)
+        assert f"Invalid value for '{flag}'" in result.output
