@@ -89,6 +89,14 @@ def _unended_ids(log: Any) -> list[str]:
     return [str(i) for i in log.tasks.loc[unended_tasks(log), "id"]]
 
 
+def _ids_line(what: str, ids: list[str]) -> str:
+    """``what: a, b, c and 12 more`` (the first ``SKIPPED_SHOWN`` ids)."""
+    more = len(ids) - SKIPPED_SHOWN
+    return (
+        f"{what}: " + ", ".join(ids[:SKIPPED_SHOWN]) + (f" and {more:,} more" if more > 0 else "")
+    )
+
+
 def _implausible_ids(log: Any) -> list[str]:
     """The ids of the tasks holding values no Spark run gives
     (``logs.model.implausible_tasks``)."""
@@ -212,24 +220,13 @@ class LogSummary:
                 )
             yield cut
         if unended := data["tasks_unended"]:
-            yield safe_text(
-                "Tasks without a usable end event: "
-                + ", ".join(unended[:SKIPPED_SHOWN])
-                + (
-                    f" and {len(unended) - SKIPPED_SHOWN:,} more"
-                    if len(unended) > SKIPPED_SHOWN
-                    else ""
-                )
-            )
+            yield safe_text(_ids_line("Tasks without a usable end event", unended))
         if implausible := data["tasks_implausible"]:
             yield safe_text(
-                "Tasks with values no Spark run gives (a negative time or size, a part longer "
-                "than the task, a launch before the application): "
-                + ", ".join(implausible[:SKIPPED_SHOWN])
-                + (
-                    f" and {len(implausible) - SKIPPED_SHOWN:,} more"
-                    if len(implausible) > SKIPPED_SHOWN
-                    else ""
+                _ids_line(
+                    "Tasks with values no Spark run gives (a negative time or size, a part "
+                    "longer than the task, a launch before the application)",
+                    implausible,
                 )
             )
         lines = data["skipped"]["lines"]
