@@ -261,6 +261,12 @@ def is_utf8(line: bytes) -> bool:
 def unparsable(err: orjson.JSONDecodeError, line: bytes) -> str:
     """Why orjson could not parse ``line``: not UTF-8, a cut last line, or not JSON."""
     if "UTF-8" in str(err):
+        # where the bad byte is: orjson's message ("surrogates not allowed: line 1 column 1
+        # (char 0)") placed it at the line's start, beside the file's line number
+        try:
+            line.decode()
+        except UnicodeDecodeError as bad:
+            return f"{NOT_UTF8}: byte 0x{line[bad.start]:02x} at column {bad.start + 1}"
         return f"{NOT_UTF8}: {err}"
     if not line.endswith(b"\n"):
         return CUT

@@ -58,6 +58,8 @@ def test_each_bad_line_is_skipped_with_its_reason_and_line_number(tmp_path):
     lines.insert(ENDS[5], b'{"Event":"SparkListenerTaskEnd","Stage ID":\n')
     log = load_log(_write(tmp_path, lines))
     kinds = [(s.line, s.reason.split(":")[0]) for s in log.skipped]
+    column = lines[ENDS[0]].index(b'"Host":"') + 9
+    assert log.skipped[0].reason == f"not UTF-8: byte 0xb5 at column {column}"
     assert kinds == [
         (ENDS[0] + 1, "not UTF-8"),
         (ENDS[1] + 1, "wrong type for Task Info/Launch Time"),
