@@ -121,6 +121,7 @@ class LogSummary:
             {
                 "sources": list(log.sources),
                 "apps": app_count(log),
+                "app_rows": len(log.apps),
                 "jobs": len(log.jobs),
                 "stages": stage_count(log),
                 "stages_skipped": skipped_stage_count(log),
@@ -146,10 +147,18 @@ class LogSummary:
         apps = data["apps"]
         versions = ", ".join(data["spark_versions"])
         skipped = data["skipped"]
-        text = (
+        # a job history's jobs are of no application the log names: "1 application: 3 jobs"
+        # counted one where there is none (a probe of the CLI)
+        held = (
             f"{apps:,} {'application' if apps == 1 else 'applications'}"
             + (f" (Spark {versions})" if versions else "")
-            + f": {count(data['jobs'], 'job')}, {count(data['stages'], 'stage')}"
+            + ": "
+            if data["app_rows"]
+            else ""
+        )
+        text = (
+            held
+            + f"{count(data['jobs'], 'job')}, {count(data['stages'], 'stage')}"
             + (f" ({data['stages_skipped']:,} skipped by Spark)" if data["stages_skipped"] else "")
             + ", "
             + f"{count(data['tasks'], 'task')}"

@@ -54,6 +54,7 @@ def test_summary_json_is_exact() -> None:
         },
         "sources": [str(SMALL)],
         "apps": 1,
+        "app_rows": 1,
         "jobs": 1,
         "stages": 1,
         "stages_skipped": 0,
@@ -205,3 +206,12 @@ def test_stages_spark_skipped_are_said() -> None:
     data = json.loads(run("logs", str(log), "--format", "json"))
     assert (data["stages"], data["stages_skipped"]) == (18, 8)
     assert "18 stages (8 skipped by Spark)" in data["summary"]["text"]
+
+
+def test_a_job_historys_summary_counts_no_application_it_does_not_have() -> None:
+    """Hadoop job histories name no application: their summary said "1 application: 3
+    jobs" (a probe of the CLI)."""
+    from tests.data_files import fixture_log
+
+    text = run("logs", str(fixture_log("hadoop-jhist")))
+    assert text.startswith("3 jobs, 5 stages, 17 tasks;"), text
