@@ -47,7 +47,19 @@ def read_host_metrics(source: str | os.PathLike | pd.DataFrame) -> pd.DataFrame:
     path = Path(source)
     if not path.is_file():
         raise NotALog(f"{path}: no such host metrics file")
-    frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    try:
+        frame = (
+            pd.read_parquet(path)
+            if path.suffix == ".parquet"
+            else pd.read_csv(path, encoding="utf-8-sig")
+        )
+    except UnicodeDecodeError as err:  # was an internal error (a probe of the CLI)
+        raise NotALog(
+            f"{path}: host metrics are not UTF-8 text (byte 0x{err.object[err.start]:02x} at "
+            f"offset {err.start})"
+        ) from None
+    except (ValueError, OSError) as err:  # pandas' parser errors are ValueErrors
+        raise NotALog(f"{path}: unreadable host metrics ({err})") from None
     if not {"host", "timestamp"} <= set(frame.columns):
         raise NotALog(
             f"{path}: host metrics need 'host' and 'timestamp' columns, found {', '.join(map(str, frame.columns))}"

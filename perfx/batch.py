@@ -8,9 +8,9 @@ so a report with failures can't pass for a complete one.
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from perfx.explain.options import ExplainOptions
@@ -90,14 +90,13 @@ def _code(query: str) -> str:
     return "\n".join(line for line in query.splitlines() if line.split("--", 1)[0].strip()).strip()
 
 
-def read_pairs(path: str | Path) -> list[tuple[str, ...]]:
+def read_pairs(text: str) -> list[tuple[str, ...]]:
     """Rows of a CSV of ids to bind to placeholders (a header row of non-ids is skipped)."""
-    with open(path, newline="") as handle:
-        rows = [
-            tuple(cell.strip() for cell in row)
-            for row in csv.reader(handle)
-            if any(c.strip() for c in row)
-        ]
+    rows = [
+        tuple(cell.strip() for cell in row)
+        for row in csv.reader(io.StringIO(text, newline=""))
+        if any(c.strip() for c in row)
+    ]
     if rows and rows[0] and rows[0][0].lower() in {"first", "t1", "j1", "id", "task", "job"}:
         rows = rows[1:]
     return rows

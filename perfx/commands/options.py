@@ -317,11 +317,27 @@ def query_file(queries: str, pairs: str | None) -> list[Any]:
 
     from perfx.batch import expand, read_pairs, read_queries
 
-    source = Path(queries).read_text()
+    source = text_of(Path(queries), "--queries")
     texts = read_queries(source)
     if not texts:
         raise click.UsageError(f"{queries} holds no query")
-    return expand(texts, read_pairs(pairs) if pairs else [], source=source)
+    rows = read_pairs(text_of(Path(pairs), "--pairs")) if pairs else []
+    return expand(texts, rows, source=source)
+
+
+def text_of(path: Any, flag: str) -> str:
+    """A file a flag names, as UTF-8 text (a byte order mark dropped): read in the machine's
+    encoding, a Latin-1 byte ended the command in an internal error, and a mark made the
+    first query "unexpected character U+FEFF" (a probe of the CLI)."""
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise click.BadParameter(
+            f"{path} is not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start})",
+            param_hint=f"'{flag}'",
+        ) from None
+    except OSError as err:
+        raise click.BadParameter(f"{path}: {err.strerror}", param_hint=f"'{flag}'") from None
 
 
 def page_options(out_help: str) -> Callable[[F], F]:

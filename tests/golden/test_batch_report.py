@@ -118,3 +118,35 @@ def test_a_log_without_stragglers_says_so(tmp_path):
         == f"no stragglers (inverse progress rate > 1.5x their stage's median): nothing to ask; report written to {out}"
     )
     assert out.exists()
+
+
+def test_files_of_questions_are_utf8_text_or_refused_in_one_line(tmp_path, log_path):
+    """A query or pairs file in Latin-1 ended the command in an internal error (exit 70),
+    and one saved with a byte order mark made its first query "unexpected character
+    U+FEFF" (a probe of the CLI). Host metrics alike."""
+    from perfx.logs.errors import NotALog
+    from perfx.logs.loader import load_log
+
+    def batch(*args: str):
+        out = str(tmp_path / "page.html")
+        return CliRunner().invoke(cli, ["batch", "--log", log_path, "--out", out, *args])
+
+    marked = tmp_path / "marked.pxql"
+    marked.write_bytes("\ufeffWHY TASK 5 SLOWER\n".encode())
+    assert batch("--queries", str(marked)).exit_code == 0
+    latin = tmp_path / "latin.pxql"
+    latin.write_bytes("WHY TASK 5 SLOWER -- café\n".encode("latin-1"))
+    refused = batch("--queries", str(latin))
+    assert refused.exit_code == 2 and "is not UTF-8 text (byte 0xe9 at offset 24)" in (
+        refused.output
+    )
+    placeholders = tmp_path / "pairs.pxql"
+    placeholders.write_text("WHY TASK ? SLOWER THAN TASK ?\n")
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_bytes("first,second\n5,é\n".encode("latin-1"))
+    refused = batch("--queries", str(placeholders), "--pairs", str(pairs))
+    assert refused.exit_code == 2 and "'--pairs'" in refused.output
+    metrics = tmp_path / "hosts.csv"
+    metrics.write_bytes("host,timestamp,cpu\nhé,1,2\n".encode("latin-1"))
+    with pytest.raises(NotALog, match="host metrics are not UTF-8 text"):
+        load_log(log_path, host_metrics=metrics)
