@@ -13,7 +13,7 @@ improvement; that error, modelled vs real, is reported beside it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
@@ -22,7 +22,7 @@ from perfx.logs.progress import stage_median, work
 
 from ..errors import ExplainError
 from . import components
-from .replay import REQUIRED, outside_their_app, replayable, schedule
+from .replay import REQUIRED, app_column, outside_their_app, replayable, schedule
 
 STRAGGLERS = "stragglers"
 CHOICES = (*components.RESOURCES, STRAGGLERS)
@@ -56,6 +56,9 @@ class WhatIf:
     left_out: int = 0
     """Task attempts not replayed: their times lie outside their application's logged span
     (``replay.outside_their_app``)."""
+    left_out_by_app: dict[str, int] = field(default_factory=dict)
+    """``left_out`` per application run (``app_key``, else ``app_id``) that has any: a report
+    says each application's own, where it said the log's of every one (a probe)."""
 
 
 def without_stragglers(tasks: pd.DataFrame, durations: pd.Series) -> pd.Series:
@@ -137,6 +140,11 @@ def whatifs(
             f"what-if replays Spark stages, and {which} application's logged span: damaged "
             "times (perfx logs --entity task shows them)"
         )
+    by_app = (
+        {str(k): int(n) for k, n in attempts[outside].groupby(app_column(attempts)).size().items()}
+        if left_out
+        else {}
+    )
     attempts = attempts[~outside] if left_out else attempts
     changed = [new_durations(attempts, without) for without in scenarios]
     planned = schedule(attempts, log.jobs, log.apps, log.stages)
@@ -150,6 +158,7 @@ def whatifs(
                 _compare(base.apps, alt.apps, ["app_id"]),
                 tuple(without),
                 left_out=left_out,
+                left_out_by_app=by_app,
             )
         )
     real = (attempts["finish_time"] - attempts["launch_time"]).astype(float)
@@ -165,6 +174,7 @@ def whatifs(
                 factor,
                 {str(k): int(v) for k, v in per_app.items()},
                 left_out,
+                by_app,
             )
         )
     return results

@@ -381,9 +381,9 @@ def _whatif(results, slot_results, app: App) -> tuple[Html, str]:
     )
     if executor_line:
         summary += f"; {executor_line}"
-    if results[0].left_out:  # the log's, said of each of its applications
-        body = join([body, tag("p", f"{left_out_words(results[0].left_out)}.", cls="note")])
-        summary += f"; {left_out_words(results[0].left_out)}"
+    if left_out := results[0].left_out_by_app.get(app.key, 0):  # the application's own
+        body = join([body, tag("p", f"{left_out_words(left_out)}.", cls="note")])
+        summary += f"; {left_out_words(left_out)}"
     return body, summary
 
 

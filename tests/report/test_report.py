@@ -6,6 +6,7 @@ reports trace the chain fixture's input in the tests' session, as tests/chain do
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -268,3 +269,32 @@ def test_the_page_is_the_same_whatever_the_hash_seed(tmp_path):
         assert done.returncode == 0, done.stderr
         pages.append(out.read_bytes())
     assert pages[0] == pages[1]
+
+
+def test_attempts_left_out_of_a_replay_are_said_of_their_own_application(tmp_path):
+    """A folder of a clean log and one with tasks launched outside their application's span:
+    every application's summary said the folder's count was left out of its replay (a
+    probe of the report)."""
+    from perfx.explain.blocked.whatif import whatifs
+    from perfx.logs.loader import load_log
+
+    damaged = public_log(
+        "ucesys__sparkscope/app-20231025121456-0004-eventLog-finished-exec-removed"
+    )
+    for log in (damaged, fixture_log("spark-events/local-1430917381534")):
+        shutil.copy(log, tmp_path / log.name)
+    (result,) = whatifs(load_log(tmp_path, cache=False), [["gc"]])
+    assert list(result.left_out_by_app.values()) == [result.left_out] != [0]
+    assert next(iter(result.left_out_by_app)).startswith("app-20231025121456-0004")
+    out = tmp_path / "page.html"
+    ran = CliRunner().invoke(cli, ["report", "--log", str(tmp_path), "--out", str(out)])
+    assert ran.exit_code == 0, ran.output
+    text = " ".join(re.sub(r"<[^>]+>", " ", out.read_text()).split())
+    said = {"Spark shell": [], "Spark Pi": []}  # what follows each mention of each app
+    for name in said:
+        for found in re.finditer(name, text):
+            rest = text[found.end() :]
+            other = min((rest.find(o) for o in said if o != name and o in rest), default=-1)
+            said[name].append(rest[: other if other >= 0 else len(rest)])
+    assert not any("left out of the replay" in part for part in said["Spark shell"])
+    assert any("left out of the replay" in part for part in said["Spark Pi"])
