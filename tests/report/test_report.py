@@ -298,3 +298,14 @@ def test_attempts_left_out_of_a_replay_are_said_of_their_own_application(tmp_pat
             said[name].append(rest[: other if other >= 0 else len(rest)])
     assert not any("left out of the replay" in part for part in said["Spark shell"])
     assert any("left out of the replay" in part for part in said["Spark Pi"])
+
+
+def test_a_question_the_report_chose_and_cannot_answer_does_not_fail_it(tmp_path):
+    """The report asks its own questions: one the log cannot answer (too few related pairs)
+    ended the command with exit 1 after writing the page whole (a probe of the report)."""
+    out = tmp_path / "page.html"
+    log = public_log("NVIDIA__spark-rapids-tools/rp_nosql_eventlog")
+    ran = CliRunner().invoke(cli, ["report", "--log", str(log), "--out", str(out)])
+    assert ran.exit_code == 0 and out.is_file()
+    assert "0 of 1 questions answered" in ran.output
+    assert "a question the report chose, not answered: WHY TASK" in ran.output
