@@ -104,14 +104,15 @@ def read_pairs(text: str) -> list[tuple[str, ...]]:
 
 def expand(
     queries: Sequence[str | QueryText],
-    pairs: Sequence[tuple[str, ...]],
+    pairs: Sequence[tuple[str, ...]] | None,
     *,
     source: str | None = None,
 ) -> list[BatchItem]:
     """The questions of a batch, one per query and one per pair for a query with ``?``
-    placeholders. A query that does not parse, or has placeholders and no pairs, is a failed
-    item at once (the others are still asked); with the file's ``source`` text, its syntax
-    error names the line and column in the file."""
+    placeholders. A query that does not parse, or has placeholders and no pairs (``pairs``
+    None: no file given; empty: a file of no row), or a row of another number of ids, is a
+    failed item at once (the others are still asked); with the file's ``source`` text, its
+    syntax error names the line and column in the file."""
     from perfx.grammar.errors import PxqlError
     from perfx.grammar.parser import parse
 
@@ -133,11 +134,26 @@ def expand(
                 BatchItem(
                     located.text,
                     error=f"the query has {placeholders} '?' placeholder(s) but no --pairs file "
-                    "was given",
+                    "was given"
+                    if pairs is None
+                    else f"the query has {placeholders} '?' placeholder(s) but the --pairs "
+                    "file holds no row of ids",
                 )
             )
         else:
-            items.extend(BatchItem(located.text, tuple(pair[:placeholders])) for pair in pairs)
+            # a row of more ids than the query has ? was bound by its first ones, unsaid (a
+            # probe of the CLI)
+            items.extend(
+                BatchItem(located.text, tuple(pair))
+                if len(pair) == placeholders
+                else BatchItem(
+                    located.text,
+                    tuple(pair),
+                    error=f"the --pairs row {', '.join(pair)} has {len(pair)} id(s) for the "
+                    f"query's {placeholders} '?' placeholder(s)",
+                )
+                for pair in pairs
+            )
     return items
 
 

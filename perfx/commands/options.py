@@ -321,7 +321,7 @@ def query_file(queries: str, pairs: str | None) -> list[Any]:
     texts = read_queries(source)
     if not texts:
         raise click.UsageError(f"{queries} holds no query")
-    rows = read_pairs(text_of(Path(pairs), "--pairs")) if pairs else []
+    rows = read_pairs(text_of(Path(pairs), "--pairs")) if pairs else None
     return expand(texts, rows, source=source)
 
 

@@ -60,10 +60,25 @@ def test_placeholders_without_pairs_fail_that_query_only():
             "EXPECTED duration compare = SIM",
             "WHY TASK 1 SLOWER",
         ],
-        [],
+        None,
     )
     assert "no --pairs file" in items[0].error
     assert items[1].ok
+
+
+def test_pairs_of_no_row_or_of_another_number_of_ids_fail_their_questions():
+    """A pairs file of its header alone was said to be no file, and a row of three ids bound
+    the query's two ? with its first two, unsaid (a probe of the CLI)."""
+    query = "WHY TASK ? SLOWER THAN TASK ?"
+    (empty,) = expand([query], [])
+    assert empty.error == (
+        "the query has 2 '?' placeholder(s) but the --pairs file holds no row of ids"
+    )
+    three, two = expand([query], [("0", "50", "7"), ("0", "50")])
+    assert (
+        three.error == "the --pairs row 0, 50, 7 has 3 id(s) for the query's 2 '?' placeholder(s)"
+    )
+    assert two.ok and two.binding == ("0", "50")
 
 
 def test_batch_report_matches_golden(tmp_path, log_path):
