@@ -691,6 +691,7 @@ def test_a_script_of_the_pandas_api_on_spark_runs_in_the_traced_session(
 
 
 @pytest.mark.spark
+@pytest.mark.filterwarnings("ignore::Warning")  # the pandas API on Spark's advice on its use
 def test_the_pandas_api_on_sparks_calls_are_named_after_the_scripts_functions(
     spark, tmp_path, store, capsys
 ):

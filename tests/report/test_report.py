@@ -309,3 +309,13 @@ def test_a_question_the_report_chose_and_cannot_answer_does_not_fail_it(tmp_path
     assert ran.exit_code == 0 and out.is_file()
     assert "0 of 1 questions answered" in ran.output
     assert "a question the report chose, not answered: WHY TASK" in ran.output
+
+
+def test_job_histories_of_no_application_have_each_jobs_own_capacity():
+    """A folder of three MapReduce jobs years apart on one host was one span of slots: "100 %
+    idle of 8,266,598.1 min slot-time" (a probe of the report)."""
+    from perfx.logs.loader import load_log
+    from perfx.report.overview import idle_capacity
+
+    capacity, idle = idle_capacity(load_log(fixture_log("hadoop-jhist"), cache=False).tasks)
+    assert capacity < 10 * 60_000 and 0 < idle < 0.5
