@@ -81,9 +81,12 @@ def main(argv: list[str] | None = None) -> None:
     return_large_blocks()
     if not os.environ.get("PERFX_DEBUG"):
         # numpy's overflow and invalid-value warnings over a log's impossible values (a GC
-        # time of 1e300) printed perfx's source lines to the user; the answer says what is
+        # time of 1e300) printed perfx's source lines to the user, and its "Mean of empty
+        # slice" over host metrics no row of which matched, numpy's; the answer says what is
         # wrong with the log (logs.model.implausible_note)
-        warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"perfx\.")
+        warnings.filterwarnings(
+            "ignore", category=RuntimeWarning, module=r"(perfx|numpy|pandas)(\.|$)"
+        )
     try:
         cli.main(args=argv, prog_name="perfx", standalone_mode=False)
     except click.UsageError as err:

@@ -305,3 +305,18 @@ def test_a_question_on_a_task_whose_end_is_lost_says_it_has_no_duration(tmp_path
             "perfx: task local-1430917381534/0 has no duration to explain (its end is not in "
             "the log): ask about another task\n",
         )
+
+
+def test_host_metrics_of_no_matching_row_print_no_numpy_warning(tmp_path):
+    """Host metrics whose timestamps are no times: numpy's "Mean of empty slice" reached the
+    user with numpy's source line (a probe of the CLI)."""
+    metrics = tmp_path / "hosts.csv"
+    metrics.write_text("host,timestamp,cpu\nlocalhost,notatime,5\n")
+    log = str(fixture_log("spark-events/local-1430917381534"))
+    answer = subprocess.run(
+        [sys.executable, "-m", "perfx.cli", "explain", "--log", log, "--no-cache"]
+        + ["--host-metrics", str(metrics), "WHY TASK 1 SLOWER"],
+        capture_output=True,
+        text=True,
+    )
+    assert answer.returncode == 0 and answer.stderr == "", answer.stderr
