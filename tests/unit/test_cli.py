@@ -10,6 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from perfx.cli import COMMANDS, cli
+from tests.data_files import fixture_log
+from tests.logs.fuzzing import run_cli
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -64,12 +66,10 @@ def test_a_bad_query_exits_2_with_a_caret():
 def test_an_atom_its_feature_does_not_take_is_a_query_error_with_a_caret(clause, at, said):
     """Whether ``compare`` applies to ``host`` only the log says: it was an error of one line
     and exit 1, where ``host > 'a'`` had its caret and exit 2 (a probe of the CLI)."""
-    from tests.data_files import fixture_log
-
     query = f"WHY TASK 0 SLOWER THAN TASK 90 {clause}"
     log = str(fixture_log("spark-events/local-1430917381534"))
-    result = _perfx("explain", "--log", log, "--no-cache", query)
-    assert result.returncode == 2 and "Traceback" not in result.stderr
+    result = run_cli(["explain", "--log", log, "--no-cache", query])  # as the console runs it
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
     message, shown, caret = result.stderr.splitlines()
     assert message.startswith("perfx: line 1, column ") and said in message
     assert shown.strip() == query
@@ -78,11 +78,9 @@ def test_an_atom_its_feature_does_not_take_is_a_query_error_with_a_caret(clause,
 
 
 def test_a_pair_naming_one_task_twice_is_a_query_error_with_a_caret():
-    from tests.data_files import fixture_log
-
     log = str(fixture_log("spark-events/local-1430917381534"))
-    result = _perfx("explain", "--log", log, "--no-cache", "WHY TASK 33 SLOWER THAN TASK 33")
-    assert result.returncode == 2
+    result = run_cli(["explain", "--log", log, "--no-cache", "WHY TASK 33 SLOWER THAN TASK 33"])
+    assert result.exit_code == 2
     assert result.stderr.splitlines() == [
         "perfx: line 1, column 30: the pair of interest names the same task twice",
         "  WHY TASK 33 SLOWER THAN TASK 33",
