@@ -185,22 +185,23 @@ class Explanation:
             [wording.because_phrase(a, self.values.get(a.feature)) for a in self.because_atoms]
         )
         diagnosis = self.gap.diagnosis if self.gap is not None else None
-        if diagnosis is not None and diagnosis.name in NOT_A_RUN:
-            # a failed or speculative attempt's time is no run of its records: that is the
-            # answer, which the history's pattern put after a cold start or an executor's id
-            # (a probe of the CLI on public logs)
+        # Where the gap's own figures name no cause (a failed or speculative attempt's time is
+        # no run of its records; a gap within what its work varies by is noise), the
+        # history's pattern is no cause either, and said as one it contradicted the
+        # diagnosis under it (probes: "most likely because its executor id was 8 against 9"
+        # over a lost executor; "... its shuffle read bytes were higher" over "no cause
+        # stands out").
+        instead = (
+            diagnosis.detail
+            if diagnosis is not None and diagnosis.name in NOT_A_RUN
+            else "no cause stands out: the gap lies within what the same work varies by"
+            if diagnosis is not None and diagnosis.name == NOTHING_STANDS_OUT
+            else None
+        )
+        if instead is not None:
             return (
-                f"{head}{subject}, but {diagnosis.detail}. The closest pattern in the log's "
-                f"history: {reasons}."
-            )
-        if diagnosis is not None and diagnosis.name == NOTHING_STANDS_OUT:
-            # The gap's own figures say it is noise: the history's pattern is no cause, and
-            # said as one it contradicted the diagnosis under it (a probe of PySpark scripts:
-            # "most likely because its shuffle read bytes were higher", then "no cause
-            # stands out").
-            return (
-                f"{head}{subject}, but no cause stands out: the gap lies within what the same "
-                f"work varies by. The closest pattern in the log's history: {reasons}."
+                f"{head}{subject}, but {instead}. The closest pattern in the log's history: "
+                f"{reasons}."
             )
         return f"{head}{subject}, most likely because {reasons}."
 

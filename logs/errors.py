@@ -18,3 +18,9 @@ class NotALog(LogError):
 
 class CorruptStream(LogError):
     """A compressed stream's framing is broken beyond the point where lines can be recovered."""
+
+
+def not_utf8(err: UnicodeDecodeError) -> str:
+    """Where a text perfx was given is not UTF-8, in words: ``byte 0xe9 at offset 24``
+    (a file of queries, pairs or host metrics)."""
+    return f"byte 0x{err.object[err.start]:02x} at offset {err.start}"

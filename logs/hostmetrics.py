@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .column_names import infer_unit
-from .errors import LogError, NotALog
+from .errors import LogError, NotALog, not_utf8
 from .model import Log, SkippedLine
 from .registry import spec
 
@@ -54,10 +54,7 @@ def read_host_metrics(source: str | os.PathLike | pd.DataFrame) -> pd.DataFrame:
             else pd.read_csv(path, encoding="utf-8-sig")
         )
     except UnicodeDecodeError as err:  # was an internal error (a probe of the CLI)
-        raise NotALog(
-            f"{path}: host metrics are not UTF-8 text (byte 0x{err.object[err.start]:02x} at "
-            f"offset {err.start})"
-        ) from None
+        raise NotALog(f"{path}: host metrics are not UTF-8 text ({not_utf8(err)})") from None
     except (ValueError, OSError) as err:  # pandas' parser errors are ValueErrors
         raise NotALog(f"{path}: unreadable host metrics ({err})") from None
     if not {"host", "timestamp"} <= set(frame.columns):

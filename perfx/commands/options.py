@@ -332,9 +332,10 @@ def text_of(path: Any, flag: str) -> str:
     try:
         return path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as err:
+        from perfx.logs.errors import not_utf8
+
         raise click.BadParameter(
-            f"{path} is not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start})",
-            param_hint=f"'{flag}'",
+            f"{path} is not UTF-8 text ({not_utf8(err)})", param_hint=f"'{flag}'"
         ) from None
     except OSError as err:
         raise click.BadParameter(f"{path}: {err.strerror}", param_hint=f"'{flag}'") from None
